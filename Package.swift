@@ -1,0 +1,58 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// One target per layer; imports only go down (see DESIGN.md in ../shared).
+// C libraries are reached only through their thin Swift wrapper.
+let package = Package(
+  name: "graphvault",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "graphvault", targets: ["graphvault"]),
+    .library(name: "PropertyList", targets: ["PropertyList"]),
+    .library(name: "SQLite", targets: ["SQLite"]),
+    .library(name: "LibArchive", targets: ["LibArchive"]),
+    .library(name: "Zlib", targets: ["Zlib"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+  ],
+  targets: [
+    // C libraries (system).
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+    .systemLibrary(
+      name: "CArchive", pkgConfig: "libarchive",
+      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+    .systemLibrary(
+      name: "CZlib", pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+
+    // Thin typed wrappers.
+    .target(name: "SQLite", dependencies: ["CSQLite"]),
+    .target(name: "LibArchive", dependencies: ["CArchive"]),
+    .target(name: "Zlib", dependencies: ["CZlib"]),
+
+    // Property lists: binary, XML, keyed archives.
+    .target(name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+
+    // The command-line tool.
+    .executableTarget(
+      name: "graphvault",
+      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+    // Release-built benchmark (not a test): `swift run -c release gvbench`.
+    .executableTarget(name: "gvbench", dependencies: ["PropertyList"]),
+
+    // Test support and tests.
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+    .testTarget(name: "LibArchiveTests", dependencies: ["LibArchive", "TestSupport"]),
+    .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),
+    .testTarget(
+      name: "PropertyListTests",
+      dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
+    .testTarget(name: "GraphvaultCLITests", dependencies: ["TestSupport"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

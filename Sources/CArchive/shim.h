@@ -1,0 +1,10 @@
+#ifndef GRAPHVAULT_CARCHIVE_SHIM_H
+#define GRAPHVAULT_CARCHIVE_SHIM_H
+#include <archive.h>
+#include <archive_entry.h>
+
+// The AE_IF* file types are macros with casts, which Swift cannot import.
+static const unsigned int GV_AE_IFREG = AE_IFREG;
+static const unsigned int GV_AE_IFDIR = AE_IFDIR;
+static const unsigned int GV_AE_IFLNK = AE_IFLNK;
+#endif

@@ -1,0 +1,19 @@
+#ifndef GRAPHVAULT_CSQLITE_SHIM_H
+#define GRAPHVAULT_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift
+// cannot import: these wrappers make SQLite copy the bytes it is given.
+static inline int gv_sqlite3_bind_text_copy(sqlite3_stmt *s, int i, const char *z, int n) {
+  return sqlite3_bind_text(s, i, z, n, SQLITE_TRANSIENT);
+}
+static inline int gv_sqlite3_bind_blob_copy(sqlite3_stmt *s, int i, const void *z, int n) {
+  return sqlite3_bind_blob(s, i, z, n, SQLITE_TRANSIENT);
+}
+static inline void gv_sqlite3_result_text_copy(sqlite3_context *c, const char *z, int n) {
+  sqlite3_result_text(c, z, n, SQLITE_TRANSIENT);
+}
+static inline void gv_sqlite3_result_blob_copy(sqlite3_context *c, const void *z, int n) {
+  sqlite3_result_blob(c, z, n, SQLITE_TRANSIENT);
+}
+#endif

@@ -1,0 +1,373 @@
+/// Builds a binary property list (`bplist00`) object by object, without an intermediate
+/// ``PropertyListValue`` tree, so a caller can encode a chunk of records straight from its own
+/// data.
+///
+/// Every call adds one object to the object table and returns its ``Reference``; containers are
+/// made from references pushed on a scratch stack, which is reused so that building a record
+/// allocates nothing once the buffers have grown. Strings and integers are uniqued. The final
+/// bytes use the smallest offset and reference sizes that fit. ``reset()`` keeps the buffers'
+/// capacity for the next chunk.
+///
+/// ```swift
+/// var writer = BinaryPropertyListWriter()
+/// let start = writer.stackCount
+/// writer.push(writer.string("class")); writer.push(writer.string("Book"))
+/// writer.push(writer.string("pk"));    writer.push(writer.integer(42))
+/// let record = writer.makeDictionary(fromStackIndex: start)
+/// let bytes = writer.serialized(root: record)
+/// ```
+public struct BinaryPropertyListWriter: Sendable {
+  /// An object in the table being built.
+  public struct Reference: Hashable, Sendable {
+    let index: UInt32
+  }
+
+  private enum SlotKind: UInt8 {
+    case scalar, array, dictionary
+  }
+
+  // Scalars are encoded at once into `scalarBytes`; containers keep their references in
+  // `references` until the reference size is known.
+  private struct Slot {
+    var kind: SlotKind
+    var start: UInt32
+    var count: UInt32
+  }
+
+  private var slots: [Slot] = []
+  private var scalarBytes: [UInt8] = []
+  private var references: [UInt32] = []
+  private var stack: [UInt32] = []
+  private var strings: [String: UInt32] = [:]
+  private var integers: [Int64: UInt32] = [:]
+  private var falseReference: UInt32?
+  private var trueReference: UInt32?
+  private var nullReference: UInt32?
+
+  /// Creates an empty writer.
+  public init() {}
+
+  /// The number of objects in the table so far.
+  public var objectCount: Int { slots.count }
+
+  /// Roughly how many bytes the serialized list would take now; lets a caller cut chunks by size.
+  public var approximateSize: Int { scalarBytes.count + references.count * 2 + slots.count * 3 + 40 }
+
+  /// Empties the table, keeping the buffers' capacity for the next list.
+  public mutating func reset() {
+    slots.removeAll(keepingCapacity: true)
+    scalarBytes.removeAll(keepingCapacity: true)
+    references.removeAll(keepingCapacity: true)
+    stack.removeAll(keepingCapacity: true)
+    strings.removeAll(keepingCapacity: true)
+    integers.removeAll(keepingCapacity: true)
+    falseReference = nil
+    trueReference = nil
+    nullReference = nil
+  }
+
+  // MARK: Scalars
+
+  private mutating func addScalar(_ encode: (inout [UInt8]) -> Void) -> UInt32 {
+    let start = scalarBytes.count
+    encode(&scalarBytes)
+    let index = UInt32(slots.count)
+    slots.append(Slot(kind: .scalar, start: UInt32(start), count: UInt32(scalarBytes.count - start)))
+    return index
+  }
+
+  /// Adds a null.
+  public mutating func null() -> Reference {
+    if let existing = nullReference { return Reference(index: existing) }
+    let index = addScalar { $0.append(0x00) }
+    nullReference = index
+    return Reference(index: index)
+  }
+
+  /// Adds a boolean.
+  public mutating func bool(_ value: Bool) -> Reference {
+    if let existing = value ? trueReference : falseReference { return Reference(index: existing) }
+    let index = addScalar { $0.append(value ? 0x09 : 0x08) }
+    if value { trueReference = index } else { falseReference = index }
+    return Reference(index: index)
+  }
+
+  /// Adds an integer (uniqued).
+  public mutating func integer(_ value: Int64) -> Reference {
+    if let existing = integers[value] { return Reference(index: existing) }
+    let index = addScalar { Self.appendInteger(value, to: &$0) }
+    integers[value] = index
+    return Reference(index: index)
+  }
+
+  /// Adds a real.
+  public mutating func real(_ value: Double) -> Reference {
+    Reference(index: addScalar { bytes in
+      bytes.append(0x23)
+      Self.appendBigEndian(value.bitPattern, byteCount: 8, to: &bytes)
+    })
+  }
+
+  /// Adds a date.
+  public mutating func date(_ value: PropertyListDate) -> Reference {
+    Reference(index: addScalar { bytes in
+      bytes.append(0x33)
+      Self.appendBigEndian(value.secondsSinceReferenceDate.bitPattern, byteCount: 8, to: &bytes)
+    })
+  }
+
+  /// Adds data.
+  public mutating func data(_ value: some Collection<UInt8>) -> Reference {
+    Reference(index: addScalar { bytes in
+      Self.appendMarker(0x40, count: value.count, to: &bytes)
+      bytes.append(contentsOf: value)
+    })
+  }
+
+  /// Adds data from a raw buffer.
+  public mutating func data(_ value: UnsafeRawBufferPointer) -> Reference {
+    Reference(index: addScalar { bytes in
+      Self.appendMarker(0x40, count: value.count, to: &bytes)
+      bytes.append(contentsOf: value)
+    })
+  }
+
+  /// Adds a string (uniqued): ASCII strings as bytes, others as UTF-16.
+  public mutating func string(_ value: String) -> Reference {
+    if let existing = strings[value] { return Reference(index: existing) }
+    let index = addScalar { Self.appendString(value, to: &$0) }
+    strings[value] = index
+    return Reference(index: index)
+  }
+
+  /// Adds a keyed archiver UID.
+  public mutating func uid(_ value: UInt64) -> Reference {
+    Reference(index: addScalar { bytes in
+      let size = Self.byteCount(forUnsigned: value)
+      bytes.append(0x80 | UInt8(size - 1))
+      Self.appendBigEndian(value, byteCount: size, to: &bytes)
+    })
+  }
+
+  // MARK: Containers
+
+  /// The scratch stack's depth; note it before pushing a container's members.
+  public var stackCount: Int { stack.count }
+
+  /// Pushes a reference onto the scratch stack.
+  public mutating func push(_ reference: Reference) {
+    stack.append(reference.index)
+  }
+
+  /// Makes an array of the references pushed since `start`, and pops them.
+  public mutating func makeArray(fromStackIndex start: Int) -> Reference {
+    precondition(start <= stack.count, "stack index beyond the stack")
+    let referenceStart = references.count
+    references.append(contentsOf: stack[start...])
+    let count = stack.count - start
+    stack.removeSubrange(start...)
+    let index = UInt32(slots.count)
+    slots.append(Slot(kind: .array, start: UInt32(referenceStart), count: UInt32(count)))
+    return Reference(index: index)
+  }
+
+  /// Makes a dictionary of the key and value references pushed since `start` (key, value, key,
+  /// value, …), and pops them. Keys must be string references.
+  public mutating func makeDictionary(fromStackIndex start: Int) -> Reference {
+    precondition(start <= stack.count, "stack index beyond the stack")
+    let pairs = (stack.count - start) / 2
+    precondition(pairs * 2 == stack.count - start, "a dictionary needs a value for every key")
+    let referenceStart = references.count
+    var i = start
+    while i < stack.count {
+      references.append(stack[i])
+      i += 2
+    }
+    i = start + 1
+    while i < stack.count {
+      references.append(stack[i])
+      i += 2
+    }
+    stack.removeSubrange(start...)
+    let index = UInt32(slots.count)
+    slots.append(Slot(kind: .dictionary, start: UInt32(referenceStart), count: UInt32(pairs)))
+    return Reference(index: index)
+  }
+
+  /// Makes an array of `elements`.
+  public mutating func array(_ elements: [Reference]) -> Reference {
+    let start = stackCount
+    for element in elements { push(element) }
+    return makeArray(fromStackIndex: start)
+  }
+
+  /// Adds a whole ``PropertyListValue`` (dictionaries with their keys sorted).
+  public mutating func value(_ value: PropertyListValue) -> Reference {
+    switch value {
+    case .null: return null()
+    case .bool(let v): return bool(v)
+    case .integer(let v): return integer(v)
+    case .real(let v): return real(v)
+    case .date(let v): return date(v)
+    case .data(let v): return data(v)
+    case .string(let v): return string(v)
+    case .uid(let v): return uid(v)
+    case .array(let elements):
+      let start = stackCount
+      for element in elements { push(self.value(element)) }
+      return makeArray(fromStackIndex: start)
+    case .dictionary(let entries):
+      let start = stackCount
+      for key in entries.keys.sorted() {
+        push(string(key))
+        push(self.value(entries[key]!))
+      }
+      return makeDictionary(fromStackIndex: start)
+    }
+  }
+
+  // MARK: Serialization
+
+  /// The finished property list, with `root` as its top object.
+  public func serialized(root: Reference) -> [UInt8] {
+    var output: [UInt8] = []
+    write(root: root, to: &output)
+    return output
+  }
+
+  /// Appends the finished property list, with `root` as its top object, to `output`.
+  public func write(root: Reference, to output: inout [UInt8]) {
+    precondition(Int(root.index) < slots.count, "root is not an object of this writer")
+    let objectCount = slots.count
+    let referenceSize = Self.byteCount(forUnsigned: UInt64(max(objectCount - 1, 0)), minimum: 1)
+    // Sizes first, so the output is allocated once and the offset size is known.
+    var totalObjectBytes = 0
+    var lastOffset = 8
+    for slot in slots {
+      lastOffset = 8 + totalObjectBytes
+      switch slot.kind {
+      case .scalar: totalObjectBytes += Int(slot.count)
+      case .array:
+        totalObjectBytes += Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
+      case .dictionary:
+        totalObjectBytes +=
+          Self.markerSize(count: Int(slot.count)) + 2 * Int(slot.count) * referenceSize
+      }
+    }
+    let offsetSize = Self.byteCount(forUnsigned: UInt64(lastOffset), minimum: 1)
+    let tableOffset = 8 + totalObjectBytes
+    let base = output.count
+    output.reserveCapacity(base + tableOffset + objectCount * offsetSize + 32)
+    output.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
+    var offsets: [Int] = []
+    offsets.reserveCapacity(objectCount)
+    scalarBytes.withUnsafeBufferPointer { scalars in
+      for slot in slots {
+        offsets.append(output.count - base)
+        switch slot.kind {
+        case .scalar:
+          output.append(
+            contentsOf: UnsafeBufferPointer(rebasing: scalars[Int(slot.start)..<Int(slot.start + slot.count)]))
+        case .array, .dictionary:
+          let count = Int(slot.count)
+          Self.appendMarker(slot.kind == .array ? 0xA0 : 0xD0, count: count, to: &output)
+          let total = slot.kind == .array ? count : 2 * count
+          for i in Int(slot.start)..<(Int(slot.start) + total) {
+            Self.appendBigEndian(UInt64(references[i]), byteCount: referenceSize, to: &output)
+          }
+        }
+      }
+    }
+    for offset in offsets {
+      Self.appendBigEndian(UInt64(offset), byteCount: offsetSize, to: &output)
+    }
+    output.append(contentsOf: [0, 0, 0, 0, 0, 0])  // unused
+    output.append(0)  // sort version
+    output.append(UInt8(offsetSize))
+    output.append(UInt8(referenceSize))
+    Self.appendBigEndian(UInt64(objectCount), byteCount: 8, to: &output)
+    Self.appendBigEndian(UInt64(root.index), byteCount: 8, to: &output)
+    Self.appendBigEndian(UInt64(tableOffset), byteCount: 8, to: &output)
+  }
+
+  // MARK: Encoding helpers
+
+  static func byteCount(forUnsigned value: UInt64, minimum: Int = 1) -> Int {
+    let size: Int
+    if value <= 0xFF {
+      size = 1
+    } else if value <= 0xFFFF {
+      size = 2
+    } else if value <= 0xFFFF_FFFF {
+      size = 4
+    } else {
+      size = 8
+    }
+    return max(size, minimum)
+  }
+
+  @inline(__always)
+  static func appendBigEndian(_ value: UInt64, byteCount: Int, to bytes: inout [UInt8]) {
+    var shift = (byteCount - 1) * 8
+    while shift >= 0 {
+      bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+      shift -= 8
+    }
+  }
+
+  static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    // Non-negative values take 1, 2 or 4 bytes (unsigned); the rest 8 bytes, signed.
+    if value >= 0 && value <= 0xFFFF_FFFF {
+      let size = byteCount(forUnsigned: UInt64(value))
+      bytes.append(0x10 | UInt8(size.trailingZeroBitCount))
+      appendBigEndian(UInt64(value), byteCount: size, to: &bytes)
+    } else {
+      bytes.append(0x13)
+      appendBigEndian(UInt64(bitPattern: value), byteCount: 8, to: &bytes)
+    }
+  }
+
+  static func markerSize(count: Int) -> Int {
+    count < 15 ? 1 : 2 + byteCount(forUnsigned: UInt64(count))
+  }
+
+  static func appendMarker(_ high: UInt8, count: Int, to bytes: inout [UInt8]) {
+    if count < 15 {
+      bytes.append(high | UInt8(count))
+    } else {
+      bytes.append(high | 0x0F)
+      appendInteger(Int64(count), to: &bytes)
+    }
+  }
+
+  static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    var value = value
+    let isASCII = value.withUTF8 { utf8 in
+      var combined: UInt8 = 0
+      for byte in utf8 { combined |= byte }
+      return combined < 0x80
+    }
+    if isASCII {
+      value.withUTF8 { utf8 in
+        appendMarker(0x50, count: utf8.count, to: &bytes)
+        bytes.append(contentsOf: utf8)
+      }
+    } else {
+      let units = value.utf16
+      appendMarker(0x60, count: units.count, to: &bytes)
+      for unit in units {
+        bytes.append(UInt8(truncatingIfNeeded: unit >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: unit))
+      }
+    }
+  }
+}
+
+extension PropertyListValue {
+  /// The value as a binary property list (`bplist00`).
+  public func binaryPropertyList() -> [UInt8] {
+    var writer = BinaryPropertyListWriter()
+    let root = writer.value(self)
+    return writer.serialized(root: root)
+  }
+}

@@ -1,0 +1,123 @@
+internal import CSQLite
+
+/// A connection to an SQLite database; it owns its `sqlite3` handle and closes it when released.
+///
+/// A connection is not thread-safe: use it from one thread (or task) at a time.
+///
+/// ```swift
+/// let db = try Database(path: "Store.sqlite", mode: .readOnly)
+/// try db.read { db in
+///   let count = try db.prepare("SELECT count(*) FROM ZITEM").scalar()
+/// }
+/// ```
+public final class Database {
+  let handle: OpaquePointer
+  /// The path the connection was opened with.
+  public let path: String
+  /// The mode the connection was opened with.
+  public let mode: OpenMode
+  var functions: [FunctionBox] = []
+
+  /// Opens (or creates) the database at `path`; wraps `sqlite3_open_v2`.
+  ///
+  /// The path is passed as a `file:` URI so that `mode` is enforced by SQLite itself; a read-only
+  /// connection on a WAL database reads the `-wal` (unlike `immutable=1`) and never checkpoints it.
+  /// - Throws: ``SQLiteError`` naming the path when the file cannot be opened or is not a database.
+  public init(path: String, mode: OpenMode = .readWrite) throws(SQLiteError) {
+    var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+    let modeParameter: String
+    switch mode {
+    case .readOnly:
+      flags |= SQLITE_OPEN_READONLY
+      modeParameter = "ro"
+    case .readWrite:
+      flags |= SQLITE_OPEN_READWRITE
+      modeParameter = "rw"
+    case .readWriteCreate:
+      flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+      modeParameter = "rwc"
+    }
+    let uri = "file:\(Database.percentEncodedPath(path))?mode=\(modeParameter)"
+    var db: OpaquePointer?
+    let rc = sqlite3_open_v2(uri, &db, flags, nil)
+    guard rc == SQLITE_OK, let db else {
+      let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(db)
+      throw SQLiteError(code: rc, message: message, path: path)
+    }
+    self.handle = db
+    self.path = path
+    self.mode = mode
+    sqlite3_extended_result_codes(db, 1)
+    // Opening is lazy in SQLite: touch the schema now so a file that is not a database fails
+    // here, with its path, rather than at the first query.
+    do {
+      try execute("SELECT count(*) FROM sqlite_master")
+    } catch {
+      sqlite3_close_v2(db)
+      throw SQLiteError(code: error.code, message: error.message, path: path)
+    }
+  }
+
+  deinit {
+    sqlite3_close_v2(handle)
+  }
+
+  /// Prepares one SQL statement; wraps `sqlite3_prepare_v3`.
+  /// - Throws: ``SQLiteError`` carrying the SQL when it does not compile.
+  public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    try Statement(database: self, sql: sql)
+  }
+
+  /// Runs one or more SQL statements that return no rows; wraps `sqlite3_exec`.
+  /// - Throws: ``SQLiteError`` carrying the SQL.
+  public func execute(_ sql: String) throws(SQLiteError) {
+    var errorMessage: UnsafeMutablePointer<CChar>?
+    let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+    if rc != SQLITE_OK {
+      let message = errorMessage.map { String(cString: $0) } ?? lastErrorMessage
+      sqlite3_free(errorMessage)
+      throw SQLiteError(code: rc, message: message, sql: sql, path: path)
+    }
+  }
+
+  /// The row ID of the most recent successful insert on this connection.
+  public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  /// The number of rows changed by the most recent statement.
+  public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+  /// Whether the connection is inside an explicit transaction.
+  public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+  /// Sets how long a statement waits for a lock held by another connection before failing
+  /// with `SQLITE_BUSY`.
+  public func setBusyTimeout(milliseconds: Int32) {
+    sqlite3_busy_timeout(handle, milliseconds)
+  }
+
+  /// The version of the SQLite library in use, for example `3.40.1`.
+  public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+  var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+  func error(code: Int32, sql: String?) -> SQLiteError {
+    SQLiteError(code: code, message: lastErrorMessage, sql: sql, path: path)
+  }
+
+  /// Encodes the characters that have a meaning in a `file:` URI (`%`, `?`, `#`).
+  static func percentEncodedPath(_ path: String) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(path.utf8.count)
+    for byte in path.utf8 {
+      switch byte {
+      case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(contentsOf: String(byte, radix: 16, uppercase: true).utf8)
+      default:
+        bytes.append(byte)
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}

@@ -1,0 +1,37 @@
+/// Every exit status the tool uses (sysexits.h), decided in one place and documented in
+/// `--help`, the man page and the README.
+enum ExitStatus: Int32, CaseIterable {
+  case success = 0
+  case usage = 64
+  case dataError = 65
+  case noInput = 66
+  case cannotCreate = 73
+  case ioError = 74
+  case temporaryFailure = 75
+  case configuration = 78
+
+  /// What the status means to a user or a script.
+  var meaning: String {
+    switch self {
+    case .success: return "success"
+    case .usage: return "usage error (bad arguments or options)"
+    case .dataError: return "bad or incomplete archive, failed verification"
+    case .noInput: return "input missing or unreadable"
+    case .cannotCreate: return "destination exists (use --force)"
+    case .ioError: return "I/O error (disk full, write failed)"
+    case .temporaryFailure: return "locked by another run; retry later"
+    case .configuration: return "no model, no migration path, or archive newer than the model"
+    }
+  }
+
+  /// The table shown in `--help`.
+  static var helpTable: String {
+    allCases.map { "  \(String($0.rawValue).padding(to: 4))\($0.meaning)" }.joined(separator: "\n")
+  }
+}
+
+extension String {
+  fileprivate func padding(to width: Int) -> String {
+    count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+  }
+}

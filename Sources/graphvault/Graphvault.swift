@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// The `graphvault` command: backs up, restores and migrates Core Data object graphs.
+@main
+struct Graphvault: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "graphvault",
+    abstract: "Back up, restore and migrate Core Data object graphs (SQLite stores).",
+    discussion: """
+      graphvault reads Core Data SQLite stores (the files macOS and iOS apps keep), writes their \
+      object graphs into compressed, verifiable archives, and restores an archive into a fresh \
+      store, migrating data from older model versions on the way in.
+
+      EXIT STATUS
+      \(ExitStatus.helpTable)
+      """,
+    version: ToolVersion.current
+  )
+}

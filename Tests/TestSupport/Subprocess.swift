@@ -1,0 +1,69 @@
+import Foundation
+
+/// What a finished child process printed, and how it ended.
+public struct ProcessResult: Sendable {
+  /// The exit status.
+  public let status: Int32
+  /// Standard output, as bytes.
+  public let stdoutBytes: [UInt8]
+  /// Standard error, as text.
+  public let stderr: String
+  /// Standard output, as text.
+  public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+}
+
+/// Runs programs for tests: the built `graphvault` binary, `python3`, `bsdtar`.
+public enum Subprocess {
+  /// Runs `executable` (a path, or a name looked up on `PATH`) with `arguments`, feeding it
+  /// `input` on standard input, and waits for it.
+  public static func run(
+    _ executable: String, _ arguments: [String], input: [UInt8] = [],
+    environment: [String: String]? = nil
+  ) throws -> ProcessResult {
+    let process = Process()
+    if executable.contains("/") {
+      process.executableURL = URL(fileURLWithPath: executable)
+      process.arguments = arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = [executable] + arguments
+    }
+    if let environment { process.environment = environment }
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    // Read both pipes concurrently with writing, so a chatty child never blocks on a full pipe.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outData = Data()
+    nonisolated(unsafe) var errData = Data()
+    DispatchQueue.global().async(group: group) {
+      outData = stdout.fileHandleForReading.readDataToEndOfFile()
+    }
+    DispatchQueue.global().async(group: group) {
+      errData = stderr.fileHandleForReading.readDataToEndOfFile()
+    }
+    if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input)) }
+    try stdin.fileHandleForWriting.close()
+    group.wait()
+    process.waitUntilExit()
+    return ProcessResult(
+      status: process.terminationStatus, stdoutBytes: [UInt8](outData),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+
+  /// Runs a Python 3 script (given as source) with `arguments` and `input`.
+  public static func python(
+    _ script: String, _ arguments: [String] = [], input: [UInt8] = []
+  ) throws -> ProcessResult {
+    try run("python3", ["-c", script] + arguments, input: input)
+  }
+
+  /// Whether a program is on `PATH`.
+  public static func isInstalled(_ name: String) -> Bool {
+    (try? run("sh", ["-c", "command -v \(name)"]).status) == 0
+  }
+}
