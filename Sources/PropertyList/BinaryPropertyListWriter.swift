@@ -281,7 +281,7 @@ public struct BinaryPropertyListWriter: Sendable {
     for offset in offsets {
       Self.appendBigEndian(UInt64(offset), byteCount: offsetSize, to: &output)
     }
-    output.append(contentsOf: [0, 0, 0, 0, 0, 0])  // unused
+    output.append(contentsOf: [0, 0, 0, 0, 0])  // unused
     output.append(0)  // sort version
     output.append(UInt8(offsetSize))
     output.append(UInt8(referenceSize))

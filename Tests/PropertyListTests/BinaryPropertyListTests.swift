@@ -1,0 +1,110 @@
+import PropertyList
+import Testing
+
+@Suite("Binary property lists")
+struct BinaryPropertyListTests {
+  @Test func everyKindRoundTripsThroughTheBinaryFormat() throws {
+    var value = SampleValues.portable
+    if case .dictionary(var entries) = value {
+      entries["null"] = .null
+      entries["uid"] = .uid(70_000)
+      entries["fractionalDate"] = .date(PropertyListDate(secondsSinceReferenceDate: 1.000_001))
+      value = .dictionary(entries)
+    }
+    let bytes = value.binaryPropertyList()
+    #expect(bytes.starts(with: Array("bplist00".utf8)))
+    #expect(try PropertyListValue(binaryPropertyList: bytes) == value)
+  }
+
+  @Test func equalValuesEncodeToEqualBytes() {
+    let a: PropertyListValue = ["z": 1, "a": 2, "m": ["y": 1, "b": 2]]
+    let b: PropertyListValue = ["m": ["b": 2, "y": 1], "a": 2, "z": 1]
+    #expect(a.binaryPropertyList() == b.binaryPropertyList())
+  }
+
+  @Test func integersUseTheSmallestEncodingAndNegativesUseEightBytes() {
+    func encodedInteger(_ value: Int64) -> [UInt8] {
+      var writer = BinaryPropertyListWriter()
+      let root = writer.integer(value)
+      let bytes = writer.serialized(root: root)
+      return Array(bytes[8..<(bytes.count - 32 - 1)])  // the one object, minus the offset table
+    }
+    #expect(encodedInteger(7) == [0x10, 7])
+    #expect(encodedInteger(256) == [0x11, 1, 0])
+    #expect(encodedInteger(65_536) == [0x12, 0, 1, 0, 0])
+    #expect(encodedInteger(1 << 32) == [0x13, 0, 0, 0, 1, 0, 0, 0, 0])
+    #expect(encodedInteger(-1) == [0x13, 255, 255, 255, 255, 255, 255, 255, 255])
+  }
+
+  @Test func stringsAreUniquedAndAsciiStaysSingleByte() throws {
+    var writer = BinaryPropertyListWriter()
+    let start = writer.stackCount
+    for _ in 0..<100 { writer.push(writer.string("repeated")) }
+    let root = writer.makeArray(fromStackIndex: start)
+    #expect(writer.objectCount == 2)
+    let bytes = writer.serialized(root: root)
+    #expect(bytes.contains(0x58))  // ASCII string marker with length 8
+    #expect(try PropertyListValue(binaryPropertyList: bytes).arrayValue?.count == 100)
+  }
+
+  @Test func nonAsciiStringsAreWrittenAsUtf16WithSurrogatePairs() throws {
+    let value: PropertyListValue = "🎉x"
+    let bytes = value.binaryPropertyList()
+    #expect(bytes[8] == 0x63)  // UTF-16, three code units (a surrogate pair and x)
+    #expect(try PropertyListValue(binaryPropertyList: bytes) == value)
+  }
+
+  @Test func referenceAndOffsetSizesGrowOnlyWhenNeeded() throws {
+    let small: PropertyListValue = .array((0..<10).map { .integer(Int64($0)) })
+    let smallBytes = small.binaryPropertyList()
+    #expect(smallBytes[smallBytes.count - 26] == 1)  // offset size
+    #expect(smallBytes[smallBytes.count - 25] == 1)  // reference size
+    let large: PropertyListValue = .array((0..<300).map { .string("s\($0)") })
+    let largeBytes = large.binaryPropertyList()
+    #expect(largeBytes[largeBytes.count - 26] == 2)
+    #expect(largeBytes[largeBytes.count - 25] == 2)
+    #expect(try PropertyListValue(binaryPropertyList: largeBytes) == large)
+  }
+
+  @Test func aWriterResetForTheNextChunkStartsEmpty() throws {
+    var writer = BinaryPropertyListWriter()
+    _ = writer.value(SampleValues.record(1))
+    writer.reset()
+    let root = writer.value(SampleValues.record(2))
+    #expect(try PropertyListValue(binaryPropertyList: writer.serialized(root: root)) == SampleValues.record(2))
+  }
+
+  @Test func theObjectByObjectReaderWalksRecordsWithoutATree() throws {
+    let chunk: PropertyListValue = .array((0..<50).map(SampleValues.record))
+    let reader = try BinaryPropertyListReader(bytes: chunk.binaryPropertyList())
+    let records = try reader.arrayElements(of: reader.topObject)
+    #expect(records.count == 50)
+    let entries = try reader.dictionaryEntries(of: records[7])
+    var fields: [String: PropertyListValue] = [:]
+    for (key, value) in entries where try reader.kind(of: value) == .scalar {
+      fields[try reader.string(at: key)] = try reader.scalar(at: value)
+    }
+    #expect(fields["class"] == "Book")
+    #expect(fields["pk"] == 7)
+  }
+
+  @Test func sharedContainersAreDecodedOnceSoADagCannotExplode() throws {
+    // 60 levels of an array holding the level below twice: 2^60 paths, 61 objects.
+    var writer = BinaryPropertyListWriter()
+    var level = writer.integer(1)
+    for _ in 0..<60 {
+      let start = writer.stackCount
+      writer.push(level)
+      writer.push(level)
+      level = writer.makeArray(fromStackIndex: start)
+    }
+    let value = try PropertyListValue(binaryPropertyList: writer.serialized(root: level))
+    var depth = 0
+    var current = value
+    while case .array(let elements) = current {
+      depth += 1
+      current = elements[1]
+    }
+    #expect(depth == 60)
+  }
+}
