@@ -130,12 +130,19 @@ public final class ArchiveWriter {
       throw ArchiveError(kind: .library(code: ARCHIVE_FATAL), message: "out of memory")
     }
     defer { archive_entry_free(header) }
-    archive_entry_set_pathname_utf8(header, entryPath)
+    // The UTF-8 bytes go in as the locale's multibyte form: libarchive 3.6 crashes in the pax
+    // writer when given only a UTF-8 name under the C locale (cron's usual locale). Under C it
+    // stores non-ASCII names as raw bytes (hdrcharset=BINARY) and warns; readers get the same
+    // bytes back.
+    archive_entry_copy_pathname(header, entryPath)
     archive_entry_set_size(header, size)
     archive_entry_set_filetype(header, GV_AE_IFREG)
     archive_entry_set_perm(header, mode_t(permissions))
     archive_entry_set_mtime(header, time_t(modificationTime), 0)
-    try check(archive_write_header(archive, header), entry: entryPath)
+    let rc = archive_write_header(archive, header)
+    if !(rc == ARCHIVE_WARN && ArchiveWarning.isLocaleConversion(archive)) {
+      try check(rc, entry: entryPath)
+    }
     entry = (entryPath, size, 0)
   }
 
