@@ -304,64 +304,151 @@ public struct BinaryPropertyListReader: Sendable {
 
   /// Decodes object `index` and everything below it.
   public func value(at index: Int) throws(PropertyListError) -> PropertyListValue {
-    var state = DecodeState(objectCount: objectCount)
-    return try decodeValue(index, depth: 0, state: &state)
-  }
-
-  private struct DecodeState {
-    // Containers already decoded (shared subtrees are decoded once) and those being decoded
-    // (meeting one again is a cycle).
-    var done: [PropertyListValue?]
-    var inProgress: [Bool]
-    init(objectCount: Int) {
-      done = Array(repeating: nil, count: objectCount)
-      inProgress = Array(repeating: false, count: objectCount)
+    guard index >= 0, index < objectCount else {
+      throw PropertyListError(.invalidStructure, "reference to object \(index) of \(objectCount)")
+    }
+    return try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
+      var decoder = TreeDecoder(
+        bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
+        objectCount: objectCount, tableOffset: tableOffset, reader: self)
+      return try decoder.value(index, depth: 0)
     }
   }
 
-  private func decodeValue(_ index: Int, depth: Int, state: inout DecodeState) throws(PropertyListError)
-    -> PropertyListValue
-  {
-    let kind = try kind(of: index)
-    if case .scalar = kind { return try scalar(at: index) }
-    if let done = state.done[index] { return done }
-    guard depth < Self.maximumDepth else {
-      throw PropertyListError(
-        .nestingTooDeep(limit: Self.maximumDepth), "containers nest deeper than \(Self.maximumDepth) levels",
-        location: "object \(index)")
+  /// Decodes a whole tree over the raw buffer: one read of each object's marker, no bounds
+  /// checks beyond the structural ones, and memory bounded by the object count (a container met
+  /// a second time is decoded again once, then remembered, so shared subtrees cannot explode).
+  private struct TreeDecoder {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let offsetSize: Int
+    let referenceSize: Int
+    let objectCount: Int
+    let tableOffset: Int
+    let reader: BinaryPropertyListReader
+    // Per object: 0 never decoded, 1 being decoded (meeting it again is a cycle), 2 decoded.
+    var state: [UInt8]
+    var shared: [Int: PropertyListValue] = [:]
+
+    init(
+      bytes: UnsafeBufferPointer<UInt8>, offsetSize: Int, referenceSize: Int, objectCount: Int,
+      tableOffset: Int, reader: BinaryPropertyListReader
+    ) {
+      self.bytes = bytes
+      self.offsetSize = offsetSize
+      self.referenceSize = referenceSize
+      self.objectCount = objectCount
+      self.tableOffset = tableOffset
+      self.reader = reader
+      self.state = [UInt8](repeating: 0, count: objectCount)
     }
-    guard !state.inProgress[index] else {
-      throw PropertyListError(.referenceCycle, "object \(index) contains itself", location: "object \(index)")
+
+    @inline(__always)
+    func unsigned(at offset: Int, size: Int) -> UInt64 {
+      var value: UInt64 = 0
+      for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
+      return value
     }
-    state.inProgress[index] = true
-    let result: PropertyListValue
-    if case .dictionary = kind {
-      var dictionary: [String: PropertyListValue] = [:]
-      let entries = try dictionaryEntries(of: index)
-      dictionary.reserveCapacity(entries.count)
-      for (key, value) in entries {
-        let keyText: String
-        do {
-          keyText = try string(at: key)
-        } catch {
-          throw PropertyListError(
-            .invalidStructure, "dictionary key is not a string", offset: error.offset, location: "object \(index)")
+
+    @inline(__always)
+    func offset(of index: Int) throws(PropertyListError) -> Int {
+      let value = unsigned(at: tableOffset + index * offsetSize, size: offsetSize)
+      guard value >= 8, value < UInt64(tableOffset) else { return try reader.offset(of: index) }
+      return Int(value)
+    }
+
+    @inline(__always)
+    func reference(at offset: Int) throws(PropertyListError) -> Int {
+      let value = unsigned(at: offset, size: referenceSize)
+      guard value < UInt64(objectCount) else {
+        throw PropertyListError(
+          .invalidStructure, "reference to object \(value) of \(objectCount)", offset: offset)
+      }
+      return Int(value)
+    }
+
+    /// The count and payload offset of a container whose marker is at `start`, checked to fit.
+    func containerExtent(_ index: Int, start: Int, marker: UInt8, refsPerElement: Int)
+      throws(PropertyListError) -> (count: Int, payload: Int)
+    {
+      var count = Int(marker & 0x0F)
+      var payload = start + 1
+      if count == 0x0F {
+        let kind = try reader.kind(of: index)  // the slow path validates the extended count
+        switch kind {
+        case .array(let n), .dictionary(let n): count = n
+        case .scalar: break
         }
-        dictionary[keyText] = try decodeValue(value, depth: depth + 1, state: &state)
+        let sizeLog = Int(bytes[start + 1] & 0x0F)
+        payload = start + 2 + (1 << sizeLog)
       }
-      result = .dictionary(dictionary)
-    } else {
-      var array: [PropertyListValue] = []
-      let elements = try arrayElements(of: index)
-      array.reserveCapacity(elements.count)
-      for element in elements {
-        array.append(try decodeValue(element, depth: depth + 1, state: &state))
+      guard count * refsPerElement * referenceSize <= tableOffset - payload else {
+        throw PropertyListError(
+          .truncated, "object \(index) runs past the end of the object area", offset: start,
+          location: "object \(index)")
       }
-      result = .array(array)
+      return (count, payload)
     }
-    state.inProgress[index] = false
-    state.done[index] = result
-    return result
+
+    mutating func value(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
+      let start = try offset(of: index)
+      let marker = bytes[start]
+      let high = marker >> 4
+      guard high == 0xA || high == 0xC || high == 0xD else {
+        if high == 0x5 && marker != 0x5F {
+          // Short ASCII strings (dictionary keys, mostly): decode inline.
+          let count = Int(marker & 0x0F)
+          guard count <= tableOffset - start - 1 else { return try reader.scalar(at: index) }
+          let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(start + 1 + count)])
+          var combined: UInt8 = 0
+          for byte in slice { combined |= byte }
+          if combined < 0x80 { return .string(String(decoding: slice, as: UTF8.self)) }
+        }
+        return try reader.scalar(at: index)
+      }
+      switch state[index] {
+      case 1:
+        throw PropertyListError(.referenceCycle, "object \(index) contains itself", location: "object \(index)")
+      case 2:
+        if let remembered = shared[index] { return remembered }
+      default:
+        break
+      }
+      guard depth < BinaryPropertyListReader.maximumDepth else {
+        throw PropertyListError(
+          .nestingTooDeep(limit: BinaryPropertyListReader.maximumDepth),
+          "containers nest deeper than \(BinaryPropertyListReader.maximumDepth) levels",
+          location: "object \(index)")
+      }
+      let secondVisit = state[index] == 2
+      state[index] = 1
+      let result: PropertyListValue
+      if high == 0xD {
+        let (count, payload) = try containerExtent(index, start: start, marker: marker, refsPerElement: 2)
+        var dictionary: [String: PropertyListValue] = [:]
+        dictionary.reserveCapacity(count)
+        for i in 0..<count {
+          let keyIndex = try reference(at: payload + i * referenceSize)
+          guard case .string(let key) = try value(keyIndex, depth: depth + 1) else {
+            throw PropertyListError(
+              .invalidStructure, "dictionary key is not a string", location: "object \(index)")
+          }
+          let valueIndex = try reference(at: payload + (count + i) * referenceSize)
+          dictionary[key] = try value(valueIndex, depth: depth + 1)
+        }
+        result = .dictionary(dictionary)
+      } else {
+        let (count, payload) = try containerExtent(index, start: start, marker: marker, refsPerElement: 1)
+        var array: [PropertyListValue] = []
+        array.reserveCapacity(count)
+        for i in 0..<count {
+          array.append(try value(try reference(at: payload + i * referenceSize), depth: depth + 1))
+        }
+        result = .array(array)
+      }
+      state[index] = 2
+      if secondVisit { shared[index] = result }
+      return result
+    }
   }
 
   @inline(__always)

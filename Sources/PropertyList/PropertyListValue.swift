@@ -2,7 +2,7 @@
 ///
 /// Dictionaries are unordered; writers emit their keys sorted, so equal values always encode to
 /// equal bytes.
-public indirect enum PropertyListValue: Hashable, Sendable {
+public enum PropertyListValue: Hashable, Sendable {
   /// A null (binary only; XML has no null).
   case null
   /// A boolean.
