@@ -34,7 +34,8 @@ let package = Package(
     .target(name: "Zlib", dependencies: ["CZlib"]),
 
     // Property lists: binary, XML, keyed archives.
-    .target(name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+    .target(
+      name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
 
     // The command-line tool.
     .executableTarget(

@@ -75,7 +75,8 @@ public final class ArchiveReader {
     var header: OpaquePointer?
     let rc = archive_read_next_header(archive, &header)
     if rc == ARCHIVE_EOF { return nil }
-    let usable = rc == ARCHIVE_OK || (rc == ARCHIVE_WARN && ArchiveWarning.isLocaleConversion(archive))
+    let usable =
+      rc == ARCHIVE_OK || (rc == ARCHIVE_WARN && ArchiveWarning.isLocaleConversion(archive))
     guard usable, let header else {
       throw makeError(
         code: rc, entry: previous.map { "after \($0)" } ?? "first entry", offset: nil)

@@ -1,6 +1,5 @@
 internal import CArchive
 
-
 /// Writes an archive as a stream: one entry at a time, each entry's data in as many chunks as the
 /// caller likes, so no entry ever needs to sit in memory whole. It owns its `struct archive` and
 /// frees it when released.
@@ -91,10 +90,12 @@ public final class ArchiveWriter {
       }
       if let level, filter != .none {
         try check(
-          archive_write_set_filter_option(archive, filter.rawValue, "compression-level", "\(level)"))
+          archive_write_set_filter_option(archive, filter.rawValue, "compression-level", "\(level)")
+        )
       }
       if let threads, filter == .zstd || filter == .xz {
-        try check(archive_write_set_filter_option(archive, filter.rawValue, "threads", "\(threads)"))
+        try check(
+          archive_write_set_filter_option(archive, filter.rawValue, "threads", "\(threads)"))
       }
     case .zip:
       try check(archive_write_set_format_zip(archive))

@@ -10,7 +10,8 @@ enum Base64 {
   }()
 
   /// Encodes bytes, breaking lines after `lineLength` characters when it is nonzero.
-  static func encode(_ bytes: [UInt8], lineLength: Int = 0, lineSeparator: String = "\n") -> String {
+  static func encode(_ bytes: [UInt8], lineLength: Int = 0, lineSeparator: String = "\n") -> String
+  {
     var output: [UInt8] = []
     output.reserveCapacity((bytes.count + 2) / 3 * 4)
     var i = 0

@@ -35,15 +35,19 @@ public struct BinaryPropertyListReader: Sendable {
     self.bytes = bytes
     let count = bytes.count
     guard count >= 8, bytes[0..<6].elementsEqual("bplist".utf8) else {
-      throw PropertyListError(.notAPropertyList, "not a binary property list (no bplist header)", offset: 0)
+      throw PropertyListError(
+        .notAPropertyList, "not a binary property list (no bplist header)", offset: 0)
     }
     guard bytes[6] == UInt8(ascii: "0") else {
       throw PropertyListError(
-        .unsupportedValue, "binary property list version \(Character(Unicode.Scalar(bytes[6])))\(Character(Unicode.Scalar(bytes[7]))) is not supported (only 00)",
+        .unsupportedValue,
+        "binary property list version \(Character(Unicode.Scalar(bytes[6])))\(Character(Unicode.Scalar(bytes[7]))) is not supported (only 00)",
         offset: 6)
     }
     guard count >= 8 + 32 else {
-      throw PropertyListError(.truncated, "binary property list of \(count) bytes is too short for its trailer", offset: count)
+      throw PropertyListError(
+        .truncated, "binary property list of \(count) bytes is too short for its trailer",
+        offset: count)
     }
     let trailer = count - 32
     offsetSize = Int(bytes[trailer + 6])
@@ -51,27 +55,35 @@ public struct BinaryPropertyListReader: Sendable {
     let objects = Self.readUnsigned(bytes, at: trailer + 8, size: 8)
     let top = Self.readUnsigned(bytes, at: trailer + 16, size: 8)
     let table = Self.readUnsigned(bytes, at: trailer + 24, size: 8)
-    guard [1, 2, 4, 8].contains(offsetSize), [1, 2, 4, 8].contains(referenceSize) else {
+    // Any width from 1 to 8 bytes is legal: Apple's writer uses the fewest bytes that fit
+    // (3 is common in large lists), and so does ours.
+    guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
       throw PropertyListError(
-        .invalidStructure, "trailer gives offset size \(offsetSize) and reference size \(referenceSize); each must be 1, 2, 4 or 8",
+        .invalidStructure,
+        "trailer gives offset size \(offsetSize) and reference size \(referenceSize); each must be 1 to 8",
         offset: trailer + 6)
     }
     guard table >= 9, table <= UInt64(trailer) else {
       throw PropertyListError(
-        .invalidStructure, "offset table at \(table) lies outside the object area 9..<\(trailer)", offset: trailer + 24)
+        .invalidStructure, "offset table at \(table) lies outside the object area 9..<\(trailer)",
+        offset: trailer + 24)
     }
     guard objects >= 1, objects <= (UInt64(trailer) - table) / UInt64(offsetSize) else {
       throw PropertyListError(
-        .invalidStructure, "trailer claims \(objects) objects; the offset table has room for \((UInt64(trailer) - table) / UInt64(offsetSize))",
+        .invalidStructure,
+        "trailer claims \(objects) objects; the offset table has room for \((UInt64(trailer) - table) / UInt64(offsetSize))",
         offset: trailer + 8)
     }
     guard referenceSize >= 8 || objects <= (UInt64(1) << UInt64(referenceSize * 8)) else {
       throw PropertyListError(
-        .invalidStructure, "\(objects) objects cannot be addressed with \(referenceSize)-byte references",
+        .invalidStructure,
+        "\(objects) objects cannot be addressed with \(referenceSize)-byte references",
         offset: trailer + 7)
     }
     guard top < objects else {
-      throw PropertyListError(.invalidStructure, "top object \(top) is not among the \(objects) objects", offset: trailer + 16)
+      throw PropertyListError(
+        .invalidStructure, "top object \(top) is not among the \(objects) objects",
+        offset: trailer + 16)
     }
     objectCount = Int(objects)
     topObject = Int(top)
@@ -88,7 +100,8 @@ public struct BinaryPropertyListReader: Sendable {
     let value = Self.readUnsigned(bytes, at: tableOffset + index * offsetSize, size: offsetSize)
     guard value >= 8, value < UInt64(tableOffset) else {
       throw PropertyListError(
-        .invalidStructure, "object \(index) has offset \(value), outside the object area 8..<\(tableOffset)",
+        .invalidStructure,
+        "object \(index) has offset \(value), outside the object area 8..<\(tableOffset)",
         offset: tableOffset + index * offsetSize, location: "object \(index)")
     }
     return Int(value)
@@ -96,14 +109,17 @@ public struct BinaryPropertyListReader: Sendable {
 
   /// Reads a marker's count (inline nibble, or a following integer object).
   /// - Returns: the count and the offset of the payload.
-  private func count(at offset: Int, marker: UInt8, index: Int) throws(PropertyListError) -> (Int, Int) {
+  private func count(at offset: Int, marker: UInt8, index: Int) throws(PropertyListError) -> (
+    Int, Int
+  ) {
     let nibble = Int(marker & 0x0F)
     if nibble != 0x0F { return (nibble, offset + 1) }
     guard offset + 2 <= tableOffset else { throw truncated(index, offset) }
     let intMarker = bytes[offset + 1]
     guard intMarker & 0xF0 == 0x10, intMarker & 0x0F <= 3 else {
       throw PropertyListError(
-        .invalidStructure, "count of object \(index) is not an integer (marker 0x\(String(intMarker, radix: 16)))",
+        .invalidStructure,
+        "count of object \(index) is not an integer (marker 0x\(String(intMarker, radix: 16)))",
         offset: offset + 1, location: "object \(index)")
     }
     let size = 1 << Int(intMarker & 0x0F)
@@ -111,7 +127,8 @@ public struct BinaryPropertyListReader: Sendable {
     let value = Self.readUnsigned(bytes, at: offset + 2, size: size)
     guard value <= UInt64(tableOffset) else {
       throw PropertyListError(
-        .invalidStructure, "object \(index) claims \(value) elements, more than the list's \(bytes.count) bytes",
+        .invalidStructure,
+        "object \(index) claims \(value) elements, more than the list's \(bytes.count) bytes",
         offset: offset, location: "object \(index)")
     }
     return (Int(value), offset + 2 + size)
@@ -161,7 +178,9 @@ public struct BinaryPropertyListReader: Sendable {
     let start = try offset(of: index)
     let marker = bytes[start]
     guard marker >> 4 == 0xA || marker >> 4 == 0xC else {
-      throw PropertyListError(.invalidStructure, "object \(index) is not an array", offset: start, location: "object \(index)")
+      throw PropertyListError(
+        .invalidStructure, "object \(index) is not an array", offset: start,
+        location: "object \(index)")
     }
     let (n, payload) = try count(at: start, marker: marker, index: index)
     try checkRoom(payload, n * referenceSize, index)
@@ -172,11 +191,14 @@ public struct BinaryPropertyListReader: Sendable {
   }
 
   /// The object indices of the keys and values of dictionary `index`.
-  public func dictionaryEntries(of index: Int) throws(PropertyListError) -> [(key: Int, value: Int)] {
+  public func dictionaryEntries(of index: Int) throws(PropertyListError) -> [(key: Int, value: Int)]
+  {
     let start = try offset(of: index)
     let marker = bytes[start]
     guard marker >> 4 == 0xD else {
-      throw PropertyListError(.invalidStructure, "object \(index) is not a dictionary", offset: start, location: "object \(index)")
+      throw PropertyListError(
+        .invalidStructure, "object \(index) is not a dictionary", offset: start,
+        location: "object \(index)")
     }
     let (n, payload) = try count(at: start, marker: marker, index: index)
     try checkRoom(payload, 2 * n * referenceSize, index)
@@ -184,8 +206,10 @@ public struct BinaryPropertyListReader: Sendable {
     result.reserveCapacity(n)
     for i in 0..<n {
       result.append(
-        (try reference(at: payload + i * referenceSize),
-         try reference(at: payload + (n + i) * referenceSize)))
+        (
+          try reference(at: payload + i * referenceSize),
+          try reference(at: payload + (n + i) * referenceSize)
+        ))
     }
     return result
   }
@@ -219,7 +243,8 @@ public struct BinaryPropertyListReader: Sendable {
         (high == 0 && low >> 63 == 0) || (high == UInt64.max && low >> 63 == 1)
       guard isSignExtension else {
         throw PropertyListError(
-          .unsupportedValue, "integer does not fit in 64 signed bits", offset: start, location: location)
+          .unsupportedValue, "integer does not fit in 64 signed bits", offset: start,
+          location: location)
       }
       return .integer(Int64(bitPattern: low))
     case 0x2:
@@ -238,7 +263,8 @@ public struct BinaryPropertyListReader: Sendable {
       try checkRoom(start + 1, 8, index)
       return .date(
         PropertyListDate(
-          secondsSinceReferenceDate: Double(bitPattern: Self.readUnsigned(bytes, at: start + 1, size: 8))))
+          secondsSinceReferenceDate: Double(
+            bitPattern: Self.readUnsigned(bytes, at: start + 1, size: 8))))
     case 0x4:
       let (n, payload) = try count(at: start, marker: marker, index: index)
       try checkRoom(payload, n, index)
@@ -251,11 +277,14 @@ public struct BinaryPropertyListReader: Sendable {
       try checkRoom(start + 1, size, index)
       return .uid(Self.readUnsigned(bytes, at: start + 1, size: size))
     case 0xA, 0xC, 0xD:
-      throw PropertyListError(.invalidStructure, "object \(index) is a container, not a scalar", offset: start, location: location)
+      throw PropertyListError(
+        .invalidStructure, "object \(index) is a container, not a scalar", offset: start,
+        location: location)
     default: break
     }
     throw PropertyListError(
-      .invalidStructure, "unknown object marker 0x\(String(marker, radix: 16))", offset: start, location: location)
+      .invalidStructure, "unknown object marker 0x\(String(marker, radix: 16))", offset: start,
+      location: location)
   }
 
   /// Object `index` as a string (ASCII or UTF-16).
@@ -272,7 +301,9 @@ public struct BinaryPropertyListReader: Sendable {
         var combined: UInt8 = 0
         for byte in slice { combined |= byte }
         guard combined < 0x80 else {
-          throw PropertyListError(.invalidText, "ASCII string holds a byte above 0x7F", offset: payload, location: location)
+          throw PropertyListError(
+            .invalidText, "ASCII string holds a byte above 0x7F", offset: payload,
+            location: location)
         }
         return String(decoding: slice, as: UTF8.self)
       }
@@ -285,12 +316,14 @@ public struct BinaryPropertyListReader: Sendable {
         units.append(UInt16(bytes[payload + 2 * i]) << 8 | UInt16(bytes[payload + 2 * i + 1]))
       }
       guard let text = String(validating: units, as: UTF16.self) else {
-        throw PropertyListError(.invalidText, "UTF-16 string is not valid UTF-16", offset: payload, location: location)
+        throw PropertyListError(
+          .invalidText, "UTF-16 string is not valid UTF-16", offset: payload, location: location)
       }
       return text
     default:
       throw PropertyListError(
-        .invalidStructure, "object \(index) is not a string (marker 0x\(String(marker, radix: 16)))",
+        .invalidStructure,
+        "object \(index) is not a string (marker 0x\(String(marker, radix: 16)))",
         offset: start, location: location)
     }
   }
@@ -407,7 +440,8 @@ public struct BinaryPropertyListReader: Sendable {
       }
       switch state[index] {
       case 1:
-        throw PropertyListError(.referenceCycle, "object \(index) contains itself", location: "object \(index)")
+        throw PropertyListError(
+          .referenceCycle, "object \(index) contains itself", location: "object \(index)")
       case 2:
         if let remembered = shared[index] { return remembered }
       default:
@@ -423,7 +457,8 @@ public struct BinaryPropertyListReader: Sendable {
       state[index] = 1
       let result: PropertyListValue
       if high == 0xD {
-        let (count, payload) = try containerExtent(index, start: start, marker: marker, refsPerElement: 2)
+        let (count, payload) = try containerExtent(
+          index, start: start, marker: marker, refsPerElement: 2)
         var dictionary: [String: PropertyListValue] = [:]
         dictionary.reserveCapacity(count)
         for i in 0..<count {
@@ -437,7 +472,8 @@ public struct BinaryPropertyListReader: Sendable {
         }
         result = .dictionary(dictionary)
       } else {
-        let (count, payload) = try containerExtent(index, start: start, marker: marker, refsPerElement: 1)
+        let (count, payload) = try containerExtent(
+          index, start: start, marker: marker, refsPerElement: 1)
         var array: [PropertyListValue] = []
         array.reserveCapacity(count)
         for i in 0..<count {

@@ -40,6 +40,8 @@ public struct BinaryPropertyListWriter: Sendable {
   private var stack: [UInt32] = []
   private var strings: [String: UInt32] = [:]
   private var integers: [Int64: UInt32] = [:]
+  private var reals: [UInt64: UInt32] = [:]
+  private var dates: [UInt64: UInt32] = [:]
   private var falseReference: UInt32?
   private var trueReference: UInt32?
   private var nullReference: UInt32?
@@ -51,7 +53,9 @@ public struct BinaryPropertyListWriter: Sendable {
   public var objectCount: Int { slots.count }
 
   /// Roughly how many bytes the serialized list would take now; lets a caller cut chunks by size.
-  public var approximateSize: Int { scalarBytes.count + references.count * 2 + slots.count * 3 + 40 }
+  public var approximateSize: Int {
+    scalarBytes.count + references.count * 2 + slots.count * 3 + 40
+  }
 
   /// Empties the table, keeping the buffers' capacity for the next list.
   public mutating func reset() {
@@ -61,6 +65,8 @@ public struct BinaryPropertyListWriter: Sendable {
     stack.removeAll(keepingCapacity: true)
     strings.removeAll(keepingCapacity: true)
     integers.removeAll(keepingCapacity: true)
+    reals.removeAll(keepingCapacity: true)
+    dates.removeAll(keepingCapacity: true)
     falseReference = nil
     trueReference = nil
     nullReference = nil
@@ -72,7 +78,8 @@ public struct BinaryPropertyListWriter: Sendable {
     let start = scalarBytes.count
     encode(&scalarBytes)
     let index = UInt32(slots.count)
-    slots.append(Slot(kind: .scalar, start: UInt32(start), count: UInt32(scalarBytes.count - start)))
+    slots.append(
+      Slot(kind: .scalar, start: UInt32(start), count: UInt32(scalarBytes.count - start)))
     return index
   }
 
@@ -100,36 +107,46 @@ public struct BinaryPropertyListWriter: Sendable {
     return Reference(index: index)
   }
 
-  /// Adds a real.
+  /// Adds a real (uniqued by bit pattern).
   public mutating func real(_ value: Double) -> Reference {
-    Reference(index: addScalar { bytes in
+    let bits = value.bitPattern
+    if let existing = reals[bits] { return Reference(index: existing) }
+    let index = addScalar { bytes in
       bytes.append(0x23)
-      Self.appendBigEndian(value.bitPattern, byteCount: 8, to: &bytes)
-    })
+      Self.appendBigEndian(bits, byteCount: 8, to: &bytes)
+    }
+    reals[bits] = index
+    return Reference(index: index)
   }
 
-  /// Adds a date.
+  /// Adds a date (uniqued).
   public mutating func date(_ value: PropertyListDate) -> Reference {
-    Reference(index: addScalar { bytes in
+    let bits = value.secondsSinceReferenceDate.bitPattern
+    if let existing = dates[bits] { return Reference(index: existing) }
+    let index = addScalar { bytes in
       bytes.append(0x33)
-      Self.appendBigEndian(value.secondsSinceReferenceDate.bitPattern, byteCount: 8, to: &bytes)
-    })
+      Self.appendBigEndian(bits, byteCount: 8, to: &bytes)
+    }
+    dates[bits] = index
+    return Reference(index: index)
   }
 
   /// Adds data.
   public mutating func data(_ value: some Collection<UInt8>) -> Reference {
-    Reference(index: addScalar { bytes in
-      Self.appendMarker(0x40, count: value.count, to: &bytes)
-      bytes.append(contentsOf: value)
-    })
+    Reference(
+      index: addScalar { bytes in
+        Self.appendMarker(0x40, count: value.count, to: &bytes)
+        bytes.append(contentsOf: value)
+      })
   }
 
   /// Adds data from a raw buffer.
   public mutating func data(_ value: UnsafeRawBufferPointer) -> Reference {
-    Reference(index: addScalar { bytes in
-      Self.appendMarker(0x40, count: value.count, to: &bytes)
-      bytes.append(contentsOf: value)
-    })
+    Reference(
+      index: addScalar { bytes in
+        Self.appendMarker(0x40, count: value.count, to: &bytes)
+        bytes.append(contentsOf: value)
+      })
   }
 
   /// Adds a string (uniqued): ASCII strings as bytes, others as UTF-16.
@@ -142,11 +159,12 @@ public struct BinaryPropertyListWriter: Sendable {
 
   /// Adds a keyed archiver UID.
   public mutating func uid(_ value: UInt64) -> Reference {
-    Reference(index: addScalar { bytes in
-      let size = Self.byteCount(forUnsigned: value)
-      bytes.append(0x80 | UInt8(size - 1))
-      Self.appendBigEndian(value, byteCount: size, to: &bytes)
-    })
+    Reference(
+      index: addScalar { bytes in
+        let size = Self.byteCount(forUnsigned: value)
+        bytes.append(0x80 | UInt8(size - 1))
+        Self.appendBigEndian(value, byteCount: size, to: &bytes)
+      })
   }
 
   // MARK: Containers
@@ -239,7 +257,7 @@ public struct BinaryPropertyListWriter: Sendable {
   public func write(root: Reference, to output: inout [UInt8]) {
     precondition(Int(root.index) < slots.count, "root is not an object of this writer")
     let objectCount = slots.count
-    let referenceSize = Self.byteCount(forUnsigned: UInt64(max(objectCount - 1, 0)), minimum: 1)
+    let referenceSize = Self.minimalByteCount(UInt64(max(objectCount - 1, 0)))
     // Sizes first, so the output is allocated once and the offset size is known.
     var totalObjectBytes = 0
     var lastOffset = 8
@@ -248,13 +266,14 @@ public struct BinaryPropertyListWriter: Sendable {
       switch slot.kind {
       case .scalar: totalObjectBytes += Int(slot.count)
       case .array:
-        totalObjectBytes += Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
+        totalObjectBytes +=
+          Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
       case .dictionary:
         totalObjectBytes +=
           Self.markerSize(count: Int(slot.count)) + 2 * Int(slot.count) * referenceSize
       }
     }
-    let offsetSize = Self.byteCount(forUnsigned: UInt64(lastOffset), minimum: 1)
+    let offsetSize = Self.minimalByteCount(UInt64(lastOffset))
     let tableOffset = 8 + totalObjectBytes
     let base = output.count
     output.reserveCapacity(base + tableOffset + objectCount * offsetSize + 32)
@@ -267,7 +286,8 @@ public struct BinaryPropertyListWriter: Sendable {
         switch slot.kind {
         case .scalar:
           output.append(
-            contentsOf: UnsafeBufferPointer(rebasing: scalars[Int(slot.start)..<Int(slot.start + slot.count)]))
+            contentsOf: UnsafeBufferPointer(
+              rebasing: scalars[Int(slot.start)..<Int(slot.start + slot.count)]))
         case .array, .dictionary:
           let count = Int(slot.count)
           Self.appendMarker(slot.kind == .array ? 0xA0 : 0xD0, count: count, to: &output)
@@ -292,6 +312,13 @@ public struct BinaryPropertyListWriter: Sendable {
 
   // MARK: Encoding helpers
 
+  /// The fewest bytes that hold `value` (1 to 8), as Apple's writer sizes offsets and
+  /// references.
+  static func minimalByteCount(_ value: UInt64) -> Int {
+    max(1, (64 - value.leadingZeroBitCount + 7) / 8)
+  }
+
+  /// The power-of-two width (1, 2, 4 or 8 bytes) an integer object needs for `value`.
   static func byteCount(forUnsigned value: UInt64, minimum: Int = 1) -> Int {
     let size: Int
     if value <= 0xFF {

@@ -29,7 +29,8 @@ public struct KeyedArchive: Sendable {
   ///   when `$top` or `$objects` is missing or malformed.
   public init(_ plist: PropertyListValue) throws(PropertyListError) {
     guard case .dictionary(let root) = plist else {
-      throw PropertyListError(.invalidKeyedArchive, "a keyed archive is a dictionary, found \(plist.kindName)")
+      throw PropertyListError(
+        .invalidKeyedArchive, "a keyed archive is a dictionary, found \(plist.kindName)")
     }
     guard case .array(let objects)? = root["$objects"] else {
       throw PropertyListError(.invalidKeyedArchive, "keyed archive has no $objects array")
@@ -65,10 +66,13 @@ public struct KeyedArchive: Sendable {
   }
 
   /// The top object under `key`, which must be an object of a non-Foundation class.
-  public func rootObject(forKey key: String = "root") throws(PropertyListError) -> KeyedArchiveObject {
+  public func rootObject(forKey key: String = "root") throws(PropertyListError)
+    -> KeyedArchiveObject
+  {
     let value = try topValue(forKey: key)
     guard case .object(let object) = value else {
-      throw PropertyListError(.invalidKeyedArchive, "$top.\(key) is \(value.kindName), not an object")
+      throw PropertyListError(
+        .invalidKeyedArchive, "$top.\(key) is \(value.kindName), not an object")
     }
     return object
   }
@@ -97,7 +101,8 @@ public struct KeyedArchive: Sendable {
       var result: [KeyedArchiveValue] = []
       result.reserveCapacity(elements.count)
       for (i, element) in elements.enumerated() {
-        result.append(try decode(element, depth: depth + 1, inProgress: inProgress, path: "\(path)[\(i)]"))
+        result.append(
+          try decode(element, depth: depth + 1, inProgress: inProgress, path: "\(path)[\(i)]"))
       }
       return .array(result)
     case .dictionary(let entries):
@@ -105,7 +110,11 @@ public struct KeyedArchive: Sendable {
       var result: [(key: KeyedArchiveValue, value: KeyedArchiveValue)] = []
       for key in entries.keys.sorted() {
         result.append(
-          (.string(key), try decode(entries[key]!, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)")))
+          (
+            .string(key),
+            try decode(
+              entries[key]!, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)")
+          ))
       }
       return .dictionary(result)
     }
@@ -113,14 +122,16 @@ public struct KeyedArchive: Sendable {
 
   private func tooDeep(_ path: String) -> PropertyListError {
     PropertyListError(
-      .nestingTooDeep(limit: Self.maximumDepth), "collections nest deeper than \(Self.maximumDepth) levels",
+      .nestingTooDeep(limit: Self.maximumDepth),
+      "collections nest deeper than \(Self.maximumDepth) levels",
       location: path)
   }
 
   private func entry(_ uid: UInt64, path: String) throws(PropertyListError) -> PropertyListValue {
     guard uid < UInt64(objects.count) else {
       throw PropertyListError(
-        .invalidKeyedArchive, "UID \(uid) is outside $objects (\(objects.count) entries)", location: path)
+        .invalidKeyedArchive, "UID \(uid) is outside $objects (\(objects.count) entries)",
+        location: path)
     }
     return objects[Int(uid)]
   }
@@ -140,7 +151,8 @@ public struct KeyedArchive: Sendable {
     let (className, hierarchy) = try classInfo(classUID, path: path)
     let object = KeyedArchiveObject(
       uid: uid, className: className, classHierarchy: hierarchy, fields: fields, archive: self)
-    guard let foundation = FoundationClass(className: className, hierarchy: hierarchy, fields: fields)
+    guard
+      let foundation = FoundationClass(className: className, hierarchy: hierarchy, fields: fields)
     else { return .object(object) }
 
     guard depth < Self.maximumDepth else { throw tooDeep(path) }
@@ -151,12 +163,15 @@ public struct KeyedArchive: Sendable {
     }
     func members(_ key: String) throws(PropertyListError) -> [KeyedArchiveValue] {
       guard case .array(let references)? = fields[key] else {
-        throw PropertyListError(.invalidKeyedArchive, "\(className) has no \(key) array", location: path)
+        throw PropertyListError(
+          .invalidKeyedArchive, "\(className) has no \(key) array", location: path)
       }
       var result: [KeyedArchiveValue] = []
       result.reserveCapacity(references.count)
       for (i, reference) in references.enumerated() {
-        result.append(try decode(reference, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)[\(i)]"))
+        result.append(
+          try decode(
+            reference, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)[\(i)]"))
       }
       return result
     }
@@ -168,12 +183,15 @@ public struct KeyedArchive: Sendable {
       let values = try members("NS.objects")
       guard keys.count == values.count else {
         throw PropertyListError(
-          .invalidKeyedArchive, "\(className) has \(keys.count) keys but \(values.count) values", location: path)
+          .invalidKeyedArchive, "\(className) has \(keys.count) keys but \(values.count) values",
+          location: path)
       }
       return .dictionary(Array(zip(keys, values).map { (key: $0.0, value: $0.1) }))
     case .string:
       if case .string(let text)? = fields["NS.string"] { return .string(text) }
-      if case .data(let bytes)? = fields["NS.bytes"], let text = String(validating: bytes, as: UTF8.self) {
+      if case .data(let bytes)? = fields["NS.bytes"],
+        let text = String(validating: bytes, as: UTF8.self)
+      {
         return .string(text)
       }
       throw PropertyListError(.invalidKeyedArchive, "\(className) has no NS.string", location: path)
@@ -195,7 +213,8 @@ public struct KeyedArchive: Sendable {
       case .string(let name)? = info["$classname"]
     else {
       throw PropertyListError(
-        .invalidKeyedArchive, "$class UID \(uid) does not name a class ($classname missing)", location: path)
+        .invalidKeyedArchive, "$class UID \(uid) does not name a class ($classname missing)",
+        location: path)
     }
     var hierarchy: [String] = []
     if case .array(let classes)? = info["$classes"] {

@@ -21,7 +21,8 @@ public struct KeyedArchiveObject: Sendable {
   /// - Throws: ``PropertyListError`` when the value is malformed.
   public func value(forKey key: String) throws(PropertyListError) -> KeyedArchiveValue {
     guard let raw = fields[key] else { return .null }
-    return try archive.decode(raw, depth: 0, inProgress: [], path: "\(className)(UID \(uid)).\(key)")
+    return try archive.decode(
+      raw, depth: 0, inProgress: [], path: "\(className)(UID \(uid)).\(key)")
   }
 
   /// The raw property-list value encoded under `key` (UIDs not followed).

@@ -42,8 +42,11 @@ public struct PropertyListError: Error, CustomStringConvertible, Sendable, Equat
   /// A one-line description: the problem, then where.
   public var description: String {
     var text = detail
-    if let location { text += " (at \(location)" + (offset.map { ", byte \($0)" } ?? "") + ")" }
-    else if let offset { text += " (at byte \(offset))" }
+    if let location {
+      text += " (at \(location)" + (offset.map { ", byte \($0)" } ?? "") + ")"
+    } else if let offset {
+      text += " (at byte \(offset))"
+    }
     return text
   }
 }

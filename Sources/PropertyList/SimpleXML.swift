@@ -38,7 +38,9 @@ public enum SimpleXML {
     /// Compares name, attributes and children.
     public static func == (lhs: Element, rhs: Element) -> Bool {
       lhs.name == rhs.name && lhs.children == rhs.children
-        && lhs.attributes.elementsEqual(rhs.attributes) { $0.name == $1.name && $0.value == $1.value }
+        && lhs.attributes.elementsEqual(rhs.attributes) {
+          $0.name == $1.name && $0.value == $1.value
+        }
     }
   }
 
@@ -91,7 +93,8 @@ public enum SimpleXML {
 
     func peek(_ text: String) -> Bool {
       let utf8 = Array(text.utf8)
-      return index + utf8.count <= bytes.count && bytes[index..<(index + utf8.count)].elementsEqual(utf8)
+      return index + utf8.count <= bytes.count
+        && bytes[index..<(index + utf8.count)].elementsEqual(utf8)
     }
 
     mutating func skip(until terminator: String) throws(PropertyListError) {
@@ -232,7 +235,8 @@ public enum SimpleXML {
             index += 1
             current = stack.removeLast()
             guard closing == current.name else {
-              throw error("end tag </\(closing)> does not match <\(current.name)> (line \(current.line))")
+              throw error(
+                "end tag </\(closing)> does not match <\(current.name)> (line \(current.line))")
             }
             if stack.isEmpty { return current }
             stack[stack.count - 1].children.append(.element(current))
@@ -321,7 +325,8 @@ public enum SimpleXML {
       return try validated(output[...], at: range.lowerBound)
     }
 
-    func validated(_ slice: ArraySlice<UInt8>, at position: Int) throws(PropertyListError) -> String {
+    func validated(_ slice: ArraySlice<UInt8>, at position: Int) throws(PropertyListError) -> String
+    {
       guard let text = String(validating: slice, as: UTF8.self) else {
         throw error("text is not valid UTF-8", at: position)
       }

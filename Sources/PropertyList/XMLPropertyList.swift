@@ -26,7 +26,8 @@ public enum XMLPropertyList {
     let tabs = String(repeating: "\t", count: indent)
     switch value {
     case .null:
-      throw PropertyListError(.unsupportedValue, "XML property lists cannot hold a null", location: path)
+      throw PropertyListError(
+        .unsupportedValue, "XML property lists cannot hold a null", location: path)
     case .bool(let v): out += tabs + (v ? "<true/>" : "<false/>") + "\n"
     case .integer(let v): out += tabs + "<integer>\(v)</integer>\n"
     case .real(let v): out += tabs + "<real>\(realText(v))</real>\n"
@@ -38,7 +39,9 @@ public enum XMLPropertyList {
       out += tabs + "</data>\n"
     case .string(let v): out += tabs + "<string>\(try escaped(v, path: path))</string>\n"
     case .uid(let v):
-      out += tabs + "<dict>\n\(tabs)\t<key>CF$UID</key>\n\(tabs)\t<integer>\(v)</integer>\n\(tabs)</dict>\n"
+      out +=
+        tabs
+        + "<dict>\n\(tabs)\t<key>CF$UID</key>\n\(tabs)\t<integer>\(v)</integer>\n\(tabs)</dict>\n"
     case .array(let elements):
       if elements.isEmpty {
         out += tabs + "<array/>\n"
@@ -96,17 +99,21 @@ public enum XMLPropertyList {
   public static func decode(_ bytes: [UInt8]) throws(PropertyListError) -> PropertyListValue {
     let root = try SimpleXML.parse(bytes)
     guard root.name == "plist" else {
-      throw PropertyListError(.invalidXML, "root element is <\(root.name)>, not <plist>", location: "line \(root.line)")
+      throw PropertyListError(
+        .invalidXML, "root element is <\(root.name)>, not <plist>", location: "line \(root.line)")
     }
     let values = root.elements
     guard values.count == 1 else {
       throw PropertyListError(
-        .invalidXML, "<plist> holds \(values.count) values; it must hold exactly one", location: "line \(root.line)")
+        .invalidXML, "<plist> holds \(values.count) values; it must hold exactly one",
+        location: "line \(root.line)")
     }
     return try value(values[0])
   }
 
-  private static func value(_ element: SimpleXML.Element) throws(PropertyListError) -> PropertyListValue {
+  private static func value(_ element: SimpleXML.Element) throws(PropertyListError)
+    -> PropertyListValue
+  {
     let location = "line \(element.line)"
     func bad(_ what: String) -> PropertyListError {
       PropertyListError(.invalidXML, what, location: location)
@@ -121,7 +128,8 @@ public enum XMLPropertyList {
       if text.hasPrefix("0x") || text.hasPrefix("0X"), let v = Int64(text.dropFirst(2), radix: 16) {
         return .integer(v)
       }
-      if text.hasPrefix("-0x") || text.hasPrefix("-0X"), let v = Int64(text.dropFirst(3), radix: 16) {
+      if text.hasPrefix("-0x") || text.hasPrefix("-0X"), let v = Int64(text.dropFirst(3), radix: 16)
+      {
         return .integer(-v)
       }
       throw bad("<integer> '\(text)' is not a 64-bit integer")
@@ -137,7 +145,9 @@ public enum XMLPropertyList {
       }
     case "date":
       let text = element.text.trimmingWhitespace
-      guard let date = ISO8601.parse(text) else { throw bad("<date> '\(text)' is not an ISO 8601 UTC date") }
+      guard let date = ISO8601.parse(text) else {
+        throw bad("<date> '\(text)' is not an ISO 8601 UTC date")
+      }
       return .date(date)
     case "data":
       guard let bytes = Base64.decode(element.text) else { throw bad("<data> is not valid base64") }

@@ -17,7 +17,8 @@ public struct FunctionArguments {
     case SQLITE_TEXT:
       let count = Int(sqlite3_value_bytes(value))
       guard let pointer = sqlite3_value_text(value) else { return .text("") }
-      return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+      return .text(
+        String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
     case SQLITE_BLOB:
       let count = Int(sqlite3_value_bytes(value))
       guard let pointer = sqlite3_value_blob(value) else { return .blob([]) }
@@ -70,7 +71,8 @@ extension Database {
     let rc = sqlite3_create_function_v2(
       handle, name, Int32(argumentCount), flags, Unmanaged.passUnretained(box).toOpaque(),
       { context, argc, argv in
-        let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+        let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context))
+          .takeUnretainedValue()
         let arguments = FunctionArguments(count: Int(argc), values: argv)
         do throws(FunctionError) {
           let result = try box.body(arguments)

@@ -90,7 +90,9 @@ public final class Statement {
     var value = value
     return value.withUTF8 { buffer in
       buffer.withMemoryRebound(to: CChar.self) {
-        guard let base = $0.baseAddress else { return gv_sqlite3_bind_text_copy(handle, index, "", 0) }
+        guard let base = $0.baseAddress else {
+          return gv_sqlite3_bind_text_copy(handle, index, "", 0)
+        }
         return gv_sqlite3_bind_text_copy(handle, index, base, Int32(buffer.count))
       }
     }

@@ -59,7 +59,9 @@ extension BenchRecord {
     writer.push(writer.string("price"))
     writer.push(writer.real(price))
     writer.push(writer.string("published"))
-    writer.push(writer.date(PropertyListDate(secondsSinceReferenceDate: published.timeIntervalSinceReferenceDate)))
+    writer.push(
+      writer.date(
+        PropertyListDate(secondsSinceReferenceDate: published.timeIntervalSinceReferenceDate)))
     writer.push(writer.string("isbn"))
     writer.push(isbn.withUnsafeBytes { writer.data($0) })
     writer.push(writer.string("inPrint"))
@@ -127,7 +129,8 @@ extension BenchRecord {
           case .title: record.title = value.stringValue ?? ""
           case .price: record.price = value.doubleValue ?? 0
           case .published:
-            record.published = Date(timeIntervalSinceReferenceDate: value.dateValue?.secondsSinceReferenceDate ?? 0)
+            record.published = Date(
+              timeIntervalSinceReferenceDate: value.dateValue?.secondsSinceReferenceDate ?? 0)
           case .isbn: record.isbn = Data(value.dataValue ?? [])
           case .inPrint: record.inPrint = value.boolValue ?? false
           case .author: record.author = value.integerValue ?? 0

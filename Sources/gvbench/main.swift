@@ -49,10 +49,15 @@ let (oursTypedDecode, oursTyped) = try measure("ours decode (typed records)", re
 precondition(oursTyped == records, "typed round trip failed")
 
 // Foundation's PropertyListSerialization (binary), from prebuilt Foundation objects.
-let (serializationEncode, serializationBytes) = try measure("PropertyListSerialization encode", repeats: 1) {
-  try PropertyListSerialization.data(fromPropertyList: foundationObjects, format: .binary, options: 0)
+let (serializationEncode, serializationBytes) = try measure(
+  "PropertyListSerialization encode", repeats: 1
+) {
+  try PropertyListSerialization.data(
+    fromPropertyList: foundationObjects, format: .binary, options: 0)
 }
-let (serializationDecode, serializationDecoded) = try measure("PropertyListSerialization decode", repeats: 1) {
+let (serializationDecode, serializationDecoded) = try measure(
+  "PropertyListSerialization decode", repeats: 1
+) {
   try PropertyListSerialization.propertyList(from: serializationBytes, options: [], format: nil)
 }
 precondition((serializationDecoded as? [Any])?.count == count)
@@ -61,7 +66,8 @@ let ourReadOfTheirs = try PropertyListValue(binaryPropertyList: [UInt8](serializ
 precondition(ourReadOfTheirs.arrayValue?.compactMap(BenchRecord.init) == records)
 
 // PropertyListEncoder / PropertyListDecoder (binary), from the Codable records.
-let (encoderEncode, encoderBytes) = try measure("PropertyListEncoder encode", repeats: 1) { () -> Data in
+let (encoderEncode, encoderBytes) = try measure("PropertyListEncoder encode", repeats: 1) {
+  () -> Data in
   let encoder = PropertyListEncoder()
   encoder.outputFormat = .binary
   return try encoder.encode(records)
@@ -86,7 +92,10 @@ func row(_ name: String, _ d: Duration, _ bytes: Int?, versus ours: Duration) ->
 print("| \(count) records                        | time       | vs ours | size     |")
 print("|------------------------------------|------------|---------|----------|")
 print(row("ours encode", oursEncode, oursBytes.count, versus: oursEncode))
-print(row("PropertyListSerialization encode", serializationEncode, serializationBytes.count, versus: oursEncode))
+print(
+  row(
+    "PropertyListSerialization encode", serializationEncode, serializationBytes.count,
+    versus: oursEncode))
 print(row("PropertyListEncoder encode", encoderEncode, encoderBytes.count, versus: oursEncode))
 print(row("ours decode (value tree)", oursDecode, nil, versus: oursDecode))
 print(row("PropertyListSerialization decode", serializationDecode, nil, versus: oursDecode))

@@ -41,7 +41,8 @@ struct CommandLineTests {
   /// The `.It Sy NN` / meaning pairs of the man page's EXIT STATUS section.
   static func manPageExitStatuses() throws -> [String: String] {
     let man = try String(
-      contentsOf: SharedFixtures.packageRoot.appendingPathComponent("man/graphvault.1"), encoding: .utf8)
+      contentsOf: SharedFixtures.packageRoot.appendingPathComponent("man/graphvault.1"),
+      encoding: .utf8)
     let lines = man.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     guard let start = lines.firstIndex(of: ".Sh EXIT STATUS") else { return [:] }
     var table: [String: String] = [:]

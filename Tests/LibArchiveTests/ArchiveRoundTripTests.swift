@@ -30,7 +30,10 @@ struct ArchiveRoundTripTests {
     ("unicode/名前.plist", Array("ü".utf8)),
   ]
 
-  func write(_ entries: [(String, [UInt8])], to path: String, format: ArchiveFormat = .pax, filter: ArchiveFilter) throws {
+  func write(
+    _ entries: [(String, [UInt8])], to path: String, format: ArchiveFormat = .pax,
+    filter: ArchiveFilter
+  ) throws {
     let writer = try ArchiveWriter(path: path, format: format, filter: filter)
     for (name, contents) in entries { try writer.writeEntry(path: name, contents: contents) }
     try writer.close()
@@ -135,7 +138,9 @@ struct ArchiveRoundTripTests {
   }
 }
 
-@Suite("Archives read by other tools", .enabled(if: Subprocess.isInstalled("bsdtar"), "needs bsdtar (libarchive-tools)"))
+@Suite(
+  "Archives read by other tools",
+  .enabled(if: Subprocess.isInstalled("bsdtar"), "needs bsdtar (libarchive-tools)"))
 struct ArchiveToolInteropTests {
   @Test(arguments: ArchiveFilter.allCases)
   func bsdtarListsAndExtractsWhatWeWrite(filter: ArchiveFilter) throws {
@@ -144,7 +149,9 @@ struct ArchiveToolInteropTests {
     try ArchiveRoundTripTests().write(ArchiveRoundTripTests.small, to: path, filter: filter)
     let listing = try Subprocess.run("bsdtar", ["-tf", path])
     #expect(listing.status == 0, "\(listing.stderr)")
-    #expect(listing.stdout.split(separator: "\n").map(String.init) == ArchiveRoundTripTests.small.map(\.0))
+    #expect(
+      listing.stdout.split(separator: "\n").map(String.init) == ArchiveRoundTripTests.small.map(\.0)
+    )
     let extracted = try Subprocess.run("bsdtar", ["-xOf", path, "objects/Book/000001.plist"])
     #expect(extracted.stdoutBytes == ArchiveRoundTripTests.small[1].1)
   }
@@ -153,7 +160,8 @@ struct ArchiveToolInteropTests {
     let directory = try TemporaryDirectory()
     try Data("from bsdtar".utf8).write(to: directory.path("note.txt"))
     let path = directory.path("theirs.tar.zst").path
-    let created = try Subprocess.run("bsdtar", ["--zstd", "-cf", path, "-C", directory.url.path, "note.txt"])
+    let created = try Subprocess.run(
+      "bsdtar", ["--zstd", "-cf", path, "-C", directory.url.path, "note.txt"])
     #expect(created.status == 0, "\(created.stderr)")
     let reader = try ArchiveReader(path: path)
     #expect(try reader.nextEntry()?.path == "note.txt")

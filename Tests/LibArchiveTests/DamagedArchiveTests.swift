@@ -49,7 +49,8 @@ struct DamagedArchiveTests {
         // Without an error, what was read is whole: a prefix of the original entries.
         #expect(read.count <= original.count)
         for (i, entry) in read.enumerated() {
-          #expect(entry.0 == original[i].0 && entry.1 == original[i].1, "cut \(cut), entry \(entry.0)")
+          #expect(
+            entry.0 == original[i].0 && entry.1 == original[i].1, "cut \(cut), entry \(entry.0)")
         }
       } catch {
         thrown += 1
@@ -64,7 +65,8 @@ struct DamagedArchiveTests {
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<1_000 {
       var damaged = bytes
-      damaged[Int.random(in: 0..<damaged.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+      damaged[Int.random(in: 0..<damaged.count, using: &generator)] ^= UInt8.random(
+        in: 1...255, using: &generator)
       _ = try? Self.entries(damaged)
     }
   }

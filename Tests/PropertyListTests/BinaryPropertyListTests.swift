@@ -66,12 +66,22 @@ struct BinaryPropertyListTests {
     #expect(try PropertyListValue(binaryPropertyList: largeBytes) == large)
   }
 
+  @Test func listsOfOver65536ObjectsUseThreeByteReferencesAndOffsets() throws {
+    let value: PropertyListValue = .array((0..<70_000).map { .integer(Int64($0) + 1_000_000) })
+    let bytes = value.binaryPropertyList()
+    #expect(bytes[bytes.count - 26] == 3)  // offsets: the last lies below 16 MiB
+    #expect(bytes[bytes.count - 25] == 3)  // references: 70,001 objects
+    #expect(try PropertyListValue(binaryPropertyList: bytes) == value)
+  }
+
   @Test func aWriterResetForTheNextChunkStartsEmpty() throws {
     var writer = BinaryPropertyListWriter()
     _ = writer.value(SampleValues.record(1))
     writer.reset()
     let root = writer.value(SampleValues.record(2))
-    #expect(try PropertyListValue(binaryPropertyList: writer.serialized(root: root)) == SampleValues.record(2))
+    #expect(
+      try PropertyListValue(binaryPropertyList: writer.serialized(root: root))
+        == SampleValues.record(2))
   }
 
   @Test func theObjectByObjectReaderWalksRecordsWithoutATree() throws {

@@ -16,7 +16,8 @@ struct CoreDataFixtureTests {
   }
 
   /// Opens a copy of a fixture store (never the original) read-only.
-  static func openCopy(_ relativePath: String, in directory: TemporaryDirectory) throws -> Database {
+  static func openCopy(_ relativePath: String, in directory: TemporaryDirectory) throws -> Database
+  {
     let copy = try SharedFixtures.copyStore(relativePath, into: directory.url)
     return try Database(path: copy.path, mode: .readOnly)
   }
@@ -30,11 +31,13 @@ struct CoreDataFixtureTests {
   /// The store's model from its `Z_MODELCACHE`, or `nil` when it has none (stores written before
   /// about 2014).
   static func modelCache(_ db: Database) throws -> KeyedArchiveObject? {
-    let hasCache = try db.prepare(
-      "SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'"
-    ).scalar() == .integer(1)
+    let hasCache =
+      try db.prepare(
+        "SELECT count(*) FROM sqlite_master WHERE name = 'Z_MODELCACHE'"
+      ).scalar() == .integer(1)
     guard hasCache else { return nil }
-    let compressed = try #require(try db.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE").scalar().blobValue)
+    let compressed = try #require(
+      try db.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE").scalar().blobValue)
     return try KeyedArchive(bytes: RawDeflate.decompress(compressed, limit: 64 << 20)).rootObject()
   }
 
@@ -49,9 +52,12 @@ struct CoreDataFixtureTests {
     let names = Set(try entities.map { try #require(try $0.string(forKey: "NSEntityName")) })
     let renamedFrom = Set(try entities.compactMap { try $0.string(forKey: "NSRenamingIdentifier") })
     let stored = try primaryKeyEntities(db)
-    #expect(stored.count == names.count, "\(path): Z_PRIMARYKEY \(stored.sorted()) vs model \(names.sorted())")
+    #expect(
+      stored.count == names.count,
+      "\(path): Z_PRIMARYKEY \(stored.sorted()) vs model \(names.sorted())")
     for name in stored.subtracting(names) {
-      #expect(renamedFrom.contains(name), "\(path): Z_PRIMARYKEY names \(name), unknown to the model")
+      #expect(
+        renamedFrom.contains(name), "\(path): Z_PRIMARYKEY names \(name), unknown to the model")
     }
   }
 
@@ -60,13 +66,17 @@ struct CoreDataFixtureTests {
   static func entities(of model: KeyedArchiveObject) throws -> [KeyedArchiveObject] {
     #expect(model.className == "NSManagedObjectModel")
     let container = try model.value(forKey: "NSEntities")
-    if let entries = container.dictionaryEntries { return entries.compactMap { $0.value.objectValue } }
+    if let entries = container.dictionaryEntries {
+      return entries.compactMap { $0.value.objectValue }
+    }
     let known = try #require(container.objectValue, "NSEntities is \(container.kindName)")
     return try #require(try known.value(forKey: "values").arrayValue).compactMap(\.objectValue)
   }
 
   /// Each entity's name, superentity name and stored (non-transient) property names.
-  static func describe(_ entity: KeyedArchiveObject) throws -> (name: String, parent: String?, stored: [String]) {
+  static func describe(_ entity: KeyedArchiveObject) throws -> (
+    name: String, parent: String?, stored: [String]
+  ) {
     let name = try #require(try entity.string(forKey: "NSEntityName"))
     let parent = try entity.object(forKey: "NSSuperentity")?.string(forKey: "NSEntityName")
     var stored: [String] = []
@@ -94,7 +104,9 @@ struct CoreDataFixtureTests {
       let hashes = try #require(metadata["NSStoreModelVersionHashes"]?.dictionaryValue, "\(path)")
       if let model = try Self.modelCache(db) {
         let entities = try Self.entities(of: model)
-        #expect(Set(hashes.keys) == Set(try entities.map { try $0.string(forKey: "NSEntityName") }), "\(path)")
+        #expect(
+          Set(hashes.keys) == Set(try entities.map { try $0.string(forKey: "NSEntityName") }),
+          "\(path)")
         try Self.expectPrimaryKeyNamesMatch(db, model: entities, path)
       } else {
         #expect(Set(hashes.keys) == (try Self.primaryKeyEntities(db)), "\(path)")
@@ -119,14 +131,20 @@ struct CoreDataFixtureTests {
       let parents = Dictionary(uniqueKeysWithValues: described.map { ($0.name, $0.parent) })
       func root(_ name: String) -> String { parents[name].flatMap { $0 }.map(root) ?? name }
       for rootName in Set(described.map { root($0.name) }) {
-        let columns = try db.prepare("SELECT name FROM pragma_table_info('Z\(rootName.uppercased())')")
-          .allRows().compactMap { $0[0].textValue }
+        let columns = try db.prepare(
+          "SELECT name FROM pragma_table_info('Z\(rootName.uppercased())')"
+        )
+        .allRows().compactMap { $0[0].textValue }
         #expect(!columns.isEmpty, "\(path): no table for \(rootName)")
         let known = Set(
-          described.filter { root($0.name) == rootName }.flatMap(\.stored).map { "Z" + $0.uppercased() })
+          described.filter { root($0.name) == rootName }.flatMap(\.stored).map {
+            "Z" + $0.uppercased()
+          })
         for column in columns where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column) {
-          let isDestinationEntityColumn = column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil
-          let base = column.replacingOccurrences(of: #"\d+$"#, with: "", options: .regularExpression)
+          let isDestinationEntityColumn =
+            column.range(of: #"^Z\d+_"#, options: .regularExpression) != nil
+          let base = column.replacingOccurrences(
+            of: #"\d+$"#, with: "", options: .regularExpression)
           #expect(
             isDestinationEntityColumn || column.hasPrefix("Z_FOK_") || known.contains(column)
               || known.contains(base), "\(path): column \(column) of Z\(rootName.uppercased())")
@@ -144,12 +162,16 @@ struct CoreDataFixtureTests {
     for infoURL in versionInfos {
       let info = try PropertyListValue(propertyList: [UInt8](Data(contentsOf: infoURL)))
       let versions = try #require(info["NSManagedObjectModel_VersionHashes"]?.dictionaryValue)
-      #expect(info["NSManagedObjectModel_CurrentVersionName"]?.stringValue.map { versions[$0] != nil } == true)
+      #expect(
+        info["NSManagedObjectModel_CurrentVersionName"]?.stringValue.map { versions[$0] != nil }
+          == true)
       for (version, hashes) in versions {
         let momURL = infoURL.deletingLastPathComponent().appendingPathComponent("\(version).mom")
         let archive = try KeyedArchive(bytes: [UInt8](Data(contentsOf: momURL)))
-        let names = Set(try Self.entities(of: archive.rootObject()).map { try Self.describe($0).name })
-        #expect(names == Set(try #require(hashes.dictionaryValue).keys), "\(momURL.lastPathComponent)")
+        let names = Set(
+          try Self.entities(of: archive.rootObject()).map { try Self.describe($0).name })
+        #expect(
+          names == Set(try #require(hashes.dictionaryValue).keys), "\(momURL.lastPathComponent)")
         models += 1
       }
     }
@@ -158,12 +180,18 @@ struct CoreDataFixtureTests {
 
   @Test func aStoresHashesEqualItsCompiledModelVersionHashes() throws {
     let directory = try TemporaryDirectory()
-    let db = try Self.openCopy("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", in: directory)
+    let db = try Self.openCopy(
+      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", in: directory)
     let metadata = try PropertyListValue(
-      binaryPropertyList: #require(try db.prepare("SELECT Z_PLIST FROM Z_METADATA").scalar().blobValue))
+      binaryPropertyList: #require(
+        try db.prepare("SELECT Z_PLIST FROM Z_METADATA").scalar().blobValue))
     let info = try PropertyListValue(
       propertyList: [UInt8](
-        Data(contentsOf: SharedFixtures.file("CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"))))
-    #expect(metadata["NSStoreModelVersionHashes"] == info["NSManagedObjectModel_VersionHashes"]?["SampleModel"])
+        Data(
+          contentsOf: SharedFixtures.file(
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"))))
+    #expect(
+      metadata["NSStoreModelVersionHashes"]
+        == info["NSManagedObjectModel_VersionHashes"]?["SampleModel"])
   }
 }

@@ -11,7 +11,8 @@ struct FoundationInteropTests {
     switch any {
     case let string as String: return .string(string)
     case let data as Data: return .data([UInt8](data))
-    case let date as Date: return .date(PropertyListDate(secondsSince1970: date.timeIntervalSince1970))
+    case let date as Date:
+      return .date(PropertyListDate(secondsSince1970: date.timeIntervalSince1970))
     case let array as [Any]: return .array(try array.map(convert))
     case let dictionary as [String: Any]: return .dictionary(try dictionary.mapValues(convert))
     case let number as NSNumber:
@@ -29,7 +30,8 @@ struct FoundationInteropTests {
   @Test func propertyListSerializationReadsOurBinaryOutput() throws {
     let ours = Data(SampleValues.portable.binaryPropertyList())
     var format = PropertyListSerialization.PropertyListFormat.xml
-    let decoded = try PropertyListSerialization.propertyList(from: ours, options: [], format: &format)
+    let decoded = try PropertyListSerialization.propertyList(
+      from: ours, options: [], format: &format)
     #expect(format == .binary)
     #expect(try Self.convert(decoded) == SampleValues.portable)
   }
@@ -46,7 +48,8 @@ struct FoundationInteropTests {
       "name": "Foundation", "count": 42, "ratio": 0.25, "flag": true, "blob": Data([9, 8, 7]),
       "list": ["a", 1], "unicode": "ça va ✓",
     ]
-    let bytes = try PropertyListSerialization.data(fromPropertyList: source, format: .binary, options: 0)
+    let bytes = try PropertyListSerialization.data(
+      fromPropertyList: source, format: .binary, options: 0)
     let expected: PropertyListValue = [
       "name": "Foundation", "count": 42, "ratio": 0.25, "flag": true, "blob": .data([9, 8, 7]),
       "list": ["a", 1], "unicode": "ça va ✓",
@@ -59,13 +62,16 @@ struct FoundationInteropTests {
       "title": "Archived", "numbers": [1, 2, 3] as NSArray, "when": Date(timeIntervalSince1970: 0),
       "nothing": NSNull(),
     ]
-    let bytes = try NSKeyedArchiver.archivedData(withRootObject: graph, requiringSecureCoding: false)
+    let bytes = try NSKeyedArchiver.archivedData(
+      withRootObject: graph, requiringSecureCoding: false)
     let archive = try KeyedArchive(bytes: [UInt8](bytes))
     #expect(archive.archiver == "NSKeyedArchiver")
     let root = try #require(try archive.topValue().stringKeyedDictionary)
     #expect(root["title"]?.stringValue == "Archived")
     #expect(root["numbers"]?.arrayValue?.compactMap(\.integerValue) == [1, 2, 3])
-    if case .date(let date)? = root["when"] { #expect(date.secondsSince1970 == 0) } else {
+    if case .date(let date)? = root["when"] {
+      #expect(date.secondsSince1970 == 0)
+    } else {
       Issue.record("expected a date, got \(root["when"]?.kindName ?? "nothing")")
     }
     #expect(root["nothing"]?.isNull == true)

@@ -42,11 +42,15 @@ struct KeyedArchiveTests {
     let items = try #require(try root.value(forKey: "items").arrayValue)
     #expect(items.count == 5)
     #expect(items[0].stringValue == "a string")
-    if case .date(let date) = items[1] { #expect(date.secondsSinceReferenceDate == 86_400.5) } else {
+    if case .date(let date) = items[1] {
+      #expect(date.secondsSinceReferenceDate == 86_400.5)
+    } else {
       Issue.record("expected a date, got \(items[1].kindName)")
     }
     #expect(items[2].isNull)
-    if case .set(let members) = items[3] { #expect(members.first?.stringValue == "a string") } else {
+    if case .set(let members) = items[3] {
+      #expect(members.first?.stringValue == "a string")
+    } else {
       Issue.record("expected a set")
     }
     let dictionary = try #require(items[4].stringKeyedDictionary)
@@ -85,13 +89,16 @@ struct KeyedArchiveTests {
       #expect(error.description.contains("Library(UID 1).items"))
     }
     #expect(throws: PropertyListError.self) { try KeyedArchive(["$objects": []]) }
-    #expect(throws: PropertyListError.self) { try KeyedArchive(Self.archive).topValue(forKey: "nope") }
+    #expect(throws: PropertyListError.self) {
+      try KeyedArchive(Self.archive).topValue(forKey: "nope")
+    }
   }
 
   @Test func anArchiveReadsTheSameFromBinaryAndXml() throws {
     let binary = try KeyedArchive(bytes: Self.archive.binaryPropertyList())
     let xml = try KeyedArchive(bytes: XMLPropertyList.encode(Self.archive))
-    #expect(try binary.rootObject().string(forKey: "name") == xml.rootObject().string(forKey: "name"))
+    #expect(
+      try binary.rootObject().string(forKey: "name") == xml.rootObject().string(forKey: "name"))
     #expect(binary.objectCount == 17)
   }
 }

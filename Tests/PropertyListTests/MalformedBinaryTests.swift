@@ -55,7 +55,9 @@ struct MalformedBinaryTests {
   @Test func nestingBeyondTheLimitIsRefused() {
     // 600 arrays, each holding the next (2-byte references); the last holds false.
     let depth = 600
-    var objects: [[UInt8]] = (0..<depth).map { [0xA1, UInt8(($0 + 1) >> 8), UInt8(($0 + 1) & 0xFF)] }
+    var objects: [[UInt8]] = (0..<depth).map {
+      [0xA1, UInt8(($0 + 1) >> 8), UInt8(($0 + 1) & 0xFF)]
+    }
     objects.append([0x08])
     let error = failure(Self.handBuilt(objects: objects, referenceSize: 2))
     #expect(error?.kind == .nestingTooDeep(limit: BinaryPropertyListReader.maximumDepth))
@@ -103,7 +105,8 @@ struct MalformedBinaryTests {
   }
 
   @Test func inputThatIsNotABinaryPlistSaysSo() {
-    #expect(failure(Array("hello world, this is not a plist at all!".utf8))?.kind == .notAPropertyList)
+    #expect(
+      failure(Array("hello world, this is not a plist at all!".utf8))?.kind == .notAPropertyList)
     #expect(failure([])?.kind == .notAPropertyList)
     #expect(failure(Array("bplist00".utf8))?.kind == .truncated)
   }

@@ -4,7 +4,9 @@ import Testing
 
 /// Python's `plistlib` is an independent implementation of both formats: what we write must
 /// read back in it as equal values, and we must read what it writes.
-@Suite("Interop with Python's plistlib", .enabled(if: Subprocess.isInstalled("python3"), "needs python3"))
+@Suite(
+  "Interop with Python's plistlib", .enabled(if: Subprocess.isInstalled("python3"), "needs python3")
+)
 struct PlistlibInteropTests {
   /// Loads a plist from stdin with plistlib and writes it back out in the named format.
   static let redump = """
@@ -52,6 +54,11 @@ struct PlistlibInteropTests {
     #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "2000 1999000")
   }
 
+  @Test func plistlibReadsOurThreeByteReferenceWidths() throws {
+    let value: PropertyListValue = .array((0..<70_000).map { .string("item \($0)") })
+    #expect(try redumped(value.binaryPropertyList(), as: "binary") == value)
+  }
+
   @Test func weReadWhatPlistlibWritesInBothFormats() throws {
     let script = """
       import plistlib, sys, datetime
@@ -72,7 +79,8 @@ struct PlistlibInteropTests {
     for format in ["binary", "xml"] {
       let result = try Subprocess.python(script, [format])
       #expect(result.status == 0, "\(result.stderr)")
-      #expect(try PropertyListValue(propertyList: result.stdoutBytes) == expected, "format \(format)")
+      #expect(
+        try PropertyListValue(propertyList: result.stdoutBytes) == expected, "format \(format)")
     }
   }
 }

@@ -16,7 +16,8 @@ struct XMLPropertyListTests {
   }
 
   @Test func datesAreWrittenInWholeSecondsAndReadWithFractions() throws {
-    let value: PropertyListValue = .date(PropertyListDate(secondsSinceReferenceDate: 737_057_646.84))
+    let value: PropertyListValue = .date(
+      PropertyListDate(secondsSinceReferenceDate: 737_057_646.84))
     let xml = String(decoding: try XMLPropertyList.encode(value), as: UTF8.self)
     #expect(xml.contains("<date>2024-05-10T18:14:06Z</date>"))
     let fractional = Array(
@@ -27,7 +28,8 @@ struct XMLPropertyListTests {
 
   @Test func datesBeforeNineteenSeventyAndLeapDaysConvertExactly() throws {
     let xml = Array(
-      "<plist><array><date>1900-03-01T00:00:00Z</date><date>2000-02-29T12:00:00Z</date></array></plist>".utf8)
+      "<plist><array><date>1900-03-01T00:00:00Z</date><date>2000-02-29T12:00:00Z</date></array></plist>"
+        .utf8)
     let dates = try XMLPropertyList.decode(xml).arrayValue?.compactMap(\.dateValue)
     #expect(dates?[0].secondsSince1970 == -2_203_891_200)
     #expect(dates?[1].secondsSince1970 == 951_825_600)
@@ -84,7 +86,8 @@ struct XMLPropertyListTests {
 
   @Test func deeplyNestedXmlIsRefusedWithoutExhaustingTheStack() {
     let depth = 10_000
-    let text = "<plist>" + String(repeating: "<array>", count: depth)
+    let text =
+      "<plist>" + String(repeating: "<array>", count: depth)
       + String(repeating: "</array>", count: depth) + "</plist>"
     #expect(throws: PropertyListError.self) { try XMLPropertyList.decode(Array(text.utf8)) }
   }

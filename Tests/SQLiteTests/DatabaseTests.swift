@@ -14,7 +14,9 @@ struct DatabaseTests {
     let db = try freshDatabase(directory)
     try db.execute("CREATE TABLE t (a, b, c, d, e, f)")
     let insert = try db.prepare("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)")
-    try insert.bind([.null, .integer(Int64.min), .real(-0.5), .text("héllo ✓"), .blob([0, 1, 255]), .blob([])])
+    try insert.bind([
+      .null, .integer(Int64.min), .real(-0.5), .text("héllo ✓"), .blob([0, 1, 255]), .blob([]),
+    ])
     try insert.run()
     let row = try db.prepare("SELECT a, b, c, d, e, f, typeof(f) FROM t").allRows()[0]
     #expect(row[0] == .null)

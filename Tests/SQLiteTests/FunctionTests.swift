@@ -8,7 +8,8 @@ struct FunctionTests {
     let directory = try TemporaryDirectory()
     let db = try Database(path: directory.path("f.sqlite").path, mode: .readWriteCreate)
     try db.createFunction("describe_args", deterministic: true) { arguments in
-      .text((0..<arguments.countOfArguments).map { arguments[$0].description }.joined(separator: ","))
+      .text(
+        (0..<arguments.countOfArguments).map { arguments[$0].description }.joined(separator: ","))
     }
     let result = try db.prepare("SELECT describe_args(1, 2.5, 'x', x'00ff', NULL)").scalar()
     #expect(result == .text("1,2.5,'x',<blob 2 bytes>,NULL"))

@@ -53,8 +53,10 @@ struct WALSafetyTests {
     do {
       let db = try Database(path: store.path, mode: .readOnly)
       let counts = try db.read { db in
-        (try db.prepare("SELECT count(*) FROM ZPOST").scalar(),
-         try db.prepare("SELECT count(*) FROM ZCOLOR").scalar())
+        (
+          try db.prepare("SELECT count(*) FROM ZPOST").scalar(),
+          try db.prepare("SELECT count(*) FROM ZCOLOR").scalar()
+        )
       }
       #expect(counts.0 == .integer(84))
       #expect(counts.1 == .integer(84))

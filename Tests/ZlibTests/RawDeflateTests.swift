@@ -4,12 +4,15 @@ import Zlib
 
 @Suite("Raw DEFLATE")
 struct RawDeflateTests {
-  static let text = Array(String(repeating: "Core Data model cache, raw DEFLATE. ", count: 2_000).utf8)
+  static let text = Array(
+    String(repeating: "Core Data model cache, raw DEFLATE. ", count: 2_000).utf8)
 
   @Test(arguments: [0, 1, 100, 70_000, 1_000_000])
   func compressedBytesInflateToTheOriginal(size: Int) throws {
     var generator = SystemRandomNumberGenerator()
-    let input = (0..<size).map { i in i % 3 == 0 ? UInt8.random(in: 0...255, using: &generator) : UInt8(i % 7) }
+    let input = (0..<size).map { i in
+      i % 3 == 0 ? UInt8.random(in: 0...255, using: &generator) : UInt8(i % 7)
+    }
     let compressed = try RawDeflate.compress(input)
     #expect(try RawDeflate.decompress(compressed) == input)
   }
@@ -76,7 +79,8 @@ struct RawDeflateTests {
     var generator = SystemRandomNumberGenerator()
     for _ in 0..<3_000 {
       var damaged = compressed
-      damaged[Int.random(in: 0..<damaged.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
+      damaged[Int.random(in: 0..<damaged.count, using: &generator)] ^= UInt8.random(
+        in: 1...255, using: &generator)
       _ = try? RawDeflate.decompress(damaged, limit: 1 << 20)
     }
   }
