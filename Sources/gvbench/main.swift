@@ -89,7 +89,9 @@ func row(_ name: String, _ d: Duration, _ bytes: Int?, versus ours: Duration) ->
     + "\(pad(String(format: "%.1f×", ratio), 7, left: true)) | \(pad(size, 8, left: true)) |"
 }
 
-print("| \("\(count) records".padding(toLength: 34, withPad: " ", startingAt: 0)) | time       | vs ours | size     |")
+print(
+  "| \("\(count) records".padding(toLength: 34, withPad: " ", startingAt: 0)) | time       | vs ours | size     |"
+)
 print("|------------------------------------|------------|---------|----------|")
 print(row("ours encode", oursEncode, oursBytes.count, versus: oursEncode))
 print(
