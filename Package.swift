@@ -12,9 +12,11 @@ let package = Package(
     .library(name: "SQLite", targets: ["SQLite"]),
     .library(name: "LibArchive", targets: ["LibArchive"]),
     .library(name: "Zlib", targets: ["Zlib"]),
+    .library(name: "ObjectModel", targets: ["ObjectModel"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // C libraries (system).
@@ -37,6 +39,11 @@ let package = Package(
     .target(
       name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
 
+    // Model descriptions and their loaders.
+    .target(
+      name: "ObjectModel",
+      dependencies: ["PropertyList", "Zlib", .product(name: "Crypto", package: "swift-crypto")]),
+
     // The command-line tool.
     .executableTarget(
       name: "graphvault",
@@ -53,6 +60,7 @@ let package = Package(
     .testTarget(
       name: "PropertyListTests",
       dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
+    .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"]),
     .testTarget(name: "GraphvaultCLITests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,249 @@
+/// A validated managed-object model: its entities with their attributes and relationships.
+///
+/// A model is a value: once built it cannot change. Models come from Swift code
+/// (``ModelBuilder`` or ``init(name:versionName:versionIdentifiers:entities:)``), from Xcode's
+/// `.xcdatamodel`/`.xcdatamodeld`, from a compiled `.mom`/`.momd`, or from a store's
+/// `Z_MODELCACHE`.
+///
+/// ```swift
+/// let model = try ObjectModel(name: "Library", entities: [
+///   EntityDescription(name: "Book", attributes: [.init(name: "title", type: .string)],
+///     relationships: [.init(name: "author", destination: "Author", inverse: "books")]),
+///   EntityDescription(name: "Author",
+///     relationships: [.init(name: "books", destination: "Book", inverse: "author", maxCount: 0)]),
+/// ])
+/// ```
+public struct ObjectModel: Hashable, Sendable, Codable {
+  /// The model's name (the `.xcdatamodeld` or `.momd` name, when it came from one).
+  public let name: String
+  /// The version's name (`SampleModel2`), when the model is one version of a set.
+  public let versionName: String?
+  /// The version identifiers (`userDefinedModelVersionIdentifier`; Core Data's
+  /// `NSStoreModelVersionIdentifiers`).
+  public let versionIdentifiers: [String]
+  /// The entities, sorted by name (their properties sorted by name too).
+  public let entities: [EntityDescription]
+
+  /// Validates and creates a model.
+  /// - Throws: ``ModelError`` naming the entity and property when names collide, a parent,
+  ///   destination or inverse is missing, inverses disagree, inheritance has a cycle, or counts
+  ///   are invalid.
+  public init(
+    name: String, versionName: String? = nil, versionIdentifiers: [String] = [],
+    entities: [EntityDescription]
+  ) throws(ModelError) {
+    self.name = name
+    self.versionName = versionName
+    self.versionIdentifiers = versionIdentifiers
+    self.entities = ObjectModel.canonical(entities)
+    try validate()
+  }
+
+  /// A model from parts already validated (a copy with some fields cleared).
+  static func unchecked(
+    name: String, versionName: String?, versionIdentifiers: [String],
+    entities: [EntityDescription]
+  ) -> ObjectModel {
+    ObjectModel(
+      uncheckedName: name, versionName: versionName, versionIdentifiers: versionIdentifiers,
+      entities: entities)
+  }
+
+  private init(
+    uncheckedName name: String, versionName: String?, versionIdentifiers: [String],
+    entities: [EntityDescription]
+  ) {
+    self.name = name
+    self.versionName = versionName
+    self.versionIdentifiers = versionIdentifiers
+    self.entities = ObjectModel.canonical(entities)
+  }
+
+  /// Entities sorted by name, each with its attributes and relationships sorted by name, so
+  /// equal models compare and fingerprint equal whatever order their source listed them in.
+  private static func canonical(_ entities: [EntityDescription]) -> [EntityDescription] {
+    entities.sorted { $0.name < $1.name }.map { entity in
+      var entity = entity
+      entity.attributes.sort { $0.name < $1.name }
+      entity.relationships.sort { $0.name < $1.name }
+      return entity
+    }
+  }
+
+  // MARK: Lookups
+
+  /// The entity named `name`.
+  public func entity(named name: String) -> EntityDescription? {
+    entities.first { $0.name == name }
+  }
+
+  /// The entity named `name`, or an error naming it.
+  public func requireEntity(_ name: String) throws(ModelError) -> EntityDescription {
+    guard let entity = entity(named: name) else {
+      throw ModelError(.unknownReference, "the model has no entity \(name)", entity: name)
+    }
+    return entity
+  }
+
+  /// The entity and its ancestors, the entity first.
+  public func lineage(of name: String) -> [EntityDescription] {
+    var result: [EntityDescription] = []
+    var current = entity(named: name)
+    while let entity = current, result.count <= entities.count {
+      result.append(entity)
+      current = entity.parent.flatMap { self.entity(named: $0) }
+    }
+    return result
+  }
+
+  /// The root of the entity's inheritance tree (the entity whose table holds its rows).
+  public func root(of name: String) -> EntityDescription? { lineage(of: name).last }
+
+  /// The direct sub-entities of `name`, sorted by name.
+  public func subentities(of name: String) -> [EntityDescription] {
+    entities.filter { $0.parent == name }
+  }
+
+  /// The entity and all its descendants, in pre-order (parents before children, siblings by
+  /// name).
+  public func hierarchy(from name: String) -> [EntityDescription] {
+    guard let entity = entity(named: name) else { return [] }
+    return [entity] + subentities(of: name).flatMap { hierarchy(from: $0.name) }
+  }
+
+  /// The root entities (no parent), sorted by name.
+  public var rootEntities: [EntityDescription] { entities.filter { $0.parent == nil } }
+
+  /// Core Data's entity numbering (`Z_ENT`): roots by name, each followed at once by its
+  /// sub-entities, depth first; numbers start at 1.
+  public var entityNumbers: [String: Int] {
+    var numbers: [String: Int] = [:]
+    for (offset, entity) in rootEntities.flatMap({ hierarchy(from: $0.name) }).enumerated() {
+      numbers[entity.name] = offset + 1
+    }
+    return numbers
+  }
+
+  /// The attributes of `name` including inherited ones, ancestors' first.
+  public func attributes(of name: String) -> [AttributeDescription] {
+    lineage(of: name).reversed().flatMap(\.attributes)
+  }
+
+  /// The relationships of `name` including inherited ones, ancestors' first.
+  public func relationships(of name: String) -> [RelationshipDescription] {
+    lineage(of: name).reversed().flatMap(\.relationships)
+  }
+
+  /// The inverse of `relationship` on entity `entity`, if it has one.
+  public func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+    guard let inverse = relationship.inverse else { return nil }
+    return relationships(of: relationship.destination).first { $0.name == inverse }
+  }
+
+  /// Apple's entity version hashes, for the entities that carry them.
+  public var entityVersionHashes: [String: [UInt8]] {
+    var hashes: [String: [UInt8]] = [:]
+    for entity in entities { if let hash = entity.versionHash { hashes[entity.name] = hash } }
+    return hashes
+  }
+
+  // MARK: Validation
+
+  private func validate() throws(ModelError) {
+    var names = Set<String>()
+    for entity in entities {
+      guard !entity.name.isEmpty else { throw ModelError(.invalidName, "an entity has no name") }
+      guard names.insert(entity.name).inserted else {
+        throw ModelError(
+          .duplicateName, "two entities are named \(entity.name)", entity: entity.name)
+      }
+    }
+    for entity in entities {
+      if let parent = entity.parent, self.entity(named: parent) == nil {
+        throw ModelError(
+          .unknownReference, "parent entity \(parent) does not exist", entity: entity.name)
+      }
+      if lineage(of: entity.name).count > entities.count {
+        throw ModelError(
+          .inheritanceCycle, "the entity is its own ancestor", entity: entity.name)
+      }
+    }
+    for entity in entities {
+      try validateProperties(of: entity)
+    }
+  }
+
+  private func validateProperties(of entity: EntityDescription) throws(ModelError) {
+    var seen = Set<String>()
+    let inherited = lineage(of: entity.name).dropFirst()
+    for ancestor in inherited.reversed() {
+      for name in ancestor.attributes.map(\.name) + ancestor.relationships.map(\.name) {
+        seen.insert(name)
+      }
+    }
+    for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+      guard !name.isEmpty else {
+        throw ModelError(.invalidName, "a property has no name", entity: entity.name)
+      }
+      guard seen.insert(name).inserted else {
+        throw ModelError(
+          .duplicateName, "the property name is used twice (inherited ones included)",
+          entity: entity.name, property: name)
+      }
+    }
+    for relationship in entity.relationships {
+      try validate(relationship, of: entity)
+    }
+    for constraint in entity.uniquenessConstraints {
+      for property in constraint where !seen.contains(property) {
+        throw ModelError(
+          .unknownReference, "uniqueness constraint names an unknown property",
+          entity: entity.name, property: property)
+      }
+    }
+    for index in entity.fetchIndexes {
+      for element in index.elements where !seen.contains(element.property) {
+        throw ModelError(
+          .unknownReference, "fetch index \(index.name) names an unknown property",
+          entity: entity.name, property: element.property)
+      }
+    }
+  }
+
+  private func validate(_ relationship: RelationshipDescription, of entity: EntityDescription)
+    throws(ModelError)
+  {
+    let context = (entity: entity.name, property: relationship.name)
+    guard self.entity(named: relationship.destination) != nil else {
+      throw ModelError(
+        .unknownReference, "destination entity \(relationship.destination) does not exist",
+        entity: context.entity, property: context.property)
+    }
+    guard relationship.minCount >= 0, relationship.maxCount >= 0,
+      relationship.maxCount == 0 || relationship.minCount <= relationship.maxCount
+    else {
+      throw ModelError(
+        .invalidCount,
+        "counts \(relationship.minCount)...\(relationship.maxCount) are invalid (maxCount 0 means unbounded)",
+        entity: context.entity, property: context.property)
+    }
+    guard let inverseName = relationship.inverse else { return }
+    guard
+      let inverse = relationships(of: relationship.destination).first(where: {
+        $0.name == inverseName
+      })
+    else {
+      throw ModelError(
+        .unknownReference,
+        "inverse \(relationship.destination).\(inverseName) does not exist",
+        entity: context.entity, property: context.property)
+    }
+    let pointsBack = lineage(of: entity.name).contains { $0.name == inverse.destination }
+    guard inverse.inverse == relationship.name, pointsBack else {
+      throw ModelError(
+        .inverseMismatch,
+        "inverse \(relationship.destination).\(inverseName) points to \(inverse.destination).\(inverse.inverse ?? "nothing"), not back here",
+        entity: context.entity, property: context.property)
+    }
+  }
+}
