@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "LibArchive", targets: ["LibArchive"]),
     .library(name: "Zlib", targets: ["Zlib"]),
     .library(name: "ObjectModel", targets: ["ObjectModel"]),
+    .library(name: "ObjectStore", targets: ["ObjectStore"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -44,6 +45,11 @@ let package = Package(
       name: "ObjectModel",
       dependencies: ["PropertyList", "Zlib", .product(name: "Crypto", package: "swift-crypto")]),
 
+    // The object graph and Core Data's SQLite store layout.
+    .target(
+      name: "ObjectStore",
+      dependencies: ["ObjectModel", "SQLite", .product(name: "Crypto", package: "swift-crypto")]),
+
     // The command-line tool.
     .executableTarget(
       name: "graphvault",
@@ -61,6 +67,9 @@ let package = Package(
       name: "PropertyListTests",
       dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
     .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"]),
+    .testTarget(
+      name: "ObjectStoreTests",
+      dependencies: ["ObjectStore", "ObjectModel", "SQLite", "TestSupport"]),
     .testTarget(name: "GraphvaultCLITests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,48 @@
+/// An error reading, creating or writing a Core Data store, with the store's path and the
+/// lower-layer cause.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+  /// What went wrong.
+  public enum Kind: Sendable, Equatable {
+    /// The store file does not exist or cannot be opened.
+    case missing
+    /// The file is not an SQLite database.
+    case notADatabase
+    /// The database is not in Core Data's layout (no `Z_PRIMARYKEY`/`Z_METADATA`, …).
+    case notACoreDataStore
+    /// The model does not describe this store.
+    case modelMismatch
+    /// The destination exists already.
+    case destinationExists
+    /// The model uses something the store layer cannot create (an unsupported derivation, …).
+    case unsupported
+    /// SQLite failed (the cause says how).
+    case database
+  }
+
+  /// What went wrong.
+  public let kind: Kind
+  /// A sentence with the details.
+  public let detail: String
+  /// The store's path, when known.
+  public let path: String?
+  /// The lower-layer error, if any.
+  public let underlying: (any Error & Sendable)?
+
+  /// Creates an error from its parts.
+  public init(
+    _ kind: Kind, _ detail: String, path: String? = nil, underlying: (any Error & Sendable)? = nil
+  ) {
+    self.kind = kind
+    self.detail = detail
+    self.path = path
+    self.underlying = underlying
+  }
+
+  /// A one-line description naming the store and the cause.
+  public var description: String {
+    var text = detail
+    if let path { text += " (\(path))" }
+    if let underlying { text += ": \(underlying)" }
+    return text
+  }
+}

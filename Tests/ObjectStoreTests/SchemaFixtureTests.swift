@@ -1,0 +1,111 @@
+import Foundation
+import ObjectModel
+import ObjectStore
+import PropertyList
+import SQLite
+import TestSupport
+import Testing
+
+/// A store graphvault creates from a model must have the schema Core Data gave the same model:
+/// the fixture stores are the test, compared by `storediff.py --schema-only`.
+@Suite(
+  "Created stores match Core Data's schema",
+  .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
+  .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"))
+struct SchemaFixtureTests {
+  static let storeVersions: [(store: String, modelSet: String?, version: String?)] = [
+    (
+      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"
+    ),
+    (
+      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"
+    ),
+    (
+      "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+      "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
+    ),
+    (
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example"
+    ),
+    (
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_2.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 2"
+    ),
+    (
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_3.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 3"
+    ),
+    (
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_WAL.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 4"
+    ),
+    ("CoreDataStack/Stores/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel"),
+    ("BookMigration/Stores/Model1.sqlite", "BookMigration/Model.xcdatamodeld", "Model1"),
+    // Models defined in code upstream: only the store's own Z_MODELCACHE has them.
+    ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", nil, nil),
+    ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite", nil, nil),
+  ]
+
+  static func storediff(_ arguments: [String]) throws -> ProcessResult {
+    try Subprocess.run(
+      "python3",
+      [SharedFixtures.sharedRoot.appendingPathComponent("tools/storediff.py").path] + arguments)
+  }
+
+  @Test(arguments: storeVersions.map(\.store))
+  func aStoreCreatedFromTheModelHasCoreDatasSchema(store: String) throws {
+    let entry = Self.storeVersions.first { $0.store == store }!
+    let directory = try TemporaryDirectory()
+    let copy = try SharedFixtures.copyStore(store, into: directory.url)
+    let source = try Database(path: copy.path, mode: .readOnly)
+    let tables = Set(
+      try source.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").allRows().compactMap
+      { $0[0].textValue })
+    let model: ObjectModel
+    if let setPath = entry.modelSet, let version = entry.version {
+      model = try #require(
+        try ModelVersionSet.load(path: SharedFixtures.file(setPath).path).version(named: version))
+    } else {
+      let cache = try #require(
+        try source.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE").scalar().blobValue)
+      model = try CompiledModelLoader.load(modelCache: cache, name: "SampleModel2")
+    }
+    var options = StoreCreator.Options()
+    options.persistentHistory = tables.contains("ACHANGE")
+    options.hasModelCacheTable = tables.contains("Z_MODELCACHE")
+    let created = directory.path("created.sqlite").path
+    try StoreCreator.create(at: created, model: model, options: options)
+    let diff = try Self.storediff(["--schema-only", copy.path, created])
+    #expect(diff.status == 0, "\(store):\n\(diff.stdout)\(diff.stderr)")
+  }
+
+  @Test func theDigestAndChecksumFormulasReproduceCoreDatasKeys() throws {
+    let directory = try TemporaryDirectory()
+    var checked = 0
+    for store in Self.storeVersions.map(\.store) {
+      let copy = try SharedFixtures.copyStore(store, into: directory.url)
+      let db = try Database(path: copy.path, mode: .readOnly)
+      let bytes = try #require(try db.prepare("SELECT Z_PLIST FROM Z_METADATA").scalar().blobValue)
+      let metadata = try PropertyListValue(binaryPropertyList: bytes)
+      var hashes: [String: [UInt8]] = [:]
+      for (name, hash) in metadata["NSStoreModelVersionHashes"]?.dictionaryValue ?? [:] {
+        hashes[name] = hash.dataValue
+      }
+      if let digest = metadata["NSStoreModelVersionHashesDigest"]?.stringValue {
+        #expect(StoreMetadata.digest(of: hashes) == digest, "\(store)")
+        checked += 1
+      }
+      if let checksum = metadata["NSStoreModelVersionChecksumKey"]?.stringValue {
+        #expect(StoreMetadata.checksum(of: hashes) == checksum, "\(store)")
+      }
+    }
+    #expect(checked >= 5)
+  }
+}
