@@ -80,6 +80,15 @@ public struct StoreSchema: Sendable {
   /// - Throws: ``StoreError`` when the model derives an attribute in a way the store layer
   ///   cannot create triggers for.
   public init(model: ObjectModel, persistentHistory: Bool = false) throws(StoreError) {
+    try self.init(
+      model: model, persistentHistory: persistentHistory, allowingUnsupportedDerivations: false)
+  }
+
+  /// The schema, optionally leaving out the triggers of derivations the store layer cannot
+  /// create (enough to map a model onto an existing store).
+  init(model: ObjectModel, persistentHistory: Bool, allowingUnsupportedDerivations: Bool)
+    throws(StoreError)
+  {
     self.model = model
     self.persistentHistory = persistentHistory
     let numbers = model.entityNumbers
@@ -200,8 +209,12 @@ public struct StoreSchema: Sendable {
     var triggers: [String] = []
     for entity in model.entities {
       for attribute in entity.attributes where attribute.isDerived && attribute.isStored {
-        triggers += try Self.derivationTriggers(
-          for: attribute, of: entity, model: model, tables: tables)
+        do {
+          triggers += try Self.derivationTriggers(
+            for: attribute, of: entity, model: model, tables: tables)
+        } catch  where allowingUnsupportedDerivations {
+          continue
+        }
       }
     }
     self.indexes = indexes + (persistentHistory ? PersistentHistory.indexes : [])

@@ -1,0 +1,214 @@
+import Foundation
+import ObjectModel
+import PropertyList
+import SQLite
+
+/// An existing Core Data SQLite store, opened for reading without ever changing it: read-only,
+/// through SQLite's URI `mode=ro`, so the `-wal` is read (not ignored) and never checkpointed
+/// or deleted. Reads that must agree with each other go inside ``read(_:)``, one read
+/// transaction with one snapshot, even while an app writes to the store.
+///
+/// ```swift
+/// let store = try CoreDataStore(path: "App.sqlite")
+/// let model = try store.cachedModel() ?? ModelVersionSet.load(path: "App.xcdatamodeld").current
+/// let layout = try store.layout(for: model)
+/// try store.read { store in
+///   try store.forEachObject(in: layout.tables[0], layout: layout) { print($0.reference) }
+/// }
+/// ```
+public final class CoreDataStore {
+  /// One row of `Z_PRIMARYKEY`.
+  public struct EntityRow: Sendable, Equatable {
+    /// `Z_ENT`.
+    public let number: Int
+    /// `Z_NAME` (after a rename by migration, possibly the entity's old name).
+    public let name: String
+    /// `Z_SUPER` (0 for none).
+    public let parent: Int
+    /// `Z_MAX`, the last primary key handed out in the hierarchy (roots only).
+    public let maxPrimaryKey: Int64
+  }
+
+  /// The store's path.
+  public let path: String
+  let database: Database
+  /// `Z_METADATA.Z_UUID`.
+  public let uuid: String
+  /// The metadata dictionary (`Z_METADATA.Z_PLIST`), unknown keys included.
+  public let metadata: [String: PropertyListValue]
+  /// The raw metadata bytes.
+  public let metadataBytes: [UInt8]
+  /// The rows of `Z_PRIMARYKEY`.
+  public let entityRows: [EntityRow]
+
+  /// Opens a store read-only.
+  /// - Throws: ``StoreError``: ``StoreError/Kind/missing`` when the file does not exist,
+  ///   ``StoreError/Kind/notADatabase`` when it is not SQLite,
+  ///   ``StoreError/Kind/notACoreDataStore`` when it lacks Core Data's tables.
+  public init(path: String) throws(StoreError) {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw StoreError(.missing, "no store at this path", path: path)
+    }
+    do {
+      database = try Database(path: path, mode: .readOnly)
+    } catch {
+      throw StoreError(
+        error.isNotADatabase ? .notADatabase : .missing,
+        error.isNotADatabase ? "the file is not an SQLite database" : "the store cannot be opened",
+        path: path, underlying: error)
+    }
+    self.path = path
+    do {
+      let tables = Set(
+        try database.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").allRows()
+          .compactMap { $0[0].textValue })
+      guard tables.contains("Z_PRIMARYKEY"), tables.contains("Z_METADATA") else {
+        throw StoreError(
+          .notACoreDataStore,
+          "the database is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA tables)",
+          path: path)
+      }
+      let row = try database.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        .allRows().first
+      uuid = row?[0].textValue ?? ""
+      metadataBytes = row?[1].blobValue ?? []
+      let decoded = try? PropertyListValue(propertyList: metadataBytes)
+      guard let dictionary = decoded?.dictionaryValue else {
+        throw StoreError(
+          .notACoreDataStore, "Z_METADATA holds no metadata property list", path: path)
+      }
+      metadata = dictionary
+      entityRows = try database.prepare(
+        "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"
+      ).allRows().map {
+        EntityRow(
+          number: Int($0[0].integerValue ?? 0), name: $0[1].textValue ?? "",
+          parent: Int($0[2].integerValue ?? 0), maxPrimaryKey: $0[3].integerValue ?? 0)
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(
+        .database, "cannot read the store's tables", path: path, underlying: error as? SQLiteError)
+    }
+  }
+
+  /// Runs `body` in one read transaction: every read inside sees the same snapshot.
+  public func read<R>(_ body: (CoreDataStore) throws -> R) throws -> R {
+    try database.read { _ in try body(self) }
+  }
+
+  // MARK: Model
+
+  /// The bytes of `Z_MODELCACHE`, or nil when the store has none (stores before about 2014).
+  public func modelCacheBytes() throws(StoreError) -> [UInt8]? {
+    do {
+      let hasTable =
+        try database.prepare(
+          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'Z_MODELCACHE'"
+        ).scalar() == .integer(1)
+      guard hasTable else { return nil }
+      return try database.prepare("SELECT Z_CONTENT FROM Z_MODELCACHE").scalar().blobValue
+    } catch {
+      throw StoreError(.database, "cannot read Z_MODELCACHE", path: path, underlying: error)
+    }
+  }
+
+  /// The model the store keeps in `Z_MODELCACHE`, with the entity version hashes of its
+  /// metadata; nil when it keeps none.
+  public func cachedModel(name: String? = nil) throws(StoreError) -> ObjectModel? {
+    guard let bytes = try modelCacheBytes() else { return nil }
+    let modelName = name ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+    do {
+      return try CompiledModelLoader.load(modelCache: bytes, name: modelName).withVersionHashes(
+        versionHashes)
+    } catch {
+      throw StoreError(
+        .modelMismatch, "the store's Z_MODELCACHE cannot be read", path: path, underlying: error)
+    }
+  }
+
+  /// The entity version hashes in the metadata.
+  public var versionHashes: [String: [UInt8]] {
+    var hashes: [String: [UInt8]] = [:]
+    for (name, value) in metadata["NSStoreModelVersionHashes"]?.dictionaryValue ?? [:] {
+      if let data = value.dataValue { hashes[name] = data }
+    }
+    return hashes
+  }
+
+  /// The version identifiers in the metadata.
+  public var versionIdentifiers: [String] {
+    metadata["NSStoreModelVersionIdentifiers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+  }
+
+  /// The store's actual schema.
+  public func schema() throws(StoreError) -> SchemaSnapshot {
+    do {
+      return try SchemaSnapshot(database)
+    } catch {
+      throw StoreError(.database, "cannot read the schema", path: path, underlying: error)
+    }
+  }
+
+  /// The store's entity number for each of `model`'s entities: by name in `Z_PRIMARYKEY`, else
+  /// by renaming identifier (Core Data keeps the old name there after a rename), else the
+  /// model's own numbering.
+  public func entityNumbers(for model: ObjectModel) -> [String: Int] {
+    let byName = Dictionary(
+      entityRows.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
+    var numbers = model.entityNumbers
+    for entity in model.entities {
+      if let number = byName[entity.name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) {
+        numbers[entity.name] = number
+      }
+    }
+    return numbers
+  }
+
+  /// Maps `model` onto this store's schema.
+  public func layout(for model: ObjectModel) throws(StoreError) -> StoreLayout {
+    do {
+      return try StoreLayout(
+        model: model, snapshot: schema(), entityNumbers: entityNumbers(for: model))
+    } catch {
+      throw StoreError(error.kind, error.detail, path: path, underlying: error.underlying)
+    }
+  }
+
+  // MARK: Reading
+
+  /// The number of rows in a table.
+  public func count(table: String) throws(StoreError) -> Int {
+    do {
+      return Int(try database.prepare("SELECT count(*) FROM \(table)").scalar().integerValue ?? 0)
+    } catch {
+      throw StoreError(.database, "cannot count \(table)", path: path, underlying: error)
+    }
+  }
+
+  /// Streams every object of an entity table, in primary-key order, as typed records.
+  public func forEachObject(
+    in table: StoreLayout.Table, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
+  ) throws {
+    let reader = try TableReader(table: table, layout: layout, database: database)
+    try reader.forEach(body)
+  }
+
+  /// Streams the rows of a many-to-many join table: the owner's and the destination's primary
+  /// keys, and the order key when the table has one.
+  public func forEachPair(
+    in join: StoreLayout.Join, _ body: (Int64, Int64, Int64?) throws -> Void
+  ) throws {
+    let order = join.orderColumn.map { ", \($0)" } ?? ""
+    let statement = try database.prepare(
+      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(order) FROM \(join.name) ORDER BY 1, 2"
+    )
+    defer { statement.reset() }
+    while try statement.step() {
+      try body(
+        statement.int64(at: 0), statement.int64(at: 1),
+        join.orderColumn == nil || statement.isNull(at: 2) ? nil : statement.int64(at: 2))
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import ObjectModel
+
+/// A reference to an object in a store: its entity and primary key.
+public struct ObjectReference: Hashable, Sendable, CustomStringConvertible {
+  /// The concrete entity's name.
+  public let entity: String
+  /// The primary key (`Z_PK`).
+  public let primaryKey: Int64
+
+  /// Creates a reference.
+  public init(entity: String, primaryKey: Int64) {
+    self.entity = entity
+    self.primaryKey = primaryKey
+  }
+
+  /// `Entity/p<pk>`, as Core Data's object URIs end.
+  public var description: String { "\(entity)/p\(primaryKey)" }
+}
+
+/// One object as read from a store: its entity, primary key, optimistic-lock version, stored
+/// attribute values (absent = nil) and to-one references (absent = nil). To-many relationships
+/// are the inverse of to-ones, or rows of join tables, and are read separately.
+public struct ObjectRecord: Sendable, Equatable {
+  /// The concrete entity's name.
+  public var entity: String
+  /// The primary key (`Z_PK`).
+  public var primaryKey: Int64
+  /// The optimistic-lock version (`Z_OPT`).
+  public var version: Int64
+  /// Attribute values by name; nil values are absent.
+  public var attributes: [String: AttributeValue]
+  /// To-one references by relationship name; empty relationships are absent.
+  public var toOne: [String: ObjectReference]
+
+  /// Creates a record.
+  public init(
+    entity: String, primaryKey: Int64, version: Int64 = 1,
+    attributes: [String: AttributeValue] = [:], toOne: [String: ObjectReference] = [:]
+  ) {
+    self.entity = entity
+    self.primaryKey = primaryKey
+    self.version = version
+    self.attributes = attributes
+    self.toOne = toOne
+  }
+
+  /// The object's reference.
+  public var reference: ObjectReference { ObjectReference(entity: entity, primaryKey: primaryKey) }
+}

@@ -1,0 +1,178 @@
+import ObjectModel
+
+/// Where a model's data lives in one real store: each entity's table, each stored attribute's
+/// and to-one relationship's column, each many-to-many join table and its columns.
+///
+/// Names are generated as Core Data generates them and then checked against the store's actual
+/// schema; where the store uses a variant (a collision suffix, another `Z<n>_` number, another
+/// join-table number), the actual name is found by pattern. A model element the store lacks is
+/// an error naming it.
+public struct StoreLayout: Sendable {
+  /// Where an attribute is stored.
+  public struct AttributeColumn: Sendable {
+    /// The attribute.
+    public let attribute: AttributeDescription
+    /// Its column.
+    public let column: String
+  }
+
+  /// Where a to-one relationship is stored.
+  public struct ToOneColumns: Sendable {
+    /// The relationship.
+    public let relationship: RelationshipDescription
+    /// The destination's primary key column.
+    public let column: String
+    /// The destination's `Z_ENT` column (`Z<n>_<NAME>`), when the destination has sub-entities.
+    public let entityColumn: String?
+  }
+
+  /// Where an entity hierarchy is stored.
+  public struct Table: Sendable {
+    /// The table's name.
+    public let name: String
+    /// The root entity.
+    public let rootEntity: String
+    /// Attribute columns of every entity in the hierarchy, by entity name.
+    public let attributes: [String: [AttributeColumn]]
+    /// To-one relationship columns of every entity in the hierarchy, by entity name.
+    public let toOne: [String: [ToOneColumns]]
+    /// Order-key columns (`Z_FOK_`), by the ordered relationship's entity and name.
+    public let orderKeys: [String: String]
+  }
+
+  /// A many-to-many join table.
+  public struct Join: Sendable {
+    /// The table's name.
+    public let name: String
+    /// The entity owning `relationship`.
+    public let entity: String
+    /// The relationship (the inverse is on its destination).
+    public let relationship: RelationshipDescription
+    /// The column holding `entity`'s primary keys.
+    public let sourceColumn: String
+    /// The column holding the destination's primary keys.
+    public let destinationColumn: String
+    /// The order column, if any.
+    public let orderColumn: String?
+  }
+
+  /// The model.
+  public let model: ObjectModel
+  /// The store's entity numbers (from its `Z_PRIMARYKEY`, which may differ from the model's
+  /// own numbering after a migration renamed entities).
+  public let entityNumbers: [String: Int]
+  /// The entity tables.
+  public let tables: [Table]
+  /// The join tables.
+  public let joins: [Join]
+
+  /// Maps `model` onto a store with schema `snapshot` and entity numbers `entityNumbers`.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) naming the first entity,
+  ///   attribute or relationship the store has no place for.
+  public init(model: ObjectModel, snapshot: SchemaSnapshot, entityNumbers: [String: Int])
+    throws(StoreError)
+  {
+    self.model = model
+    self.entityNumbers = entityNumbers
+    let generated = try StoreSchema(
+      model: model, persistentHistory: false, allowingUnsupportedDerivations: true)
+    func mismatch(_ what: String) -> StoreError {
+      StoreError(.modelMismatch, "the model does not match the store: \(what)")
+    }
+    var tables: [Table] = []
+    for table in generated.tables {
+      guard let actual = snapshot.tables[table.name] else {
+        throw mismatch("no table \(table.name) for entity \(table.rootEntity)")
+      }
+      let actualNames = Set(actual.map(\.name))
+      var attributes: [String: [AttributeColumn]] = [:]
+      var toOne: [String: [ToOneColumns]] = [:]
+      var orderKeys: [String: String] = [:]
+      func find(_ expected: String, pattern: String? = nil) -> String? {
+        if actualNames.contains(expected) { return expected }
+        // A collision suffix or a different Z<n>_ number: match the pattern.
+        return actual.map(\.name).first { name in
+          if let pattern { return name.range(of: pattern, options: .regularExpression) != nil }
+          return name.hasPrefix(expected) && name.dropFirst(expected.count).allSatisfy(\.isNumber)
+        }
+      }
+      for column in table.columns {
+        switch column.role {
+        case .attribute(let entity, let name):
+          guard let attribute = model.entity(named: entity)?.attribute(named: name),
+            let found = find(column.name)
+          else { throw mismatch("no column \(column.name) in \(table.name) for \(entity).\(name)") }
+          attributes[entity, default: []].append(
+            AttributeColumn(attribute: attribute, column: found))
+        case .foreignKey(let entity, let name):
+          guard let relationship = model.entity(named: entity)?.relationship(named: name),
+            let found = find(column.name)
+          else { throw mismatch("no column \(column.name) in \(table.name) for \(entity).\(name)") }
+          let entityColumn = table.columns.first {
+            $0.role == .foreignEntity(entity: entity, name: name)
+          }
+          .flatMap { find($0.name, pattern: "^Z[0-9]+_\(name.uppercased())$") }
+          toOne[entity, default: []].append(
+            ToOneColumns(relationship: relationship, column: found, entityColumn: entityColumn))
+        case .orderKey(let entity, let name):
+          if let found = find(column.name) { orderKeys["\(entity).\(name)"] = found }
+        case .foreignEntity:
+          break
+        }
+      }
+      tables.append(
+        Table(
+          name: table.name, rootEntity: table.rootEntity, attributes: attributes, toOne: toOne,
+          orderKeys: orderKeys))
+    }
+    var joins: [Join] = []
+    for join in generated.joinTables {
+      guard
+        let relationship = model.entity(named: join.entity)?.relationship(named: join.relationship)
+      else { continue }
+      let suffix = join.relationship.uppercased()
+      let inverseSuffix = model.inverse(of: relationship)?.name.uppercased() ?? ""
+      // The expected name, else any Z_<n><RELATIONSHIP> table with matching columns.
+      let candidates =
+        [join.name]
+        + snapshot.tables.keys.sorted().filter {
+          $0.range(of: "^Z_[0-9]+\(suffix)$", options: .regularExpression) != nil
+        }
+      var matched: Join?
+      for name in candidates {
+        guard let columns = snapshot.tables[name]?.map(\.name) else { continue }
+        let source =
+          columns.contains(join.sourceColumn)
+          ? join.sourceColumn
+          : columns.first {
+            $0.range(of: "^Z_[0-9]+\(inverseSuffix)[0-9]*$", options: .regularExpression) != nil
+          }
+        let destination =
+          columns.contains(join.destinationColumn)
+          ? join.destinationColumn
+          : columns.first {
+            $0 != source
+              && $0.range(of: "^Z_[0-9]+\(suffix)[0-9]*$", options: .regularExpression) != nil
+          }
+        if let source, let destination {
+          matched = Join(
+            name: name, entity: join.entity, relationship: relationship, sourceColumn: source,
+            destinationColumn: destination, orderColumn: columns.first { $0.hasPrefix("Z_FOK_") })
+          break
+        }
+      }
+      guard let matched else {
+        throw mismatch(
+          "no join table for \(join.entity).\(join.relationship) (expected \(join.name))")
+      }
+      joins.append(matched)
+    }
+    self.tables = tables
+    self.joins = joins
+  }
+
+  /// The table holding `entity`'s rows.
+  public func table(for entity: String) -> Table? {
+    tables.first { $0.rootEntity == model.root(of: entity)?.name }
+  }
+}

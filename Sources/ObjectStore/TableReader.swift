@@ -1,0 +1,116 @@
+import Foundation
+import ObjectModel
+import SQLite
+
+/// Reads an entity table's rows into typed records with one prepared statement.
+struct TableReader {
+  private struct Field {
+    let entity: String
+    let index: Int
+  }
+
+  private let statement: Statement
+  private let attributeFields: [(Field, AttributeDescription)]
+  private let toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)]
+  private let entityNames: [Int: String]
+  private let lineages: [String: Set<String>]
+  private let model: ObjectModel
+
+  init(table: StoreLayout.Table, layout: StoreLayout, database: Database) throws {
+    var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+    var attributeFields: [(Field, AttributeDescription)] = []
+    var toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)] = []
+    for (entity, attributes) in table.attributes.sorted(by: { $0.key < $1.key }) {
+      for attribute in attributes {
+        attributeFields.append((Field(entity: entity, index: columns.count), attribute.attribute))
+        columns.append(attribute.column)
+      }
+    }
+    for (entity, relationships) in table.toOne.sorted(by: { $0.key < $1.key }) {
+      for relationship in relationships {
+        let index = columns.count
+        columns.append(relationship.column)
+        var entityIndex: Int?
+        if let entityColumn = relationship.entityColumn {
+          entityIndex = columns.count
+          columns.append(entityColumn)
+        }
+        toOneFields.append(
+          (Field(entity: entity, index: index), relationship.relationship, entityIndex))
+      }
+    }
+    statement = try database.prepare(
+      "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) ORDER BY Z_PK")
+    self.attributeFields = attributeFields
+    self.toOneFields = toOneFields
+    self.model = layout.model
+    var names: [Int: String] = [:]
+    for (name, number) in layout.entityNumbers { names[number] = name }
+    entityNames = names
+    var lineages: [String: Set<String>] = [:]
+    for entity in layout.model.hierarchy(from: table.rootEntity) {
+      lineages[entity.name] = Set(layout.model.lineage(of: entity.name).map(\.name))
+    }
+    self.lineages = lineages
+  }
+
+  func forEach(_ body: (ObjectRecord) throws -> Void) throws {
+    defer { statement.reset() }
+    while try statement.step() {
+      let number = Int(statement.int64(at: 1))
+      guard let entity = entityNames[number], let lineage = lineages[entity] else {
+        throw StoreError(
+          .modelMismatch,
+          "row \(statement.int64(at: 0)) has Z_ENT \(number), which names no entity of the model")
+      }
+      var record = ObjectRecord(
+        entity: entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
+      for (field, attribute) in attributeFields where lineage.contains(field.entity) {
+        if let value = value(at: field.index, type: attribute.type) {
+          record.attributes[attribute.name] = value
+        }
+      }
+      for (field, relationship, entityIndex) in toOneFields where lineage.contains(field.entity) {
+        guard !statement.isNull(at: field.index) else { continue }
+        var destination = relationship.destination
+        if let entityIndex, !statement.isNull(at: entityIndex),
+          let name = entityNames[Int(statement.int64(at: entityIndex))]
+        {
+          destination = name
+        }
+        record.toOne[relationship.name] = ObjectReference(
+          entity: destination, primaryKey: statement.int64(at: field.index))
+      }
+      try body(record)
+    }
+  }
+
+  /// The column's value typed by the attribute's type; nil for NULL.
+  private func value(at index: Int, type: AttributeType) -> AttributeValue? {
+    if statement.isNull(at: index) { return nil }
+    switch type {
+    case .integer16, .integer32, .integer64: return .integer(statement.int64(at: index))
+    case .boolean: return .bool(statement.int64(at: index) != 0)
+    case .double, .float: return .double(statement.double(at: index))
+    case .decimal:
+      if statement.storageType(at: index) == .text { return .decimal(statement.text(at: index)) }
+      return .decimal(DecimalText.format(statement.double(at: index)))
+    case .date: return .date(statement.double(at: index))
+    case .string: return .string(statement.text(at: index))
+    case .uri: return .uri(statement.text(at: index))
+    case .uuid: return .uuid(statement.blob(at: index))
+    case .binaryData: return .data(statement.blob(at: index))
+    case .transformable: return .transformed(statement.blob(at: index))
+    case .objectID, .undefined: return .data(statement.blob(at: index))
+    }
+  }
+}
+
+/// Decimals are REAL in Core Data's stores: written back as the shortest decimal text that
+/// reads as the same double (`10.11`, `5`).
+enum DecimalText {
+  static func format(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+  }
+}

@@ -1,0 +1,54 @@
+import ObjectModel
+
+/// Finds which version of a model set a store was written with.
+public enum VersionDetector {
+  /// The version of `set` that `store` was written with.
+  ///
+  /// By Apple's entity version hashes when both the store's metadata and the set have them (a
+  /// `.momd`); otherwise by comparing the store's schema with the schema each version would
+  /// get, ties broken by the store's version identifiers.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) when no version matches or
+  ///   several do, listing the candidates.
+  public static func detect(store: CoreDataStore, in set: ModelVersionSet) throws(StoreError)
+    -> ObjectModel
+  {
+    let names = set.versions.map { $0.versionName ?? $0.name }
+    let storeHashes = store.versionHashes
+    if !storeHashes.isEmpty, set.versions.contains(where: { !$0.entityVersionHashes.isEmpty }) {
+      let matches = set.versions.filter { $0.entityVersionHashes == storeHashes }
+      if matches.count == 1 { return matches[0] }
+    }
+    let actual = try store.schema().filtered(isModelObject)
+    var matches: [ObjectModel] = []
+    for version in set.versions {
+      guard let schema = try? StoreSchema(model: version),
+        let expected = try? SchemaSnapshot(of: schema)
+      else { continue }
+      if expected.filtered(isModelObject) == actual { matches.append(version) }
+    }
+    if matches.count > 1 {
+      let identified = matches.filter { $0.versionIdentifiers == store.versionIdentifiers }
+      if identified.count == 1 { return identified[0] }
+    }
+    switch matches.count {
+    case 1: return matches[0]
+    case 0:
+      throw StoreError(
+        .modelMismatch,
+        "no version of \(set.name) matches the store (versions: \(names.joined(separator: ", ")))",
+        path: store.path)
+    default:
+      throw StoreError(
+        .modelMismatch,
+        "the store matches several versions of \(set.name): \(matches.compactMap(\.versionName).joined(separator: ", "))",
+        path: store.path)
+    }
+  }
+
+  /// Whether a table, index or trigger comes from the model (not history tracking, not the
+  /// bookkeeping tables).
+  static func isModelObject(_ name: String) -> Bool {
+    !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains(name) && !name.hasPrefix("A")
+      && !name.hasPrefix("Z_TRANSACTION")
+  }
+}
