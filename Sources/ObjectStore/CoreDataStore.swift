@@ -45,12 +45,17 @@ public final class CoreDataStore {
   /// - Throws: ``StoreError``: ``StoreError/Kind/missing`` when the file does not exist,
   ///   ``StoreError/Kind/notADatabase`` when it is not SQLite,
   ///   ``StoreError/Kind/notACoreDataStore`` when it lacks Core Data's tables.
-  public init(path: String) throws(StoreError) {
+  public convenience init(path: String) throws(StoreError) {
+    try self.init(path: path, writable: false)
+  }
+
+  /// Opens a store for reading, or (`writable`) for a context to change it.
+  init(path: String, writable: Bool) throws(StoreError) {
     guard FileManager.default.fileExists(atPath: path) else {
       throw StoreError(.missing, "no store at this path", path: path)
     }
     do {
-      database = try Database(path: path, mode: .readOnly)
+      database = try Database(path: path, mode: writable ? .readWrite : .readOnly)
     } catch {
       throw StoreError(
         error.isNotADatabase ? .notADatabase : .missing,

@@ -17,6 +17,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     case unsupported
     /// SQLite failed (the cause says how).
     case database
+    /// An object failed validation on save (a required value missing, a count out of range).
+    case validation
+    /// A value does not fit its attribute, or a property does not exist.
+    case invalidValue
+    /// A delete was refused by a Deny rule.
+    case deleteDenied
+    /// Another writer changed an object since it was read (optimistic locking).
+    case conflict
   }
 
   /// What went wrong.

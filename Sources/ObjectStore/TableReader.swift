@@ -9,14 +9,19 @@ struct TableReader {
     let index: Int
   }
 
-  private let statement: Statement
+  let statement: Statement
+  /// The index of the first of the caller's extra columns.
+  private(set) var extraStart = 0
   private let attributeFields: [(Field, AttributeDescription)]
   private let toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)]
   private let entityNames: [Int: String]
   private let lineages: [String: Set<String>]
   private let model: ObjectModel
 
-  init(table: StoreLayout.Table, layout: StoreLayout, database: Database) throws {
+  init(
+    table: StoreLayout.Table, layout: StoreLayout, database: Database, filter: String? = nil,
+    extraColumns: [String] = []
+  ) throws {
     var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
     var attributeFields: [(Field, AttributeDescription)] = []
     var toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)] = []
@@ -39,8 +44,11 @@ struct TableReader {
           (Field(entity: entity, index: index), relationship.relationship, entityIndex))
       }
     }
+    extraStart = columns.count
+    columns += extraColumns
     statement = try database.prepare(
-      "SELECT \(columns.joined(separator: ", ")) FROM \(table.name) ORDER BY Z_PK")
+      "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
+        + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK")
     self.attributeFields = attributeFields
     self.toOneFields = toOneFields
     self.model = layout.model
@@ -52,6 +60,12 @@ struct TableReader {
       lineages[entity.name] = Set(layout.model.lineage(of: entity.name).map(\.name))
     }
     self.lineages = lineages
+  }
+
+  /// Binds the filter's parameters (1-based, in order).
+  func bind(_ values: [SQLiteValue]) throws {
+    statement.reset(clearBindings: true)
+    try statement.bind(values)
   }
 
   func forEach(_ body: (ObjectRecord) throws -> Void) throws {

@@ -1,0 +1,72 @@
+import ObjectModel
+
+/// An object in an ``ObjectContext``: its attribute values and relationships, read lazily from
+/// the store and changed in memory until the context saves.
+///
+/// Setting a relationship keeps its inverse in step on the other objects, as Core Data does.
+public final class ManagedObject: CustomStringConvertible {
+  /// The object's entity and primary key.
+  public let reference: ObjectReference
+  unowned let context: ObjectContext
+  var attributes: [String: AttributeValue]
+  var toOne: [String: ObjectReference]
+  var toMany: [String: [ObjectReference]] = [:]
+  var version: Int64
+  /// Whether the object was deleted (pending or saved), or discarded by a rollback.
+  public internal(set) var isDeleted = false
+
+  init(record: ObjectRecord, context: ObjectContext) {
+    reference = record.reference
+    self.context = context
+    attributes = record.attributes
+    toOne = record.toOne
+    version = record.version
+  }
+
+  /// The entity's name.
+  public var entity: String { reference.entity }
+
+  /// The primary key.
+  public var primaryKey: Int64 { reference.primaryKey }
+
+  /// `Entity/p<pk>`.
+  public var description: String { reference.description }
+
+  /// The value of attribute `key` (nil when it has none).
+  public func value(for key: String) -> AttributeValue? { attributes[key] }
+
+  /// Sets attribute `key`.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) when the entity has no such
+  ///   attribute, it is derived, or the value does not fit its type.
+  public func setValue(_ value: AttributeValue?, for key: String) throws(StoreError) {
+    try context.setValue(value, for: key, of: self)
+  }
+
+  /// The object a to-one relationship points at.
+  public func object(for relationship: String) throws(StoreError) -> ManagedObject? {
+    try context.relatedObject(of: self, relationship)
+  }
+
+  /// Points a to-one relationship at `object` (nil empties it); the inverse follows.
+  public func setObject(_ object: ManagedObject?, for relationship: String) throws(StoreError) {
+    try context.setToOne(of: self, relationship, to: object?.reference)
+  }
+
+  /// The objects of a to-many relationship, in order (ordered relationships) or by primary key.
+  public func objects(for relationship: String) throws(StoreError) -> [ManagedObject] {
+    try context.members(of: self, relationship).map { reference throws(StoreError) in
+      try context.object(with: reference)
+    }
+  }
+
+  /// Adds `object` to a to-many relationship (at the end, for an ordered one); the inverse
+  /// follows.
+  public func add(_ object: ManagedObject, to relationship: String) throws(StoreError) {
+    try context.addMember(object.reference, to: self, relationship)
+  }
+
+  /// Removes `object` from a to-many relationship; the inverse follows.
+  public func remove(_ object: ManagedObject, from relationship: String) throws(StoreError) {
+    try context.removeMember(object.reference, from: self, relationship)
+  }
+}

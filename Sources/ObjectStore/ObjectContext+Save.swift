@@ -1,0 +1,342 @@
+import ObjectModel
+import SQLite
+
+extension ObjectContext {
+  // MARK: Deleting
+
+  /// Deletes `object`, following each relationship's delete rule: cascade deletes the
+  /// destination objects too, nullify removes the object from the destinations' inverses, deny
+  /// refuses while the relationship is not empty, no action leaves the destinations as they are.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/deleteDenied``) naming the object and the
+  ///   relationship when a Deny rule refuses; nothing is changed then.
+  public func delete(_ object: ManagedObject) throws(StoreError) {
+    guard !object.isDeleted else { return }
+    // Everything cascading deletes reaches, before anything changes.
+    var closure = [object.reference]
+    var doomed = Set(closure)
+    var index = 0
+    while index < closure.count {
+      let current = try self.object(with: closure[index])
+      index += 1
+      for relationship in model.relationships(of: current.entity)
+      where relationship.deleteRule == .cascade && !relationship.isTransient {
+        for target in try targets(of: current, relationship) where doomed.insert(target).inserted {
+          closure.append(target)
+        }
+      }
+    }
+    for reference in closure {
+      let current = try self.object(with: reference)
+      for relationship in model.relationships(of: current.entity)
+      where relationship.deleteRule == .deny && !relationship.isTransient {
+        let blocking = try targets(of: current, relationship).filter { !doomed.contains($0) }
+        if let first = blocking.first {
+          throw fail(
+            .deleteDenied,
+            "cannot delete \(current): \(current.entity).\(relationship.name) still holds \(first) (delete rule Deny)"
+          )
+        }
+      }
+    }
+    for reference in closure {
+      let current = try self.object(with: reference)
+      for relationship in model.relationships(of: current.entity) where !relationship.isTransient {
+        let inverse = model.inverse(of: relationship)
+        let isManyToMany = relationship.isToMany && (inverse?.isToMany ?? false)
+        guard relationship.deleteRule != .noAction || isManyToMany else { continue }
+        for target in try targets(of: current, relationship) where !doomed.contains(target) {
+          if relationship.isToMany {
+            try removeMember(target, from: current, relationship.name)
+          } else {
+            try setToOne(of: current, relationship.name, to: nil)
+          }
+        }
+      }
+    }
+    for reference in closure {
+      registered[reference]?.isDeleted = true
+      updated.remove(reference)
+      if inserted.remove(reference) != nil {
+        registered.removeValue(forKey: reference)
+        joinInserts = joinInserts.filter { !involves($0, reference) }
+      } else {
+        deleted.insert(reference)
+      }
+    }
+  }
+
+  private func targets(of object: ManagedObject, _ relationship: RelationshipDescription)
+    throws(StoreError)
+    -> [ObjectReference]
+  {
+    if relationship.isToMany {
+      guard model.inverse(of: relationship) != nil else { return [] }
+      return try members(of: object, relationship.name)
+    }
+    return object.toOne[relationship.name].map { [$0] } ?? []
+  }
+
+  private func involves(_ pair: JoinPair, _ reference: ObjectReference) -> Bool {
+    guard let join = layout.joins.first(where: { $0.name == pair.table }) else { return false }
+    let lineage = Set(model.lineage(of: reference.entity).map(\.name))
+    if lineage.contains(join.entity) && pair.source == reference.primaryKey { return true }
+    return lineage.contains(join.relationship.destination)
+      && pair.destination == reference.primaryKey
+  }
+
+  // MARK: Validating
+
+  private func validate() throws(StoreError) {
+    for reference in inserted.union(updated).sorted(by: { $0.description < $1.description }) {
+      guard let object = registered[reference], !object.isDeleted else { continue }
+      for attribute in model.attributes(of: object.entity)
+      where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived
+        && object.attributes[attribute.name] == nil
+      {
+        throw fail(
+          .validation, "\(object): \(object.entity).\(attribute.name) is required and has no value")
+      }
+      for relationship in model.relationships(of: object.entity) where !relationship.isTransient {
+        if !relationship.isToMany {
+          if !relationship.isOptional && object.toOne[relationship.name] == nil {
+            throw fail(
+              .validation, "\(object): \(object.entity).\(relationship.name) is required and empty")
+          }
+          continue
+        }
+        guard !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 1,
+          model.inverse(of: relationship) != nil
+        else { continue }
+        let count = try members(of: object, relationship.name).count
+        let tooFew = count == 0 ? !relationship.isOptional : count < relationship.minCount
+        let tooMany = relationship.maxCount > 1 && count > relationship.maxCount
+        if tooFew || tooMany {
+          throw fail(
+            .validation,
+            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes \(relationship.minCount)...\(relationship.maxCount == 0 ? "any" : String(relationship.maxCount))\(relationship.isOptional ? " or none" : "")"
+          )
+        }
+      }
+    }
+  }
+
+  // MARK: Saving
+
+  /// Writes every pending change in one transaction: deletes, inserts (`Z_OPT` 1), updates
+  /// (`Z_OPT` incremented, only where it still has the value read), join-table rows, order
+  /// keys, and `Z_PRIMARYKEY.Z_MAX`.
+  /// - Throws: ``StoreError``: ``StoreError/Kind/validation`` naming the object and property,
+  ///   ``StoreError/Kind/conflict`` when another writer changed an object meanwhile, or the
+  ///   database's error. Nothing is written then, and the changes stay pending.
+  public func save() throws(StoreError) {
+    guard hasChanges || !reordered.isEmpty else { return }
+    try validate()
+    let orderKeys = try pendingOrderKeys()
+    do {
+      try store.database.transaction(.immediate) { db in
+        try writeDeletes(db)
+        for reference in inserted.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+          try writeRow(
+            registered[reference]!, insert: true, orderKeys: orderKeys[reference] ?? [:], db)
+        }
+        for reference in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+          guard let object = registered[reference], !object.isDeleted else { continue }
+          try writeRow(object, insert: false, orderKeys: orderKeys[reference] ?? [:], db)
+        }
+        try writeJoins(db)
+        try writeMaxKeys(db)
+      }
+    } catch {
+      throw wrap(error, "the save failed and was rolled back")
+    }
+    for reference in inserted { registered[reference]?.version = 1 }
+    for reference in updated { registered[reference]?.version += 1 }
+    for reference in deleted { registered.removeValue(forKey: reference) }
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
+    joinInserts.removeAll()
+    joinDeletes.removeAll()
+    reordered.removeAll()
+  }
+
+  /// Order keys for the members of reordered one-to-many relationships, by member and column;
+  /// the members whose key changes become updated.
+  private func pendingOrderKeys() throws(StoreError) -> [ObjectReference: [String: Int64]] {
+    var keys: [ObjectReference: [String: Int64]] = [:]
+    for membership in reordered {
+      guard let owner = registered[membership.owner], !owner.isDeleted,
+        let declaring = model.lineage(of: owner.entity).first(where: {
+          $0.relationship(named: membership.relationship) != nil
+        }),
+        let column = layout.tables.compactMap({
+          $0.orderKeys["\(declaring.name).\(membership.relationship)"]
+        }).first
+      else { continue }
+      for (position, member) in try members(of: owner, membership.relationship).enumerated() {
+        keys[member, default: [:]][column] = Int64(position + 1)
+        if let object = registered[member] { markUpdated(object) }
+      }
+    }
+    return keys
+  }
+
+  private func writeDeletes(_ db: Database) throws {
+    for reference in deleted {
+      let table = try table(for: reference.entity)
+      let statement = try db.prepare("DELETE FROM \(table.name) WHERE Z_PK = ?")
+      try statement.bind(.integer(reference.primaryKey), at: 1)
+      try statement.run()
+      let lineage = Set(model.lineage(of: reference.entity).map(\.name))
+      for join in layout.joins {
+        var columns: [String] = []
+        if lineage.contains(join.entity) { columns.append(join.sourceColumn) }
+        if lineage.contains(join.relationship.destination) {
+          columns.append(join.destinationColumn)
+        }
+        for column in columns {
+          let statement = try db.prepare("DELETE FROM \(join.name) WHERE \(column) = ?")
+          try statement.bind(.integer(reference.primaryKey), at: 1)
+          try statement.run()
+        }
+      }
+    }
+  }
+
+  private func writeRow(
+    _ object: ManagedObject, insert: Bool, orderKeys: [String: Int64], _ db: Database
+  ) throws {
+    let table = try table(for: object.entity)
+    let lineage = model.lineage(of: object.entity).map(\.name)
+    var columns: [String] = []
+    var values: [SQLiteValue] = []
+    for entity in lineage {
+      for column in table.attributes[entity] ?? [] where !column.attribute.isDerived {
+        columns.append(column.column)
+        values.append(object.attributes[column.attribute.name].map(SQLValues.sqlite) ?? .null)
+      }
+      for column in table.toOne[entity] ?? [] {
+        let target = object.toOne[column.relationship.name]
+        columns.append(column.column)
+        values.append(target.map { .integer($0.primaryKey) } ?? .null)
+        if let entityColumn = column.entityColumn {
+          columns.append(entityColumn)
+          values.append(
+            target.flatMap { layout.entityNumbers[$0.entity] }.map { .integer(Int64($0)) } ?? .null)
+        }
+      }
+    }
+    for (column, key) in orderKeys.sorted(by: { $0.key < $1.key }) {
+      columns.append(column)
+      values.append(.integer(key))
+    }
+    if insert {
+      let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
+      let statement = try db.prepare(
+        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+      )
+      try statement.bind(
+        [
+          .integer(object.primaryKey), .integer(Int64(layout.entityNumbers[object.entity] ?? 0)),
+          .integer(1),
+        ] + values)
+      try statement.run()
+    } else {
+      let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
+      let statement = try db.prepare(
+        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
+      try statement.bind(
+        values + [
+          .integer(object.version + 1), .integer(object.primaryKey), .integer(object.version),
+        ])
+      try statement.run()
+      guard db.changes == 1 else {
+        throw fail(
+          .conflict,
+          "\(object) was changed or deleted by another writer since it was read (Z_OPT \(object.version))"
+        )
+      }
+    }
+  }
+
+  private func writeJoins(_ db: Database) throws {
+    for pair in joinDeletes {
+      guard let join = layout.joins.first(where: { $0.name == pair.table }) else { continue }
+      let statement = try db.prepare(
+        "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
+      try statement.bind([.integer(pair.source), .integer(pair.destination)])
+      try statement.run()
+    }
+    for pair in joinInserts {
+      guard let join = layout.joins.first(where: { $0.name == pair.table }) else { continue }
+      let statement = try db.prepare(
+        "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
+      )
+      try statement.bind([.integer(pair.source), .integer(pair.destination)])
+      try statement.run()
+    }
+    // Ordered many-to-many: the order column follows the owner's list.
+    for membership in reordered {
+      guard let owner = registered[membership.owner], !owner.isDeleted,
+        let (join, ownerSide) = try? joinTable(for: owner.entity, membership.relationship),
+        let orderColumn = join.orderColumn
+      else { continue }
+      for (position, member) in try members(of: owner, membership.relationship).enumerated() {
+        let (source, destination) =
+          ownerSide ? (owner.primaryKey, member.primaryKey) : (member.primaryKey, owner.primaryKey)
+        let statement = try db.prepare(
+          "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
+        )
+        try statement.bind([.integer(Int64(position + 1)), .integer(source), .integer(destination)])
+        try statement.run()
+      }
+    }
+  }
+
+  private func writeMaxKeys(_ db: Database) throws {
+    var highest: [String: Int64] = [:]
+    for reference in inserted {
+      guard let root = model.root(of: reference.entity)?.name else { continue }
+      highest[root] = max(highest[root] ?? 0, reference.primaryKey)
+    }
+    for (root, key) in highest {
+      let statement = try db.prepare(
+        "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
+      try statement.bind([.integer(key), .integer(Int64(layout.entityNumbers[root] ?? 0))])
+      try statement.run()
+    }
+  }
+
+  // MARK: Rolling back
+
+  /// Discards every pending change: inserted objects become deleted, every other object gets
+  /// its stored values back.
+  public func rollback() {
+    for reference in inserted { registered[reference]?.isDeleted = true }
+    for reference in inserted { registered.removeValue(forKey: reference) }
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
+    joinInserts.removeAll()
+    joinDeletes.removeAll()
+    reordered.removeAll()
+    for (reference, object) in registered {
+      object.toMany.removeAll()
+      guard let table = layout.table(for: reference.entity),
+        let reader = try? TableReader(
+          table: table, layout: layout, database: store.database, filter: "Z_PK = ?")
+      else { continue }
+      var fresh: ObjectRecord?
+      try? reader.bind([.integer(reference.primaryKey)])
+      try? reader.forEach { fresh = $0 }
+      if let fresh {
+        object.attributes = fresh.attributes
+        object.toOne = fresh.toOne
+        object.version = fresh.version
+        object.isDeleted = false
+      } else {
+        object.isDeleted = true
+      }
+    }
+  }
+}
