@@ -197,7 +197,7 @@ public final class CoreDataStore {
     in table: StoreLayout.Table, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
   ) throws {
     let reader = try TableReader(table: table, layout: layout, database: database)
-    try reader.forEach(body)
+    try reader.readRows(body)
   }
 
   /// Streams the rows of a many-to-many join table: the owner's and the destination's primary

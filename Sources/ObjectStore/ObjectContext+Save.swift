@@ -328,7 +328,7 @@ extension ObjectContext {
       else { continue }
       var fresh: ObjectRecord?
       try? reader.bind([.integer(reference.primaryKey)])
-      try? reader.forEach { fresh = $0 }
+      try? reader.readRows { fresh = $0 }
       if let fresh {
         object.attributes = fresh.attributes
         object.toOne = fresh.toOne

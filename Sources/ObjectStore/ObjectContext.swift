@@ -95,7 +95,7 @@ public final class ObjectContext {
         table: table, layout: layout, database: store.database, filter: filter)
       try reader.bind(bindings)
       var result: [ManagedObject] = []
-      try reader.forEach { record in result.append(register(record)) }
+      try reader.readRows { record in result.append(register(record)) }
       return result
     } catch {
       throw wrap(error, "cannot read \(table.name)")

@@ -68,7 +68,7 @@ struct TableReader {
     try statement.bind(values)
   }
 
-  func forEach(_ body: (ObjectRecord) throws -> Void) throws {
+  func readRows(_ body: (ObjectRecord) throws -> Void) throws {
     defer { statement.reset() }
     while try statement.step() {
       let number = Int(statement.int64(at: 1))
