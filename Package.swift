@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "Zlib", targets: ["Zlib"]),
     .library(name: "ObjectModel", targets: ["ObjectModel"]),
     .library(name: "ObjectStore", targets: ["ObjectStore"]),
+    .library(name: "GraphVault", targets: ["GraphVault"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,10 +51,15 @@ let package = Package(
       name: "ObjectStore",
       dependencies: ["ObjectModel", "SQLite", .product(name: "Crypto", package: "swift-crypto")]),
 
+    // Backup, restore, verify, migration; and the services the command line calls.
+    .target(name: "GraphVault", dependencies: ["ObjectStore", "ObjectModel", "LibArchive"]),
+
     // The command-line tool.
     .executableTarget(
       name: "graphvault",
-      dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: [
+        "GraphVault", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
 
     // Release-built benchmark (not a test): `swift run -c release gvbench`.
     .executableTarget(name: "gvbench", dependencies: ["PropertyList"]),

@@ -20,6 +20,9 @@ public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
     case unreadable
     /// A model file is missing.
     case missing
+    /// No model is available where one was looked for (a store without `Z_MODELCACHE`, a
+    /// version name the set does not have).
+    case noModel
   }
 
   /// What is wrong.

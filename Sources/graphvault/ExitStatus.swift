@@ -1,3 +1,5 @@
+import GraphVault
+
 /// Every exit status the tool uses (sysexits.h), decided in one place and documented in
 /// `--help`, the man page and the README.
 enum ExitStatus: Int32, CaseIterable {
@@ -15,12 +17,26 @@ enum ExitStatus: Int32, CaseIterable {
     switch self {
     case .success: return "success"
     case .usage: return "usage error (bad arguments or options)"
-    case .dataError: return "bad or incomplete archive, failed verification"
+    case .dataError:
+      return
+        "bad data: not a Core Data store, a damaged or incomplete archive"
     case .noInput: return "input missing or unreadable"
     case .cannotCreate: return "destination exists (use --force)"
     case .ioError: return "I/O error (disk full, write failed)"
     case .temporaryFailure: return "locked by another run; retry later"
     case .configuration: return "no model, no migration path, or archive newer than the model"
+    }
+  }
+
+  /// The status for a failure.
+  init(_ error: VaultError) {
+    switch error.kind {
+    case .inputMissing: self = .noInput
+    case .invalidInput: self = .dataError
+    case .destinationExists: self = .cannotCreate
+    case .ioFailure: self = .ioError
+    case .locked: self = .temporaryFailure
+    case .modelUnavailable: self = .configuration
     }
   }
 

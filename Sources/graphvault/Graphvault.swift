@@ -14,6 +14,16 @@ struct Graphvault: ParsableCommand {
       EXIT STATUS
       \(ExitStatus.helpTable)
       """,
-    version: ToolVersion.current
+    version: ToolVersion.current,
+    subcommands: [ModelCommand.self, CreateCommand.self]
   )
+}
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+  @Flag(help: "Print one JSON document on standard output.")
+  var json = false
+
+  @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+  var quiet = false
 }

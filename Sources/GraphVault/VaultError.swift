@@ -1,0 +1,73 @@
+import ObjectModel
+import ObjectStore
+
+/// An error from graphvault's services, classified by what a user or script must do about it,
+/// with the lower layer's error as its cause.
+public struct VaultError: Error, CustomStringConvertible, Sendable {
+  /// What kind of failure it is.
+  public enum Kind: Sendable, Equatable {
+    /// An input (store, archive, model file) does not exist or cannot be read.
+    case inputMissing
+    /// An input is not what it should be (not SQLite, not a Core Data store, damaged).
+    case invalidInput
+    /// The destination exists and replacing it was not asked for.
+    case destinationExists
+    /// Reading or writing failed (a full disk, an I/O error).
+    case ioFailure
+    /// Another run holds the lock.
+    case locked
+    /// No model, a model that does not fit, or no migration path.
+    case modelUnavailable
+  }
+
+  /// What kind of failure it is.
+  public let kind: Kind
+  /// A sentence saying what is wrong.
+  public let detail: String
+  /// The lower layer's error.
+  public let cause: (any Error & Sendable)?
+
+  /// Creates an error.
+  public init(_ kind: Kind, _ detail: String, cause: (any Error & Sendable)? = nil) {
+    self.kind = kind
+    self.detail = detail
+    self.cause = cause
+  }
+
+  /// Classifies a lower layer's error.
+  public init(wrapping error: any Error) {
+    switch error {
+    case let error as VaultError:
+      self = error
+    case let error as StoreError:
+      let kind: Kind
+      switch error.kind {
+      case .missing: kind = .inputMissing
+      case .notADatabase, .notACoreDataStore, .validation, .invalidValue, .deleteDenied:
+        kind = .invalidInput
+      case .modelMismatch, .unsupported: kind = .modelUnavailable
+      case .destinationExists: kind = .destinationExists
+      case .database: kind = .ioFailure
+      case .conflict: kind = .locked
+      }
+      self.init(kind, error.description, cause: error)
+    case let error as ModelError:
+      self.init(
+        error.kind == .missing ? .inputMissing : .modelUnavailable, error.description, cause: error)
+    default:
+      self.init(.ioFailure, String(describing: error))
+    }
+  }
+
+  /// The detail (which already names the file and the cause).
+  public var description: String { detail }
+}
+
+/// Runs `body`, turning any error into a ``VaultError``.
+func vault<R>(_ body: () throws -> R) throws(VaultError) -> R {
+  do {
+    return try body()
+  } catch {
+    throw VaultError(wrapping: error)
+  }
+}
