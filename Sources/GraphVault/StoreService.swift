@@ -13,15 +13,18 @@ public enum StoreService {
   /// - Parameters:
   ///   - versionName: the model version; the set's current version when nil.
   ///   - force: replace an existing store.
+  ///   - persistentHistory: add Core Data's persistent-history tables.
   /// - Returns: the model version used.
   @discardableResult
-  public static func create(at path: String, modelPath: String, versionName: String?, force: Bool)
-    throws(VaultError) -> String
-  {
+  public static func create(
+    at path: String, modelPath: String, versionName: String?, force: Bool,
+    persistentHistory: Bool = false
+  ) throws(VaultError) -> String {
     try vault {
       let model = try ModelSource.model(at: modelPath, versionName: versionName)
       var options = StoreCreator.Options()
       options.overwrite = force
+      options.persistentHistory = persistentHistory
       try StoreCreator.create(at: path, model: model, options: options)
       return model.versionName ?? model.name
     }

@@ -20,12 +20,16 @@ struct CreateCommand: ParsableCommand {
   @Flag(help: "Replace an existing store.")
   var force = false
 
+  @Flag(help: "Add the persistent-history tables (ACHANGE, ATRANSACTION, ATRANSACTIONSTRING).")
+  var persistentHistory = false
+
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
     try Failure.exitOnError {
       let version = try StoreService.create(
-        at: store, modelPath: model, versionName: modelVersion, force: force)
+        at: store, modelPath: model, versionName: modelVersion, force: force,
+        persistentHistory: persistentHistory)
       if options.json {
         try Output.json(["store": store, "modelVersion": version])
       } else if !options.quiet {
