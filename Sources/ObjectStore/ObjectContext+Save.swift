@@ -152,12 +152,7 @@ extension ObjectContext {
     for reference in inserted { registered[reference]?.version = 1 }
     for reference in updated { registered[reference]?.version += 1 }
     for reference in deleted { registered.removeValue(forKey: reference) }
-    inserted.removeAll()
-    updated.removeAll()
-    deleted.removeAll()
-    joinInserts.removeAll()
-    joinDeletes.removeAll()
-    reordered.removeAll()
+    clearPendingChanges()
   }
 
   /// Order keys for the members of reordered one-to-many relationships, by member and column;
@@ -307,6 +302,15 @@ extension ObjectContext {
     }
   }
 
+  private func clearPendingChanges() {
+    inserted.removeAll()
+    updated.removeAll()
+    deleted.removeAll()
+    joinInserts.removeAll()
+    joinDeletes.removeAll()
+    reordered.removeAll()
+  }
+
   // MARK: Rolling back
 
   /// Discards every pending change: inserted objects become deleted, every other object gets
@@ -314,12 +318,7 @@ extension ObjectContext {
   public func rollback() {
     for reference in inserted { registered[reference]?.isDeleted = true }
     for reference in inserted { registered.removeValue(forKey: reference) }
-    inserted.removeAll()
-    updated.removeAll()
-    deleted.removeAll()
-    joinInserts.removeAll()
-    joinDeletes.removeAll()
-    reordered.removeAll()
+    clearPendingChanges()
     for (reference, object) in registered {
       object.toMany.removeAll()
       guard let table = layout.table(for: reference.entity),

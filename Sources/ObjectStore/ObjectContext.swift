@@ -451,6 +451,16 @@ public final class ObjectContext {
     throw fail(.modelMismatch, "no join table for \(entity).\(name)")
   }
 
+  /// The join-table row linking `object` to `member` through `name`.
+  private func joinPair(_ object: ManagedObject, _ name: String, _ member: ObjectReference)
+    throws(StoreError) -> JoinPair
+  {
+    let (join, ownerSide) = try joinTable(for: object.entity, name)
+    return ownerSide
+      ? JoinPair(table: join.name, source: object.primaryKey, destination: member.primaryKey)
+      : JoinPair(table: join.name, source: member.primaryKey, destination: object.primaryKey)
+  }
+
   func setToOne(of object: ManagedObject, _ name: String, to target: ObjectReference?)
     throws(StoreError)
   {
@@ -531,11 +541,7 @@ public final class ObjectContext {
       try setToOne(of: other, inverse.name, to: object.reference)
       if !(object.toMany[name]?.contains(member) ?? false) { object.toMany[name]?.append(member) }
     } else {
-      let (join, ownerSide) = try joinTable(for: object.entity, name)
-      let pair =
-        ownerSide
-        ? JoinPair(table: join.name, source: object.primaryKey, destination: member.primaryKey)
-        : JoinPair(table: join.name, source: member.primaryKey, destination: object.primaryKey)
+      let pair = try joinPair(object, name, member)
       if joinDeletes.remove(pair) == nil { joinInserts.insert(pair) }
       object.toMany[name]?.append(member)
       if other.toMany[inverse.name] != nil, !other.toMany[inverse.name]!.contains(object.reference)
@@ -564,11 +570,7 @@ public final class ObjectContext {
     if !inverse.isToMany {
       try setToOne(of: other, inverse.name, to: nil)
     } else {
-      let (join, ownerSide) = try joinTable(for: object.entity, name)
-      let pair =
-        ownerSide
-        ? JoinPair(table: join.name, source: object.primaryKey, destination: member.primaryKey)
-        : JoinPair(table: join.name, source: member.primaryKey, destination: object.primaryKey)
+      let pair = try joinPair(object, name, member)
       if joinInserts.remove(pair) == nil { joinDeletes.insert(pair) }
       other.toMany[inverse.name]?.removeAll { $0 == object.reference }
     }

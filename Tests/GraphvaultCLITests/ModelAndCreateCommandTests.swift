@@ -121,54 +121,15 @@ struct ModelAndCreateCommandTests {
     .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
     .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"))
   func createReproducesEveryFixtureStoresSchema() throws {
-    let cases: [(store: String, model: String, version: String?, history: Bool)] = [
-      (
-        "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
-        "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel", false
-      ),
-      (
-        "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
-        "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2", false
-      ),
-      (
-        "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
-        "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3", false
-      ),
-      (
-        "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
-        "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-        "CoreDataMigration_Example", false
-      ),
-      (
-        "CoreDataMigration-Example/Stores/CoreDataMigration_Example_2.sqlite",
-        "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-        "CoreDataMigration_Example 2", false
-      ),
-      (
-        "CoreDataMigration-Example/Stores/CoreDataMigration_Example_3.sqlite",
-        "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-        "CoreDataMigration_Example 3", false
-      ),
-      (
-        "CoreDataMigration-Example/Stores/CoreDataMigration_Example_WAL.sqlite",
-        "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-        "CoreDataMigration_Example 4", false
-      ),
-      (
-        "CoreDataStack/Stores/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel",
-        false
-      ),
-      ("BookMigration/Stores/Model1.sqlite", "BookMigration/Model.xcdatamodeld", "Model1", false),
-      ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", "", nil, true),
-    ]
     let directory = try TemporaryDirectory()
-    for (index, entry) in cases.enumerated() {
+    for (index, entry) in FixtureStore.all.enumerated() {
       let source = try SharedFixtures.copyStore(entry.store, into: directory.url)
-      let modelPath = entry.model.isEmpty ? source.path : SharedFixtures.file(entry.model).path
+      // The stores whose model lives only in their model cache also track persistent history.
+      let modelPath = entry.modelSet.map { SharedFixtures.file($0).path } ?? source.path
       let created = directory.path("created-\(index).sqlite").path
       var arguments = ["create", created, "--model", modelPath]
       if let version = entry.version { arguments += ["--model-version", version] }
-      if entry.history { arguments.append("--persistent-history") }
+      if entry.modelSet == nil { arguments.append("--persistent-history") }
       let result = try BuiltTool.run(arguments)
       #expect(result.status == 0, "\(entry.store): \(result.stderr)")
       var diffArguments = [

@@ -107,41 +107,10 @@ struct FixtureModelTests {
     }
   }
 
-  static let storeVersions: [(store: String, modelSet: String, version: String)] = [
-    (
-      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
-      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"
-    ),
-    (
-      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
-      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"
-    ),
-    (
-      "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
-      "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_2.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 2"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_3.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 3"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_WAL.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 4"
-    ),
-    ("CoreDataStack/Stores/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel"),
-  ]
+  /// The stores that have both a model cache and an Xcode model version to compare it with.
+  static let storeVersions = FixtureStore.withModelSet.filter { store in
+    FixtureStore.withModelCache.contains { $0.store == store.store }
+  }
 
   /// Reads `Z_MODELCACHE` with sqlite3 from a copy (the store layer comes later).
   static func modelCache(_ store: String) throws -> [UInt8] {
@@ -156,7 +125,8 @@ struct FixtureModelTests {
 
   @Test(.enabled(if: Subprocess.isInstalled("python3"), "needs python3"))
   func everyModelCacheEqualsItsXcodeVersion() throws {
-    for (store, setPath, versionName) in Self.storeVersions {
+    for fixture in Self.storeVersions {
+      let (store, setPath, versionName) = (fixture.store, fixture.modelSet!, fixture.version!)
       let cached = try CompiledModelLoader.load(modelCache: Self.modelCache(store), name: "cache")
       let set = try ModelVersionSet.load(path: SharedFixtures.file(setPath).path)
       let version = try #require(set.version(named: versionName))
@@ -169,7 +139,7 @@ struct FixtureModelTests {
     let v1Cache = try CompiledModelLoader.load(
       modelCache: Self.modelCache(Self.storeVersions[0].store), name: "cache")
     let set = try ModelVersionSet.load(
-      path: SharedFixtures.file(Self.storeVersions[0].modelSet).path)
+      path: SharedFixtures.file(Self.storeVersions[0].modelSet!).path)
     #expect(
       try Self.comparable(v1Cache) != Self.comparable(#require(set.version(named: "SampleModel2"))))
   }

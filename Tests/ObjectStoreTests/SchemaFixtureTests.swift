@@ -13,55 +13,15 @@ import Testing
   .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
   .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"))
 struct SchemaFixtureTests {
-  static let storeVersions: [(store: String, modelSet: String?, version: String?)] = [
-    (
-      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
-      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"
-    ),
-    (
-      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
-      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"
-    ),
-    (
-      "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
-      "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_2.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 2"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_3.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 3"
-    ),
-    (
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_WAL.sqlite",
-      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
-      "CoreDataMigration_Example 4"
-    ),
-    ("CoreDataStack/Stores/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel"),
-    ("BookMigration/Stores/Model1.sqlite", "BookMigration/Model.xcdatamodeld", "Model1"),
-    // Models defined in code upstream: only the store's own Z_MODELCACHE has them.
-    ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", nil, nil),
-    ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite", nil, nil),
-  ]
-
   static func storediff(_ arguments: [String]) throws -> ProcessResult {
     try Subprocess.run(
       "python3",
       [SharedFixtures.sharedRoot.appendingPathComponent("tools/storediff.py").path] + arguments)
   }
 
-  @Test(arguments: storeVersions.map(\.store))
-  func aStoreCreatedFromTheModelHasCoreDatasSchema(store: String) throws {
-    let entry = Self.storeVersions.first { $0.store == store }!
+  @Test(arguments: FixtureStore.all)
+  func aStoreCreatedFromTheModelHasCoreDatasSchema(entry: FixtureStore) throws {
+    let store = entry.store
     let directory = try TemporaryDirectory()
     let copy = try SharedFixtures.copyStore(store, into: directory.url)
     let source = try Database(path: copy.path, mode: .readOnly)
@@ -89,7 +49,7 @@ struct SchemaFixtureTests {
   @Test func theDigestAndChecksumFormulasReproduceCoreDatasKeys() throws {
     let directory = try TemporaryDirectory()
     var checked = 0
-    for store in Self.storeVersions.map(\.store) {
+    for store in FixtureStore.all.map(\.store) {
       let copy = try SharedFixtures.copyStore(store, into: directory.url)
       let db = try Database(path: copy.path, mode: .readOnly)
       let bytes = try #require(try db.prepare("SELECT Z_PLIST FROM Z_METADATA").scalar().blobValue)

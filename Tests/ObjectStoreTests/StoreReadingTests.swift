@@ -10,19 +10,15 @@ import Testing
 )
 struct StoreReadingTests {
   /// The model of a fixture store: its own model cache, else its version in its model set.
-  static func model(
-    for store: CoreDataStore, entry: (store: String, modelSet: String?, version: String?)
-  )
-    throws -> ObjectModel
-  {
+  static func model(for store: CoreDataStore, entry: FixtureStore) throws -> ObjectModel {
     if let cached = try store.cachedModel() { return cached }
     let set = try ModelVersionSet.load(path: SharedFixtures.file(try #require(entry.modelSet)).path)
     return try VersionDetector.detect(store: store, in: set)
   }
 
-  @Test(arguments: SchemaFixtureTests.storeVersions.map(\.store))
-  func everyObjectIsReadAndEveryReferenceResolves(storePath: String) throws {
-    let entry = SchemaFixtureTests.storeVersions.first { $0.store == storePath }!
+  @Test(arguments: FixtureStore.all)
+  func everyObjectIsReadAndEveryReferenceResolves(entry: FixtureStore) throws {
+    let storePath = entry.store
     let directory = try TemporaryDirectory()
     let copy = try SharedFixtures.copyStore(storePath, into: directory.url)
     let before = [copy.path, copy.path + "-wal"].map {
@@ -118,9 +114,9 @@ struct StoreReadingTests {
     #expect(pages.count == 4970)
   }
 
-  @Test(arguments: SchemaFixtureTests.storeVersions.filter { $0.modelSet != nil }.map(\.store))
-  func versionDetectionPicksTheStoresVersion(storePath: String) throws {
-    let entry = SchemaFixtureTests.storeVersions.first { $0.store == storePath }!
+  @Test(arguments: FixtureStore.withModelSet)
+  func versionDetectionPicksTheStoresVersion(entry: FixtureStore) throws {
+    let storePath = entry.store
     let directory = try TemporaryDirectory()
     let store = try CoreDataStore(
       path: SharedFixtures.copyStore(storePath, into: directory.url).path)

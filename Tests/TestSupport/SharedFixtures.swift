@@ -65,3 +65,66 @@ public enum SharedFixtures {
     return destination
   }
 }
+
+/// Each fixture store with the model version it was written with (from the fixtures' README):
+/// the model set below `../shared/fixtures/coredata`, or nil for the stores whose model was
+/// defined in code upstream and lives only in their `Z_MODELCACHE`.
+public struct FixtureStore: Sendable, CustomTestStringConvertible {
+  /// The store, below the fixture folder.
+  public let store: String
+  /// Its model set, below the fixture folder.
+  public let modelSet: String?
+  /// Its version in the set.
+  public let version: String?
+
+  /// The store's path, for test output.
+  public var testDescription: String { store }
+
+  /// Every fixture store.
+  public static let all: [FixtureStore] = [
+    .init(
+      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"),
+    .init(
+      "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+      "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"),
+    .init(
+      "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+      "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"),
+    .init(
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example"),
+    .init(
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_2.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 2"),
+    .init(
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_3.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 3"),
+    .init(
+      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_WAL.sqlite",
+      "CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld",
+      "CoreDataMigration_Example 4"),
+    .init(
+      "CoreDataStack/Stores/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel"),
+    .init("BookMigration/Stores/Model1.sqlite", "BookMigration/Model.xcdatamodeld", "Model1"),
+    .init("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", nil, nil),
+    .init("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V2.sqlite", nil, nil),
+  ]
+
+  /// The stores with a model set.
+  public static var withModelSet: [FixtureStore] { all.filter { $0.modelSet != nil } }
+
+  /// The stores that keep their model in `Z_MODELCACHE` (all but the 2013 BookMigration one).
+  public static var withModelCache: [FixtureStore] {
+    all.filter { !$0.store.hasPrefix("BookMigration") }
+  }
+
+  init(_ store: String, _ modelSet: String?, _ version: String?) {
+    self.store = store
+    self.modelSet = modelSet
+    self.version = version
+  }
+}
