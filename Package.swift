@@ -52,7 +52,12 @@ let package = Package(
       dependencies: ["ObjectModel", "SQLite", .product(name: "Crypto", package: "swift-crypto")]),
 
     // Backup, restore, verify, migration; and the services the command line calls.
-    .target(name: "GraphVault", dependencies: ["ObjectStore", "ObjectModel", "LibArchive"]),
+    .target(
+      name: "GraphVault",
+      dependencies: [
+        "ObjectStore", "ObjectModel", "LibArchive", "PropertyList",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
 
     // The command-line tool.
     .executableTarget(
@@ -76,6 +81,11 @@ let package = Package(
     .testTarget(
       name: "ObjectStoreTests",
       dependencies: ["ObjectStore", "ObjectModel", "SQLite", "TestSupport"]),
+    .testTarget(
+      name: "GraphVaultTests",
+      dependencies: [
+        "GraphVault", "ObjectStore", "ObjectModel", "LibArchive", "PropertyList", "TestSupport",
+      ]),
     .testTarget(name: "GraphvaultCLITests", dependencies: ["TestSupport"]),
   ],
   swiftLanguageModes: [.v6]

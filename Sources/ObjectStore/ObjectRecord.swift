@@ -31,6 +31,10 @@ public struct ObjectRecord: Sendable, Equatable {
   public var attributes: [String: AttributeValue]
   /// To-one references by relationship name; empty relationships are absent.
   public var toOne: [String: ObjectReference]
+  /// Values the model does not describe, by column, in their stored form (integer, double,
+  /// string or data): order keys, columns the model lacks, and attribute values whose storage
+  /// class does not match their type. NULLs are absent. With them a row can be restored exactly.
+  public var extraColumns: [String: AttributeValue] = [:]
 
   /// Creates a record.
   public init(

@@ -38,6 +38,9 @@ public struct StoreLayout: Sendable {
     public let toOne: [String: [ToOneColumns]]
     /// Order-key columns (`Z_FOK_`), by the ordered relationship's entity and name.
     public let orderKeys: [String: String]
+    /// The table's columns that no attribute or to-one relationship maps (order keys, columns
+    /// the model does not describe), in table order.
+    public let unmappedColumns: [String]
   }
 
   /// A many-to-many join table.
@@ -120,10 +123,19 @@ public struct StoreLayout: Sendable {
           break
         }
       }
+      var mapped = Set(["Z_PK", "Z_ENT", "Z_OPT"])
+      for columns in attributes.values { for column in columns { mapped.insert(column.column) } }
+      for columns in toOne.values {
+        for column in columns {
+          mapped.insert(column.column)
+          if let entityColumn = column.entityColumn { mapped.insert(entityColumn) }
+        }
+      }
       tables.append(
         Table(
           name: table.name, rootEntity: table.rootEntity, attributes: attributes, toOne: toOne,
-          orderKeys: orderKeys))
+          orderKeys: orderKeys, unmappedColumns: actual.map(\.name).filter { !mapped.contains($0) })
+      )
     }
     var joins: [Join] = []
     for join in generated.joinTables {

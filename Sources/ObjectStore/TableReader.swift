@@ -10,9 +10,11 @@ struct TableReader {
   }
 
   let statement: Statement
+  private let columnNames: [String]
   /// The index of the first of the caller's extra columns.
   private(set) var extraStart = 0
   private let attributeFields: [(Field, AttributeDescription)]
+  private let unmapped: [(index: Int, column: String)]
   private let toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)]
   private let entityNames: [Int: String]
   private let lineages: [String: Set<String>]
@@ -44,8 +46,15 @@ struct TableReader {
           (Field(entity: entity, index: index), relationship.relationship, entityIndex))
       }
     }
+    var unmapped: [(index: Int, column: String)] = []
+    for column in table.unmappedColumns {
+      unmapped.append((columns.count, column))
+      columns.append(column)
+    }
+    self.unmapped = unmapped
     extraStart = columns.count
     columns += extraColumns
+    columnNames = columns
     statement = try database.prepare(
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
         + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK")
@@ -80,9 +89,17 @@ struct TableReader {
       var record = ObjectRecord(
         entity: entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
       for (field, attribute) in attributeFields where lineage.contains(field.entity) {
-        if let value = value(at: field.index, type: attribute.type) {
-          record.attributes[attribute.name] = value
+        guard !statement.isNull(at: field.index) else { continue }
+        if storageMatches(at: field.index, type: attribute.type) {
+          record.attributes[attribute.name] = value(at: field.index, type: attribute.type)
+        } else if let raw = rawValue(at: field.index) {
+          // A value stored in another class than its type's (SQLite does not enforce types):
+          // kept as stored, so nothing is lost or converted.
+          record.extraColumns[columnNames[field.index]] = raw
         }
+      }
+      for (index, column) in unmapped {
+        if let raw = rawValue(at: index) { record.extraColumns[column] = raw }
       }
       for (field, relationship, entityIndex) in toOneFields where lineage.contains(field.entity) {
         guard !statement.isNull(at: field.index) else { continue }
@@ -96,6 +113,29 @@ struct TableReader {
           entity: destination, primaryKey: statement.int64(at: field.index))
       }
       try body(record)
+    }
+  }
+
+  /// The column's value as stored: integer, double, string or data; nil for NULL.
+  private func rawValue(at index: Int) -> AttributeValue? {
+    switch statement.storageType(at: index) {
+    case .null: return nil
+    case .integer: return .integer(statement.int64(at: index))
+    case .real: return .double(statement.double(at: index))
+    case .text: return .string(statement.text(at: index))
+    case .blob: return .data(statement.blob(at: index))
+    }
+  }
+
+  /// Whether the stored class is the one Core Data uses for the type.
+  private func storageMatches(at index: Int, type: AttributeType) -> Bool {
+    let storage = statement.storageType(at: index)
+    switch type {
+    case .integer16, .integer32, .integer64, .boolean: return storage == .integer
+    case .double, .float, .date: return storage == .real || storage == .integer
+    case .decimal: return storage == .real || storage == .integer || storage == .text
+    case .string, .uri: return storage == .text
+    case .uuid, .binaryData, .transformable, .objectID, .undefined: return storage == .blob
     }
   }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GraphVault
 
 /// The `graphvault` command: backs up, restores and migrates Core Data object graphs.
 @main
@@ -14,8 +15,8 @@ struct Graphvault: ParsableCommand {
       EXIT STATUS
       \(ExitStatus.helpTable)
       """,
-    version: ToolVersion.current,
-    subcommands: [ModelCommand.self, CreateCommand.self]
+    version: ToolInfo.version,
+    subcommands: [BackupCommand.self, ModelCommand.self, CreateCommand.self]
   )
 }
 

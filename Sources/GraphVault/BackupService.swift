@@ -1,0 +1,236 @@
+import Foundation
+import LibArchive
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// What a backup wrote.
+public struct BackupResult: Codable, Sendable {
+  /// The archive's path.
+  public let archive: String
+  /// Objects per entity.
+  public let objects: [String: Int]
+  /// Rows per table outside the model.
+  public let tables: [String: Int]
+  /// The archive's size in bytes.
+  public let bytes: Int64
+  /// The model version the data was written with, when known.
+  public let modelVersion: String?
+}
+
+/// `graphvault backup`: walks a store's object graph into a compressed archive (format 1).
+public enum BackupService {
+  /// Backup settings.
+  public struct Options: Sendable {
+    /// The model (for stores without `Z_MODELCACHE`); a version set is matched to the store.
+    public var modelPath: String?
+    /// A file, or a folder for `<store>-<UTC time>.gvault`; the current folder when nil.
+    public var output: String?
+    /// The compression.
+    public var compression: Compression = .zstd
+    /// The creation time recorded (now when nil).
+    public var now: Date?
+
+    /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
+    public init() {}
+  }
+
+  /// Backs up the store at `storePath`. The store is read in one read transaction and never
+  /// changed; the archive is written to a temporary file beside the destination, synced and
+  /// renamed into place only when complete.
+  public static func backup(storePath: String, options: Options = Options()) throws(VaultError)
+    -> BackupResult
+  {
+    try vault {
+      let store = try CoreDataStore(path: storePath)
+      let model = try resolveModel(store: store, modelPath: options.modelPath)
+      let layout = try store.layout(for: model)
+      let now = options.now ?? Date()
+      let destination = try destinationPath(store: storePath, output: options.output, now: now)
+      let result = try DurableFile.write(to: destination) { fd in
+        let archive = try ArchiveWriter(
+          fileDescriptor: fd, format: .pax, filter: options.compression.filter)
+        let members = MemberWriter(
+          archive: archive, modificationTime: Int64(now.timeIntervalSince1970))
+        let (objects, rows) = try store.read { store in
+          try write(
+            store: store, model: model, layout: layout, options: options, now: now, into: members)
+        }
+        try members.write(ArchiveLayout.index, plist: members.index(counts: objects, rows: rows))
+        try archive.close()
+        return (objects, rows)
+      }
+      let attributes = try? FileManager.default.attributesOfItem(atPath: destination)
+      let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+      return BackupResult(
+        archive: destination, objects: result.0, tables: result.1, bytes: size,
+        modelVersion: model.versionName)
+    }
+  }
+
+  /// The store's model: from `modelPath` (its version matched to the store when it is a set),
+  /// else the store's `Z_MODELCACHE`.
+  static func resolveModel(store: CoreDataStore, modelPath: String?) throws -> ObjectModel {
+    if let modelPath {
+      let set = try ModelSource.versions(at: modelPath)
+      let model =
+        set.versions.count == 1
+        ? set.versions[0] : try VersionDetector.detect(store: store, in: set)
+      return model.entityVersionHashes.isEmpty
+        ? model.withVersionHashes(store.versionHashes) : model
+    }
+    guard let model = try store.cachedModel() else {
+      throw VaultError(
+        .modelUnavailable,
+        "the store keeps no model (no Z_MODELCACHE): pass --model with its .xcdatamodeld, .momd or .mom (\(store.path))"
+      )
+    }
+    return model
+  }
+
+  static func destinationPath(store: String, output: String?, now: Date) throws -> String {
+    var isDirectory: ObjCBool = false
+    let output = output ?? FileManager.default.currentDirectoryPath
+    let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+    guard exists && isDirectory.boolValue else {
+      if exists {
+        throw VaultError(.destinationExists, "the archive exists already (\(output))")
+      }
+      return output
+    }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+    let name = URL(fileURLWithPath: store).deletingPathExtension().lastPathComponent
+    let path = URL(fileURLWithPath: output).appendingPathComponent(
+      "\(name)-\(formatter.string(from: now)).gvault"
+    ).path
+    guard !FileManager.default.fileExists(atPath: path) else {
+      throw VaultError(.destinationExists, "the archive exists already (\(path))")
+    }
+    return path
+  }
+
+  private static func write(
+    store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
+    into members: MemberWriter
+  ) throws -> ([String: Int], [String: Int]) {
+    let modelCache = try store.modelCacheBytes()
+    let header: PropertyListValue = [
+      "format": .integer(ArchiveLayout.formatVersion),
+      "tool": .string("graphvault \(ToolInfo.version)"),
+      "created": .date(PropertyListDate(secondsSince1970: now.timeIntervalSince1970)),
+      "compression": .string(options.compression.rawValue),
+      "source": [
+        "path": .string(URL(fileURLWithPath: store.path).standardizedFileURL.path),
+        "uuid": .string(store.uuid),
+        "journalMode": .string(try store.journalMode()),
+      ],
+      "model": .dictionary(
+        [
+          "name": .string(model.name),
+          "versionIdentifiers": .array(model.versionIdentifiers.map(PropertyListValue.string)),
+          "entityVersionHashes": .dictionary(
+            model.entityVersionHashes.mapValues(PropertyListValue.data)),
+          "fingerprint": .string(model.fingerprint),
+        ].merging(model.versionName.map { ["versionName": PropertyListValue.string($0)] } ?? [:]) {
+          a, _ in a
+        }),
+    ]
+    try members.write(ArchiveLayout.header, plist: header)
+    try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))
+    try members.write(ArchiveLayout.storeMetadata, store.metadataBytes)
+    try members.write(
+      ArchiveLayout.storeSchema,
+      plist: .array(
+        try store.schemaObjects().map {
+          [
+            "type": .string($0.type), "name": .string($0.name), "table": .string($0.table),
+            "sql": .string($0.sql),
+          ]
+        }))
+    try members.write(
+      ArchiveLayout.storePrimaryKeys,
+      plist: .array(
+        store.entityRows.map {
+          [
+            "ent": .integer(Int64($0.number)), "name": .string($0.name),
+            "super": .integer(Int64($0.parent)),
+            "max": .integer($0.maxPrimaryKey),
+          ]
+        }))
+    if let modelCache { try members.write(ArchiveLayout.storeModelCache, modelCache) }
+
+    let encoder = RecordEncoder(model: model)
+    var counts: [String: Int] = [:]
+    for entity in model.rootEntities.flatMap({ model.hierarchy(from: $0.name) })
+    where !entity.isAbstract {
+      let lineage = Set(model.lineage(of: entity.name).map(\.name))
+      let joins = layout.joins.filter { lineage.contains($0.entity) }
+      let cursors = try joins.map { try store.joinCursor($0) }
+      var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
+      var count = 0
+      try store.forEachObject(of: entity.name, layout: layout) { record in
+        var manyToMany: [(name: String, rows: [JoinCursor.Pair])] = []
+        for (join, cursor) in zip(joins, cursors) {
+          manyToMany.append((join.relationship.name, try cursor.rows(for: record.primaryKey)))
+        }
+        try chunk.add { encoder.encode(record, manyToMany: manyToMany, into: &$0) }
+        count += 1
+      }
+      try chunk.finish()
+      counts[entity.name] = count
+    }
+    var rows: [String: Int] = [:]
+    for table in try store.otherTables(besides: layout) {
+      var chunk = ChunkWriter(members: members) { ArchiveLayout.rows(table, chunk: $0) }
+      var count = 0
+      try store.forEachRow(in: table) { row in
+        try chunk.add { RecordEncoder.encodeRow(row, into: &$0) }
+        count += 1
+      }
+      try chunk.finish()
+      rows[table] = count
+    }
+    return (counts, rows)
+  }
+}
+
+/// Collects records into bounded chunks and writes each as one member.
+struct ChunkWriter {
+  private let members: MemberWriter
+  private let path: (Int) -> String
+  private var writer = BinaryPropertyListWriter()
+  private var start = 0
+  private var records = 0
+  private var number = 0
+
+  init(members: MemberWriter, path: @escaping (Int) -> String) {
+    self.members = members
+    self.path = path
+  }
+
+  mutating func add(
+    _ encode: (inout BinaryPropertyListWriter) -> BinaryPropertyListWriter.Reference
+  ) throws {
+    let reference = encode(&writer)
+    writer.push(reference)
+    records += 1
+    if records >= ArchiveLayout.chunkRecords || writer.approximateSize >= ArchiveLayout.chunkBytes {
+      try flush()
+    }
+  }
+
+  mutating func finish() throws {
+    if records > 0 { try flush() }
+  }
+
+  private mutating func flush() throws {
+    let root = writer.makeArray(fromStackIndex: start)
+    number += 1
+    try members.write(path(number), writer.serialized(root: root))
+    writer.reset()
+    records = 0
+  }
+}

@@ -1,0 +1,149 @@
+import ObjectModel
+import SQLite
+
+extension CoreDataStore {
+  /// A table, index or trigger of the store, with the SQL that created it.
+  public struct SchemaObject: Sendable, Equatable {
+    /// `table`, `index` or `trigger`.
+    public let type: String
+    /// Its name.
+    public let name: String
+    /// The table it belongs to.
+    public let table: String
+    /// The SQL that created it.
+    public let sql: String
+  }
+
+  /// Every table, index and trigger with its SQL, in creation order (SQLite's internal
+  /// indexes, which have no SQL, left out).
+  public func schemaObjects() throws(StoreError) -> [SchemaObject] {
+    do {
+      return try database.prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
+      ).allRows().map {
+        SchemaObject(
+          type: $0[0].textValue ?? "", name: $0[1].textValue ?? "", table: $0[2].textValue ?? "",
+          sql: $0[3].textValue ?? "")
+      }
+    } catch {
+      throw StoreError(.database, "cannot read the schema", path: path, underlying: error)
+    }
+  }
+
+  /// The journal mode (`wal`, `delete`, …).
+  public func journalMode() throws(StoreError) -> String {
+    do {
+      return try database.prepare("PRAGMA journal_mode").scalar().textValue ?? ""
+    } catch {
+      throw StoreError(.database, "cannot read the journal mode", path: path, underlying: error)
+    }
+  }
+
+  /// The tables that hold neither objects of `layout`'s model nor its many-to-many rows, nor
+  /// Core Data's bookkeeping: persistent-history tables, tables an app added.
+  public func otherTables(besides layout: StoreLayout) throws(StoreError) -> [String] {
+    let known = Set(
+      layout.tables.map(\.name) + layout.joins.map(\.name) + [
+        "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
+      ])
+    return try schemaObjects().filter { $0.type == "table" && !known.contains($0.name) }.map(\.name)
+  }
+
+  /// Streams the objects of one concrete entity (sub-entities excluded), in primary-key order.
+  public func forEachObject(
+    of entity: String, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
+  ) throws {
+    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    let reader = try TableReader(
+      table: table, layout: layout, database: database, filter: "Z_ENT = ?")
+    try reader.bind([.integer(Int64(number))])
+    try reader.readRows(body)
+  }
+
+  /// Streams the rows of a table as stored, column by column (NULLs absent), in rowid order
+  /// where the table has one.
+  public func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void) throws
+  {
+    let hasRowID = (try? database.prepare("SELECT rowid FROM \(table) LIMIT 0")) != nil
+    let statement = try database.prepare(
+      "SELECT * FROM \(table)" + (hasRowID ? " ORDER BY rowid" : ""))
+    let names = statement.columnNames
+    defer { statement.reset() }
+    while try statement.step() {
+      var row: [String: AttributeValue] = [:]
+      for (index, name) in names.enumerated() {
+        switch statement.storageType(at: index) {
+        case .null: continue
+        case .integer: row[name] = .integer(statement.int64(at: index))
+        case .real: row[name] = .double(statement.double(at: index))
+        case .text: row[name] = .string(statement.text(at: index))
+        case .blob: row[name] = .data(statement.blob(at: index))
+        }
+      }
+      try body(row)
+    }
+  }
+
+  /// A cursor over a join table's rows in owner order, read one row at a time.
+  public func joinCursor(_ join: StoreLayout.Join) throws -> JoinCursor {
+    try JoinCursor(join: join, database: database)
+  }
+}
+
+/// Reads a many-to-many join table row by row, ordered by the owner's and then the
+/// destination's primary key, so it can be merged with a stream of owner objects.
+public final class JoinCursor {
+  /// One row: the owner's and the destination's primary keys, and the order key if any.
+  public struct Pair: Sendable, Equatable {
+    /// The owner's primary key.
+    public let source: Int64
+    /// The destination's primary key.
+    public let destination: Int64
+    /// The order key, when the table has an order column and it is set.
+    public let order: Int64?
+  }
+
+  private let statement: Statement
+  private let hasOrder: Bool
+  private var peeked: Pair?
+  private var finished = false
+
+  init(join: StoreLayout.Join, database: Database) throws {
+    hasOrder = join.orderColumn != nil
+    statement = try database.prepare(
+      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name) ORDER BY 1, 2"
+    )
+  }
+
+  /// The next row without consuming it.
+  public func peek() throws -> Pair? {
+    if peeked == nil && !finished {
+      if try statement.step() {
+        peeked = Pair(
+          source: statement.int64(at: 0), destination: statement.int64(at: 1),
+          order: hasOrder && !statement.isNull(at: 2) ? statement.int64(at: 2) : nil)
+      } else {
+        finished = true
+        statement.reset()
+      }
+    }
+    return peeked
+  }
+
+  /// Consumes and returns the next row.
+  public func next() throws -> Pair? {
+    let pair = try peek()
+    peeked = nil
+    return pair
+  }
+
+  /// The rows whose owner is `source`, skipping rows of smaller owners.
+  public func rows(for source: Int64) throws -> [Pair] {
+    while let pair = try peek(), pair.source < source { _ = try next() }
+    var rows: [Pair] = []
+    while let pair = try peek(), pair.source == source { rows.append(try next()!) }
+    return rows
+  }
+}
