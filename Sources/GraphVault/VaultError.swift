@@ -1,5 +1,8 @@
+import Foundation
+import LibArchive
 import ObjectModel
 import ObjectStore
+import PropertyList
 
 /// An error from graphvault's services, classified by what a user or script must do about it,
 /// with the lower layer's error as its cause.
@@ -51,6 +54,16 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       case .conflict: kind = .locked
       }
       self.init(kind, error.description, cause: error)
+    case let error as ArchiveError:
+      let kind: Kind
+      switch error.errno {
+      case ENOENT, EACCES: kind = .inputMissing
+      case ENOSPC, EIO, EDQUOT: kind = .ioFailure
+      default: kind = .invalidInput
+      }
+      self.init(kind, error.description, cause: error)
+    case let error as PropertyListError:
+      self.init(.invalidInput, error.description, cause: error)
     case let error as ModelError:
       self.init(
         error.kind == .missing ? .inputMissing : .modelUnavailable, error.description, cause: error)

@@ -12,6 +12,14 @@ extension CoreDataStore {
     public let table: String
     /// The SQL that created it.
     public let sql: String
+
+    /// Creates a schema object.
+    public init(type: String, name: String, table: String, sql: String) {
+      self.type = type
+      self.name = name
+      self.table = table
+      self.sql = sql
+    }
   }
 
   /// Every table, index and trigger with its SQL, in creation order (SQLite's internal

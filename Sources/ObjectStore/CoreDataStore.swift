@@ -19,6 +19,14 @@ import SQLite
 public final class CoreDataStore {
   /// One row of `Z_PRIMARYKEY`.
   public struct EntityRow: Sendable, Equatable {
+    /// Creates a row.
+    public init(number: Int, name: String, parent: Int, maxPrimaryKey: Int64) {
+      self.number = number
+      self.name = name
+      self.parent = parent
+      self.maxPrimaryKey = maxPrimaryKey
+    }
+
     /// `Z_ENT`.
     public let number: Int
     /// `Z_NAME` (after a rename by migration, possibly the entity's old name).
@@ -160,8 +168,12 @@ public final class CoreDataStore {
   /// by renaming identifier (Core Data keeps the old name there after a rename), else the
   /// model's own numbering.
   public func entityNumbers(for model: ObjectModel) -> [String: Int] {
-    let byName = Dictionary(
-      entityRows.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
+    Self.entityNumbers(for: model, rows: entityRows)
+  }
+
+  /// The entity numbers `rows` (a store's `Z_PRIMARYKEY`) give `model`'s entities.
+  public static func entityNumbers(for model: ObjectModel, rows: [EntityRow]) -> [String: Int] {
+    let byName = Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
     var numbers = model.entityNumbers
     for entity in model.entities {
       if let number = byName[entity.name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) {

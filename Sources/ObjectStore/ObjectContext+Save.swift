@@ -208,7 +208,8 @@ extension ObjectContext {
     for entity in lineage {
       for column in table.attributes[entity] ?? [] where !column.attribute.isDerived {
         columns.append(column.column)
-        values.append(object.attributes[column.attribute.name].map(SQLValues.sqlite) ?? .null)
+        values.append(
+          object.attributes[column.attribute.name].map { SQLValues.sqlite($0) } ?? .null)
       }
       for column in table.toOne[entity] ?? [] {
         let target = object.toOne[column.relationship.name]

@@ -211,7 +211,7 @@ public final class ObjectContext {
     }
     func binary(_ key: String, _ op: String, _ value: AttributeValue?) -> String? {
       guard let column = column(key) else { return nil }
-      bindings.append(value.map(SQLValues.sqlite) ?? .null)
+      bindings.append(value.map { SQLValues.sqlite($0) } ?? .null)
       return "\(column) \(op) ?"
     }
     switch predicate {

@@ -131,7 +131,11 @@ struct TableReader {
   private func storageMatches(at index: Int, type: AttributeType) -> Bool {
     let storage = statement.storageType(at: index)
     switch type {
-    case .integer16, .integer32, .integer64, .boolean: return storage == .integer
+    case .integer16, .integer32, .integer64: return storage == .integer
+    case .boolean:
+      // Only 0 and 1 read as booleans; any other integer travels as stored.
+      return storage == .integer
+        && (statement.int64(at: index) == 0 || statement.int64(at: index) == 1)
     case .double, .float, .date: return storage == .real || storage == .integer
     case .decimal: return storage == .real || storage == .integer || storage == .text
     case .string, .uri: return storage == .text

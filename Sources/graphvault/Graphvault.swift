@@ -16,7 +16,7 @@ struct Graphvault: ParsableCommand {
       \(ExitStatus.helpTable)
       """,
     version: ToolInfo.version,
-    subcommands: [BackupCommand.self, ModelCommand.self, CreateCommand.self]
+    subcommands: [BackupCommand.self, RestoreCommand.self, ModelCommand.self, CreateCommand.self]
   )
 }
 

@@ -80,6 +80,24 @@ struct BackupTests {
     #expect(recordCount == result.objects.values.reduce(0, +))
   }
 
+  @Test(
+    .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"),
+    arguments: FixtureStore.all)
+  func everyStoreRestoresEqualToItsSource(fixture: FixtureStore) throws {
+    let directory = try TemporaryDirectory()
+    let (store, backup) = try Self.backUp(fixture, in: directory)
+    let restored = directory.path("restored.sqlite").path
+    let result = try RestoreService.restore(archivePath: backup.archive, to: restored)
+    #expect(result.objects == backup.objects.filter { $0.value > 0 })
+    let diff = try Subprocess.run(
+      "python3",
+      [
+        SharedFixtures.sharedRoot.appendingPathComponent("tools/storediff.py").path, store.path,
+        restored,
+      ])
+    #expect(diff.status == 0, "\(fixture.store):\n\(diff.stdout)\(diff.stderr)")
+  }
+
   /// The entity's table, from the archived model descriptor's root.
   func tableName(_ entity: String, in archive: [(path: String, bytes: [UInt8])]) -> String? {
     guard let descriptor = archive.first(where: { $0.path == "model/descriptor.plist" }),

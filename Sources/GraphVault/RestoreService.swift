@@ -1,0 +1,240 @@
+import Crypto
+import Foundation
+import LibArchive
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// What a restore wrote.
+public struct RestoreResult: Codable, Sendable {
+  /// The store's path.
+  public let store: String
+  /// Objects per entity.
+  public let objects: [String: Int]
+  /// Rows per table outside the model.
+  public let tables: [String: Int]
+  /// The model version restored.
+  public let modelVersion: String?
+}
+
+/// `graphvault restore`: an archive into a fresh store at the archive's model version.
+public enum RestoreService {
+  /// Restores `archivePath` into a new store at `destination`.
+  ///
+  /// The store is built in a temporary file beside the destination, from the archive's own
+  /// schema, and renamed into place only when every member's checksum and count matched the
+  /// index; an existing destination is refused unless `force`. On any failure the destination is
+  /// untouched and the temporary file removed.
+  public static func restore(archivePath: String, to destination: String, force: Bool = false)
+    throws(VaultError)
+    -> RestoreResult
+  {
+    try vault {
+      if FileManager.default.fileExists(atPath: destination) && !force {
+        throw VaultError(
+          .destinationExists, "the store exists (use --force to replace it) (\(destination))")
+      }
+      guard FileManager.default.fileExists(atPath: archivePath) else {
+        throw VaultError(.inputMissing, "no archive at this path (\(archivePath))")
+      }
+      let url = URL(fileURLWithPath: destination)
+      let temporary = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)").path
+      do {
+        let result = try load(archivePath: archivePath, into: temporary, destination: destination)
+        try publish(temporary, as: destination)
+        return result
+      } catch {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+          try? FileManager.default.removeItem(atPath: temporary + suffix)
+        }
+        throw error
+      }
+    }
+  }
+
+  private static func publish(_ temporary: String, as destination: String) throws {
+    let fd = open(temporary, O_RDONLY)
+    if fd >= 0 {
+      fsync(fd)
+      close(fd)
+    }
+    for suffix in ["-wal", "-shm", "-journal"] {
+      try? FileManager.default.removeItem(atPath: destination + suffix)
+    }
+    guard rename(temporary, destination) == 0 else {
+      throw VaultError(
+        .ioFailure,
+        "cannot move the restored store into place: \(String(cString: strerror(errno))) (\(destination))"
+      )
+    }
+    let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY)
+    if folder >= 0 {
+      fsync(folder)
+      close(folder)
+    }
+  }
+
+  private static func load(archivePath: String, into temporary: String, destination: String) throws
+    -> RestoreResult
+  {
+    let reader = try ArchiveReader(path: archivePath)
+    var seen: [(path: String, size: Int, sha256: String)] = []
+    var header: PropertyListValue?
+    var model: ObjectModel?
+    var metadata: [UInt8] = []
+    var schema: [CoreDataStore.SchemaObject] = []
+    var entityRows: [CoreDataStore.EntityRow] = []
+    var modelCache: [UInt8]?
+    var loader: StoreLoader?
+    var objects: [String: Int] = [:]
+    var tables: [String: Int] = [:]
+    var index: PropertyListValue?
+
+    func bad(_ detail: String) -> VaultError {
+      VaultError(.invalidInput, "\(detail) (\(archivePath))")
+    }
+    func plist(_ bytes: [UInt8], _ path: String) throws -> PropertyListValue {
+      do { return try PropertyListValue(binaryPropertyList: bytes) } catch {
+        throw VaultError(
+          .invalidInput, "\(path) is not a valid property list: \(error) (\(archivePath))")
+      }
+    }
+    func readyLoader() throws -> StoreLoader {
+      if let loader { return loader }
+      guard let header, let model, !schema.isEmpty, !entityRows.isEmpty else {
+        throw bad("the archive's data comes before its header, model, schema or primary keys")
+      }
+      let created = try StoreLoader(path: temporary)
+      try created.createTables(schema)
+      try created.prepare(model: model, entityRows: entityRows)
+      try created.writeBookkeeping(
+        entityRows: entityRows, uuid: header["source"]?["uuid"]?.stringValue ?? UUID().uuidString,
+        metadata: metadata, modelCache: modelCache)
+      loader = created
+      return created
+    }
+
+    while let entry = try reader.nextEntry() {
+      guard index == nil else {
+        throw bad("member \(entry.path) follows index.plist, which must be last")
+      }
+      let bytes = try reader.readAll()
+      let path = entry.path
+      if path != ArchiveLayout.index {
+        seen.append(
+          (path, bytes.count, SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()))
+      }
+      if header == nil && path != ArchiveLayout.header {
+        throw bad(
+          "the archive does not start with graphvault.plist (it starts with \(path)); it is not a graphvault archive"
+        )
+      }
+      switch path {
+      case ArchiveLayout.header:
+        let value = try plist(bytes, path)
+        let format = value["format"]?.integerValue ?? 0
+        guard format == ArchiveLayout.formatVersion else {
+          throw bad(
+            "archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersion))"
+          )
+        }
+        header = value
+      case ArchiveLayout.modelDescriptor:
+        model = try ModelDescriptor.decode(try plist(bytes, path))
+      case ArchiveLayout.storeMetadata:
+        metadata = bytes
+      case ArchiveLayout.storeSchema:
+        schema = try (plist(bytes, path).arrayValue ?? []).map {
+          CoreDataStore.SchemaObject(
+            type: $0["type"]?.stringValue ?? "", name: $0["name"]?.stringValue ?? "",
+            table: $0["table"]?.stringValue ?? "", sql: $0["sql"]?.stringValue ?? "")
+        }
+      case ArchiveLayout.storePrimaryKeys:
+        entityRows = try (plist(bytes, path).arrayValue ?? []).map {
+          CoreDataStore.EntityRow(
+            number: Int($0["ent"]?.integerValue ?? 0), name: $0["name"]?.stringValue ?? "",
+            parent: Int($0["super"]?.integerValue ?? 0), maxPrimaryKey: $0["max"]?.integerValue ?? 0
+          )
+        }
+      case ArchiveLayout.storeModelCache:
+        modelCache = bytes
+      case ArchiveLayout.index:
+        index = try plist(bytes, path)
+      default:
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 3, parts[0] == "objects" || parts[0] == "tables" else {
+          throw bad("unexpected member \(path)")
+        }
+        let target = try readyLoader()
+        guard let items = try plist(bytes, path).arrayValue else {
+          throw bad("\(path) is not an array")
+        }
+        if parts[0] == "objects" {
+          let decoder = RecordDecoder(model: model!, member: path)
+          for item in items {
+            let (record, manyToMany) = try decoder.decode(item)
+            guard record.entity == parts[1] else {
+              throw bad("\(path) holds an object of \(record.entity)")
+            }
+            try target.insert(record, manyToMany: manyToMany)
+          }
+          objects[parts[1], default: 0] += items.count
+        } else {
+          for item in items {
+            try target.insertRow(into: parts[1], try RecordDecoder.row(item, member: path))
+          }
+          tables[parts[1], default: 0] += items.count
+        }
+      }
+    }
+    guard let index else {
+      throw bad(
+        "the archive is incomplete: it has no index.plist (the backup was interrupted, or the file is truncated); it was not restored"
+      )
+    }
+    try check(index: index, against: seen, objects: objects, tables: tables, bad: bad)
+    let target = try readyLoader()
+    try target.finish(
+      indexesAndTriggers: schema,
+      journalMode: header?["source"]?["journalMode"]?.stringValue ?? "wal")
+    return RestoreResult(
+      store: destination, objects: objects, tables: tables, modelVersion: model?.versionName)
+  }
+
+  /// The index must list exactly the members read, with their sizes and checksums, and the
+  /// counts read.
+  static func check(
+    index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)],
+    objects: [String: Int], tables: [String: Int], bad: (String) -> VaultError
+  ) throws {
+    let listed = index["members"]?.arrayValue ?? []
+    guard listed.count == seen.count else {
+      throw bad("the index lists \(listed.count) members but the archive holds \(seen.count)")
+    }
+    for (entry, member) in zip(listed, seen) {
+      guard entry["path"]?.stringValue == member.path else {
+        throw bad(
+          "the index lists \(entry["path"]?.stringValue ?? "?") where the archive holds \(member.path)"
+        )
+      }
+      guard entry["size"]?.integerValue == Int64(member.size),
+        entry["sha256"]?.stringValue == member.sha256
+      else {
+        throw bad("\(member.path) is damaged: its size or SHA-256 differs from the index")
+      }
+    }
+    for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) objects of \(entity); the archive holds \(objects[entity, default: 0])"
+      )
+    }
+    for (table, count) in index["tables"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != tables[table, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) rows of \(table); the archive holds \(tables[table, default: 0])"
+      )
+    }
+  }
+}

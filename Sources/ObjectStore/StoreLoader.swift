@@ -1,0 +1,286 @@
+import Foundation
+import ObjectModel
+import SQLite
+
+/// Fills a new store in bulk, as a restore does: the source's tables first, then the rows (one
+/// prepared statement per entity), then the source's indexes and triggers, so that
+/// derived-attribute triggers do not count rows that arrive with their counts already set.
+/// Everything happens in one transaction; nothing is visible until ``finish(journalMode:)``.
+public final class StoreLoader {
+  /// The file being filled.
+  public let path: String
+  private let database: Database
+  private var layout: StoreLayout?
+  private var inserts: [String: (Statement, [Column])] = [:]
+  private var rowInserts: [String: Statement] = [:]
+  private var joinInserts: [String: Statement] = [:]
+
+  private enum Column {
+    case attribute(String, AttributeType)
+    case foreignKey(String)
+    case foreignEntity(String)
+    case raw(String)
+
+    var name: String? {
+      if case .raw(let name) = self { return name }
+      return nil
+    }
+  }
+
+  /// Creates an empty database at `path` (which must not exist).
+  public init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
+    guard !FileManager.default.fileExists(atPath: path) else {
+      throw StoreError(.destinationExists, "the file exists", path: path)
+    }
+    self.path = path
+    do {
+      database = try Database(path: path, mode: .readWriteCreate)
+      try database.execute(
+        "PRAGMA page_size = \(pageSize); PRAGMA auto_vacuum = \(autoVacuum); PRAGMA journal_mode = DELETE"
+      )
+      try StandInFunctions.register(on: database)
+      try database.execute("BEGIN IMMEDIATE")
+    } catch {
+      throw StoreError(.database, "cannot create the store", path: path, underlying: error)
+    }
+  }
+
+  private func run<R>(_ what: String, _ body: () throws -> R) throws(StoreError) -> R {
+    do {
+      return try body()
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(.database, what, path: path, underlying: error as? SQLiteError)
+    }
+  }
+
+  /// Creates the tables among `objects` (indexes and triggers come in ``finish(journalMode:)``).
+  public func createTables(_ objects: [CoreDataStore.SchemaObject]) throws(StoreError) {
+    try run("cannot create the tables") {
+      for object in objects where object.type == "table" { try database.execute(object.sql) }
+    }
+  }
+
+  /// Maps `model` onto the tables created, with the source's entity numbers.
+  public func prepare(model: ObjectModel, entityRows: [CoreDataStore.EntityRow]) throws(StoreError)
+  {
+    let snapshot = try run("cannot read the new schema") { try SchemaSnapshot(database) }
+    layout = try StoreLayout(
+      model: model, snapshot: snapshot,
+      entityNumbers: CoreDataStore.entityNumbers(for: model, rows: entityRows))
+  }
+
+  /// Writes `Z_PRIMARYKEY`, `Z_METADATA` and, when given, `Z_MODELCACHE`.
+  public func writeBookkeeping(
+    entityRows: [CoreDataStore.EntityRow], uuid: String, metadata: [UInt8], modelCache: [UInt8]?
+  ) throws(StoreError) {
+    try run("cannot write Z_PRIMARYKEY and Z_METADATA") {
+      let keys = try database.prepare(
+        "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
+      for row in entityRows {
+        try keys.bind([
+          .integer(Int64(row.number)), .text(row.name), .integer(Int64(row.parent)),
+          .integer(row.maxPrimaryKey),
+        ])
+        try keys.run()
+      }
+      let meta = try database.prepare(
+        "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+      try meta.bind([.text(uuid), .blob(metadata)])
+      try meta.run()
+      if let modelCache {
+        let cache = try database.prepare("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)")
+        try cache.bind([.blob(modelCache)])
+        try cache.run()
+      }
+    }
+  }
+
+  /// Inserts one object, with its many-to-many rows (`manyToMany` by relationship name:
+  /// destination primary keys and order keys).
+  public func insert(_ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]] = [:])
+    throws(StoreError)
+  {
+    guard let layout else {
+      throw StoreError(.unsupported, "prepare(model:entityRows:) first", path: path)
+    }
+    try run("cannot insert \(record.reference)") {
+      try insertRecord(record, manyToMany: manyToMany, layout: layout)
+    }
+  }
+
+  private func insertRecord(
+    _ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]], layout: StoreLayout
+  ) throws {
+    let (statement, columns) = try insertStatement(for: record.entity, layout: layout)
+    var values: [SQLiteValue] = [
+      .integer(record.primaryKey), .integer(Int64(layout.entityNumbers[record.entity] ?? 0)),
+      .integer(record.version),
+    ]
+    for column in columns {
+      switch column {
+      case .attribute(let name, _):
+        values.append(record.attributes[name].map { SQLValues.sqlite($0) } ?? .null)
+      case .foreignKey(let name):
+        values.append(record.toOne[name].map { .integer($0.primaryKey) } ?? .null)
+      case .foreignEntity(let name):
+        values.append(
+          record.toOne[name].flatMap { layout.entityNumbers[$0.entity] }.map { .integer(Int64($0)) }
+            ?? .null)
+      case .raw:
+        values.append(.null)
+      }
+    }
+    // Values kept as stored override their column.
+    let names =
+      ["Z_PK", "Z_ENT", "Z_OPT"]
+      + columns.map { columnName($0, entity: record.entity, layout: layout) }
+    for (column, value) in record.extraColumns {
+      guard let index = names.firstIndex(of: column) else {
+        throw StoreError(
+          .modelMismatch,
+          "\(record.reference) has a value for column \(column), which its table lacks", path: path)
+      }
+      values[index] = SQLValues.sqlite(raw: value)
+    }
+    try statement.bind(values)
+    try statement.run()
+    for (name, rows) in manyToMany where !rows.isEmpty {
+      let lineage = Set(layout.model.lineage(of: record.entity).map(\.name))
+      guard
+        let join = layout.joins.first(where: {
+          lineage.contains($0.entity) && $0.relationship.name == name
+        })
+      else {
+        throw StoreError(.modelMismatch, "\(record.entity).\(name) has no join table", path: path)
+      }
+      let insert = try joinStatement(join)
+      for (destination, order) in rows {
+        var bindings: [SQLiteValue] = [.integer(record.primaryKey), .integer(destination)]
+        if join.orderColumn != nil { bindings.append(order.map(SQLiteValue.integer) ?? .null) }
+        try insert.bind(bindings)
+        try insert.run()
+      }
+    }
+  }
+
+  /// Inserts a row into a table the model does not describe.
+  public func insertRow(into table: String, _ row: [String: AttributeValue]) throws(StoreError) {
+    try run("cannot insert a row into \(table)") {
+      let columns = row.keys.sorted()
+      let key = table + "\u{0}" + columns.joined(separator: "\u{0}")
+      let statement: Statement
+      if let cached = rowInserts[key] {
+        statement = cached
+      } else {
+        let quoted = columns.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+        statement = try database.prepare(
+          "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        )
+        rowInserts[key] = statement
+      }
+      try statement.bind(columns.map { SQLValues.sqlite(raw: row[$0]!) })
+      try statement.run()
+    }
+  }
+
+  /// Creates the indexes and triggers among `objects`, commits, sets the journal mode and
+  /// closes the file.
+  public func finish(indexesAndTriggers objects: [CoreDataStore.SchemaObject], journalMode: String)
+    throws(StoreError)
+  {
+    try run("cannot finish the store") {
+      for object in objects where object.type != "table" { try database.execute(object.sql) }
+      try database.execute("COMMIT")
+      if journalMode.lowercased() == "wal" { try database.execute("PRAGMA journal_mode = WAL") }
+      inserts.removeAll()
+      rowInserts.removeAll()
+      joinInserts.removeAll()
+    }
+  }
+
+  private func columnName(_ column: Column, entity: String, layout: StoreLayout) -> String {
+    switch column {
+    case .raw(let name): return name
+    case .attribute(let name, _):
+      return layout.table(for: entity)?.attributes.values.joined().first {
+        $0.attribute.name == name
+      }?.column ?? name
+    case .foreignKey(let name):
+      return layout.table(for: entity)?.toOne.values.joined().first {
+        $0.relationship.name == name
+      }?.column ?? name
+    case .foreignEntity(let name):
+      return layout.table(for: entity)?.toOne.values.joined().first {
+        $0.relationship.name == name
+      }?.entityColumn ?? name
+    }
+  }
+
+  private func insertStatement(for entity: String, layout: StoreLayout) throws -> (
+    Statement, [Column]
+  ) {
+    if let cached = inserts[entity] { return cached }
+    guard let table = layout.table(for: entity) else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    var columns: [Column] = []
+    var names = ["Z_PK", "Z_ENT", "Z_OPT"]
+    for owner in layout.model.lineage(of: entity).reversed().map(\.name) {
+      for column in table.attributes[owner] ?? [] {
+        columns.append(.attribute(column.attribute.name, column.attribute.type))
+        names.append(column.column)
+      }
+      for column in table.toOne[owner] ?? [] {
+        columns.append(.foreignKey(column.relationship.name))
+        names.append(column.column)
+        if let entityColumn = column.entityColumn {
+          columns.append(.foreignEntity(column.relationship.name))
+          names.append(entityColumn)
+        }
+      }
+    }
+    for column in table.unmappedColumns {
+      columns.append(.raw(column))
+      names.append(column)
+    }
+    // Columns of sibling entities in the same table stay NULL; they can still arrive raw.
+    for columnsOfOthers in table.attributes
+    where !layout.model.lineage(of: entity).contains(where: { $0.name == columnsOfOthers.key }) {
+      for column in columnsOfOthers.value where !names.contains(column.column) {
+        columns.append(.raw(column.column))
+        names.append(column.column)
+      }
+    }
+    let statement = try database.prepare(
+      "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+    )
+    inserts[entity] = (statement, columns)
+    return (statement, columns)
+  }
+
+  private func joinStatement(_ join: StoreLayout.Join) throws -> Statement {
+    if let cached = joinInserts[join.name] { return cached }
+    var columns = [join.sourceColumn, join.destinationColumn]
+    if let order = join.orderColumn { columns.append(order) }
+    let statement = try database.prepare(
+      "INSERT INTO \(join.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    )
+    joinInserts[join.name] = statement
+    return statement
+  }
+}
+
+extension SQLValues {
+  /// A value kept as stored (integer, double, string or data) back to its storage class.
+  static func sqlite(raw value: AttributeValue) -> SQLiteValue {
+    switch value {
+    case .integer(let v): return .integer(v)
+    case .double(let v), .date(let v): return .real(v)
+    case .string(let v), .decimal(let v), .uri(let v): return .text(v)
+    case .bool(let v): return .integer(v ? 1 : 0)
+    case .data(let v), .uuid(let v), .transformed(let v): return .blob(v)
+    }
+  }
+}
