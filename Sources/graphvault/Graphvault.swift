@@ -16,7 +16,11 @@ struct Graphvault: ParsableCommand {
       \(ExitStatus.helpTable)
       """,
     version: ToolInfo.version,
-    subcommands: [BackupCommand.self, RestoreCommand.self, ModelCommand.self, CreateCommand.self]
+    subcommands: [
+      BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
+      ModelCommand.self,
+      CreateCommand.self,
+    ]
   )
 }
 

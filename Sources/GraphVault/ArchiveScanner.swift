@@ -1,0 +1,46 @@
+import Crypto
+import LibArchive
+import PropertyList
+
+/// Reads an archive member by member, hashing each, for the commands that inspect archives.
+struct ArchiveScanner {
+  /// One member as read.
+  struct Member {
+    let path: String
+    let bytes: [UInt8]?
+    let size: Int
+    let sha256: String?
+  }
+
+  let path: String
+
+  /// Calls `body` for each member; `wantBytes` decides which members are read into memory (the
+  /// others are skipped, or hashed in chunks when `hashAll`).
+  func forEachMember(hashAll: Bool, wantBytes: (String) -> Bool, _ body: (Member) throws -> Void)
+    throws
+  {
+    let reader = try ArchiveReader(path: path)
+    while let entry = try reader.nextEntry() {
+      if wantBytes(entry.path) {
+        let bytes = try reader.readAll()
+        try body(
+          Member(path: entry.path, bytes: bytes, size: bytes.count, sha256: Self.sha256(bytes)))
+      } else if hashAll {
+        var hasher = SHA256()
+        var size = 0
+        try reader.readData { chunk in
+          hasher.update(bufferPointer: chunk)
+          size += chunk.count
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        try body(Member(path: entry.path, bytes: nil, size: size, sha256: digest))
+      } else {
+        try body(Member(path: entry.path, bytes: nil, size: Int(entry.size ?? 0), sha256: nil))
+      }
+    }
+  }
+
+  static func sha256(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+  }
+}

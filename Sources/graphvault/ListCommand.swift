@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import GraphVault
+
+/// `graphvault list ARCHIVE|DIR`: what archives hold.
+struct ListCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "list",
+    abstract:
+      "Show an archive's model, creation time and object counts; for a folder, one line per archive, newest first."
+  )
+
+  @Argument(help: "An archive, or a folder of archives.")
+  var path: String
+
+  @OptionGroup var options: GlobalOptions
+
+  func run() throws {
+    try Failure.exitOnError {
+      let summaries = try ListService.list(path: path)
+      if options.json {
+        try Output.json(summaries)
+        return
+      }
+      guard !options.quiet else { return }
+      var isDirectory: ObjCBool = false
+      FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      if !isDirectory.boolValue, let summary = summaries.first {
+        print("archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")")
+        print("  created \(summary.created ?? "?")")
+        print("  source \(summary.source ?? "?")")
+        print(
+          "  model \(summary.model ?? "?")\(summary.modelVersion.map { " version \($0)" } ?? "")")
+        print("  size \(summary.bytes) bytes")
+        for (entity, count) in summary.objects.sorted(by: { $0.key < $1.key }) {
+          print("  \(entity): \(count)")
+        }
+        for (table, count) in summary.tables.sorted(by: { $0.key < $1.key }) {
+          print("  table \(table): \(count) rows")
+        }
+        return
+      }
+      for summary in summaries {
+        let state =
+          summary.error.map { "UNREADABLE: \($0)" }
+          ?? (summary.complete ? "complete" : "INCOMPLETE")
+        print(
+          "\(summary.created ?? "-")  \(summary.totalObjects) objects  \(summary.bytes) bytes  \(state)  \(summary.archive)"
+        )
+      }
+    }
+  }
+}
