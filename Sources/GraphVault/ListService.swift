@@ -58,9 +58,8 @@ public enum ListService {
     var index: PropertyListValue?
     var failure: String?
     do {
-      try ArchiveScanner(path: archive).forEachMember(
-        hashAll: false, wantBytes: { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
-      ) { member in
+      let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
+      try ArchiveScanner(path: archive).forEachMember(hashAll: false, wantBytes: wanted) { member in
         guard let bytes = member.bytes else { return }
         let value = try PropertyListValue(binaryPropertyList: bytes)
         if member.path == ArchiveLayout.header { header = value } else { index = value }
