@@ -24,7 +24,7 @@ struct ListCommand: ParsableCommand {
       }
       guard !options.quiet else { return }
       var isDirectory: ObjCBool = false
-      FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       if !isDirectory.boolValue, let summary = summaries.first {
         print("archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")")
         print("  created \(summary.created ?? "?")")
