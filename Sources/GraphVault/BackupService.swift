@@ -116,7 +116,10 @@ public enum BackupService {
     store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
     into members: MemberWriter
   ) throws -> ([String: Int], [String: Int]) {
+    // Everything below is read in the backup's one read transaction, bookkeeping included:
+    // Z_MAX must agree with the rows, whatever an app commits meanwhile.
     let modelCache = try store.modelCacheBytes()
+    let bookkeeping = try store.currentBookkeeping()
     let header: PropertyListValue = [
       "format": .integer(ArchiveLayout.formatVersion),
       "tool": .string("graphvault \(ToolInfo.version)"),
@@ -124,7 +127,7 @@ public enum BackupService {
       "compression": .string(options.compression.rawValue),
       "source": [
         "path": .string(URL(fileURLWithPath: store.path).standardizedFileURL.path),
-        "uuid": .string(store.uuid),
+        "uuid": .string(bookkeeping.uuid),
         "journalMode": .string(try store.journalMode()),
       ],
       "model": .dictionary(
@@ -140,7 +143,7 @@ public enum BackupService {
     ]
     try members.write(ArchiveLayout.header, plist: header)
     try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))
-    try members.write(ArchiveLayout.storeMetadata, store.metadataBytes)
+    try members.write(ArchiveLayout.storeMetadata, bookkeeping.metadata)
     try members.write(
       ArchiveLayout.storeSchema,
       plist: .array(
@@ -153,7 +156,7 @@ public enum BackupService {
     try members.write(
       ArchiveLayout.storePrimaryKeys,
       plist: .array(
-        store.entityRows.map {
+        bookkeeping.entityRows.map {
           [
             "ent": .integer(Int64($0.number)), "name": .string($0.name),
             "super": .integer(Int64($0.parent)),

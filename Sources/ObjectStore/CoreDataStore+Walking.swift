@@ -38,6 +38,31 @@ extension CoreDataStore {
     }
   }
 
+  /// `Z_METADATA` and `Z_PRIMARYKEY` as they are now: inside ``read(_:)``, as of its snapshot
+  /// (the values read when the store was opened may be older).
+  public func currentBookkeeping() throws(StoreError) -> (
+    uuid: String, metadata: [UInt8], entityRows: [EntityRow]
+  ) {
+    do {
+      let row = try database.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        .allRows().first
+      let rows = try database.prepare(
+        "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"
+      ).allRows()
+      return (
+        row?[0].textValue ?? "", row?[1].blobValue ?? [],
+        rows.map {
+          EntityRow(
+            number: Int($0[0].integerValue ?? 0), name: $0[1].textValue ?? "",
+            parent: Int($0[2].integerValue ?? 0), maxPrimaryKey: $0[3].integerValue ?? 0)
+        }
+      )
+    } catch {
+      throw StoreError(
+        .database, "cannot read Z_METADATA and Z_PRIMARYKEY", path: path, underlying: error)
+    }
+  }
+
   /// The journal mode (`wal`, `delete`, …).
   public func journalMode() throws(StoreError) -> String {
     do {
