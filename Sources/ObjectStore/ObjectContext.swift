@@ -61,6 +61,16 @@ public final class ObjectContext {
     }
   }
 
+  /// Forgets every object read so far, to keep memory flat in long batch jobs; objects held
+  /// elsewhere are read again when next asked for.
+  /// - Throws: ``StoreError`` when there are unsaved changes (save or roll back first).
+  public func reset() throws(StoreError) {
+    guard !hasChanges && reordered.isEmpty else {
+      throw fail(.invalidValue, "the context has unsaved changes; save or roll back before reset")
+    }
+    registered.removeAll()
+  }
+
   /// Whether there are unsaved changes.
   public var hasChanges: Bool {
     !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !joinInserts.isEmpty

@@ -19,7 +19,7 @@ struct Graphvault: ParsableCommand {
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
       ModelCommand.self,
-      CreateCommand.self,
+      CreateCommand.self, SampleCommand.self,
     ]
   )
 }

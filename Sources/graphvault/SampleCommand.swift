@@ -1,0 +1,42 @@
+import ArgumentParser
+import GraphVault
+
+/// `graphvault sample STORE`: a store of the sample model filled with generated objects.
+struct SampleCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sample",
+    abstract:
+      "Create a store of the sample Library model filled with generated objects (for trying graphvault out, and load tests).",
+    discussion:
+      "The same seed gives the same store. The model is Fixtures/Library.xcdatamodeld, built in code; pass that file as --model to back the store up."
+  )
+
+  @Argument(help: "The store to create.")
+  var store: String
+
+  @Option(help: "About how many objects to generate.")
+  var objects = 1_000
+
+  @Option(help: "The random seed.")
+  var seed: UInt64 = 1
+
+  @Flag(help: "Replace an existing store.")
+  var force = false
+
+  @OptionGroup var options: GlobalOptions
+
+  func validate() throws {
+    guard objects > 0 else { throw ValidationError("--objects must be positive") }
+  }
+
+  func run() throws {
+    try Failure.exitOnError {
+      try SampleLibrary.generate(at: store, objects: objects, seed: seed, overwrite: force)
+      if options.json {
+        try Output.json(["store": store, "objects": String(objects)])
+      } else if !options.quiet {
+        print(store)
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GraphVault
+import ObjectModel
+import ObjectStore
+import SQLite
+import TestSupport
+import Testing
+
+@Suite("The sample library")
+struct SampleLibraryTests {
+  static let xcodeModel = SharedFixtures.packageRoot.appendingPathComponent(
+    "Fixtures/Library.xcdatamodeld"
+  ).path
+
+  @Test func theModelBuiltInCodeEqualsTheShippedXcodeModel() throws {
+    let code = try SampleLibrary.model()
+    let xcode = try ModelSource.model(at: Self.xcodeModel)
+    #expect(code.entities == xcode.entities)
+    #expect(code.versionIdentifiers == xcode.versionIdentifiers)
+    #expect(code.fingerprint == xcode.fingerprint)
+  }
+
+  /// Every row of every table, as text, sorted.
+  static func rows(_ path: String) throws -> [String] {
+    let db = try Database(path: path, mode: .readOnly)
+    var result: [String] = []
+    for table in try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .allRows().compactMap({ $0[0].textValue })
+    {
+      for row in try db.prepare("SELECT * FROM \(table)").allRows() {
+        result.append(table + ": " + row.map(\.description).joined(separator: ", "))
+      }
+    }
+    return result.sorted()
+  }
+
+  @Test func theSameSeedGivesTheSameStore() throws {
+    let directory = try TemporaryDirectory()
+    let a = directory.path("a.sqlite").path
+    let b = directory.path("b.sqlite").path
+    try SampleLibrary.generate(at: a, objects: 800, seed: 7)
+    try SampleLibrary.generate(at: b, objects: 800, seed: 7)
+    let rows = try Self.rows(a)
+    #expect(rows.count > 800)
+    // Z_METADATA holds each store's own UUID; everything else is equal.
+    #expect(
+      rows.filter { !$0.hasPrefix("Z_METADATA") }
+        == (try Self.rows(b)).filter { !$0.hasPrefix("Z_METADATA") })
+  }
+
+  @Test func aGeneratedStoreHasEveryKindOfRelationshipAndSurvivesBackupAndRestore() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("Library.sqlite").path
+    try SampleLibrary.generate(at: store, objects: 2_000)
+    var options = BackupService.Options()
+    options.modelPath = Self.xcodeModel
+    options.output = directory.url.path
+    let backup = try BackupService.backup(storePath: store, options: options)
+    #expect(backup.objects["GraphicNovel", default: 0] > 0)
+    #expect(backup.objects["Page", default: 0] > backup.objects["Book", default: 0])
+    let db = try Database(path: store, mode: .readOnly)
+    #expect(try db.prepare("SELECT count(*) FROM Z_1TAGS").scalar().integerValue ?? 0 > 0)
+    #expect(
+      try db.prepare("SELECT count(*) FROM ZBOOK WHERE ZCOVER IS NOT NULL").scalar().integerValue
+        ?? 0 > 0)
+    let restored = directory.path("Restored.sqlite").path
+    _ = try RestoreService.restore(archivePath: backup.archive, to: restored)
+    #expect(try Self.rows(restored) == Self.rows(store))
+    #expect(try VerifyService.verify(archivePath: backup.archive).ok)
+  }
+}
