@@ -30,6 +30,8 @@ public enum BackupService {
     public var compression: Compression = .zstd
     /// The creation time recorded (now when nil).
     public var now: Date?
+    /// Called with a line of progress as each entity and table is written.
+    public var progress: (@Sendable (String) -> Void)?
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -184,6 +186,7 @@ public enum BackupService {
       }
       try chunk.finish()
       counts[entity.name] = count
+      options.progress?("\(entity.name): \(count) objects")
     }
     var rows: [String: Int] = [:]
     for table in try store.otherTables(besides: layout) {
@@ -195,6 +198,7 @@ public enum BackupService {
       }
       try chunk.finish()
       rows[table] = count
+      options.progress?("table \(table): \(count) rows")
     }
     return (counts, rows)
   }

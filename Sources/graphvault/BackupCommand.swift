@@ -35,6 +35,7 @@ struct BackupCommand: ParsableCommand {
       settings.modelPath = model
       settings.output = output
       settings.compression = compression
+      settings.progress = Progress.reporter(quiet: options.quiet || options.json)
       let result = try BackupService.backup(storePath: store, options: settings)
       if options.json {
         try Output.json(result)

@@ -25,6 +25,7 @@ struct BackupCommandTests {
       "backup", store, "--model", Self.sampleModel, "--output", output.path,
     ])
     #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.isEmpty, "progress must not reach logs or pipes: \(result.stderr)")
     let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(path.hasPrefix(output.path + "/Library-"))
     #expect(path.hasSuffix("Z.gvault"))
