@@ -67,7 +67,7 @@ let package = Package(
       ]),
 
     // Release-built benchmark (not a test): `swift run -c release gvbench`.
-    .executableTarget(name: "gvbench", dependencies: ["PropertyList"]),
+    .executableTarget(name: "gvbench", dependencies: ["PropertyList", "GraphVault"]),
 
     // Test support and tests.
     .target(name: "TestSupport", path: "Tests/TestSupport"),

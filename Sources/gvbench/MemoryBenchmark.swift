@@ -1,0 +1,89 @@
+import Foundation
+import GraphVault
+
+/// A child process's exit status, peak resident memory and wall time.
+struct Measured {
+  let status: Int32
+  let peakKiB: Int
+  let seconds: Double
+}
+
+/// Runs `executable` with `arguments` and reads its own peak RSS from `wait4`.
+func runMeasured(_ executable: String, _ arguments: [String]) throws -> Measured {
+  var pid: pid_t = 0
+  let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+  defer { argv.forEach { free($0) } }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+  let start = Date()
+  let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+  guard rc == 0 else {
+    throw NSError(
+      domain: "gvbench", code: Int(rc),
+      userInfo: [NSLocalizedDescriptionKey: "cannot run \(executable)"])
+  }
+  var status: Int32 = 0
+  var usage = rusage()
+  _ = wait4(pid, &status, 0, &usage)
+  return Measured(
+    status: (status >> 8) & 0xFF, peakKiB: usage.ru_maxrss, seconds: Date().timeIntervalSince(start)
+  )
+}
+
+/// Generates sample stores of `objects` and 4 × `objects` objects, backs each up and restores
+/// it with the release-built `graphvault` beside this benchmark, and prints each run's peak RSS.
+func memoryBenchmark(objects: Int) throws {
+  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("graphvault").path
+  guard FileManager.default.isExecutableFile(atPath: tool) else {
+    FileHandle.standardError.write(
+      Data("gvbench: build graphvault first: swift build -c release --product graphvault\n".utf8))
+    exit(1)
+  }
+  let model = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+    "Fixtures/Library.xcdatamodeld"
+  ).path
+  let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "gvbench-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: work) }
+  print(
+    "| objects | store | archive | backup peak RSS | backup time | restore peak RSS | restore time |"
+  )
+  print("|---:|---:|---:|---:|---:|---:|---:|")
+  var peaks: [(Int, Int)] = []
+  for n in [objects, 4 * objects] {
+    let store = work.appendingPathComponent("store-\(n).sqlite").path
+    try SampleLibrary.generate(at: store, objects: n)
+    let archive = work.appendingPathComponent("store-\(n).gvault").path
+    let backup = try runMeasured(
+      tool, ["backup", store, "--model", model, "--output", archive, "-q"])
+    let restored = work.appendingPathComponent("restored-\(n).sqlite").path
+    let restore = try runMeasured(tool, ["restore", archive, "--to", restored, "-q"])
+    guard backup.status == 0, restore.status == 0 else {
+      FileHandle.standardError.write(
+        Data("gvbench: backup exited \(backup.status), restore \(restore.status)\n".utf8))
+      exit(1)
+    }
+    func size(_ path: String) -> String {
+      let bytes =
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?
+        .doubleValue ?? 0
+      return String(format: "%.1f MB", bytes / 1_000_000)
+    }
+    print(
+      "| \(n) | \(size(store)) | \(size(archive)) | \(backup.peakKiB / 1024) MiB | "
+        + String(format: "%.2f s", backup.seconds) + " | \(restore.peakKiB / 1024) MiB | "
+        + String(format: "%.2f s", restore.seconds) + " |")
+    peaks.append((backup.peakKiB, restore.peakKiB))
+  }
+  let backupGrowth = Double(peaks[1].0) / Double(peaks[0].0) - 1
+  let restoreGrowth = Double(peaks[1].1) / Double(peaks[0].1) - 1
+  print(
+    String(
+      format:
+        "\npeak RSS growth at 4× the objects: backup %+.1f%%, restore %+.1f%% (target: within 10%%)",
+      backupGrowth * 100, restoreGrowth * 100))
+}
