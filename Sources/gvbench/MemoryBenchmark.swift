@@ -12,7 +12,7 @@ struct Measured {
 func runMeasured(_ executable: String, _ arguments: [String]) throws -> Measured {
   var pid: pid_t = 0
   let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-  defer { argv.forEach { free($0) } }
+  defer { for pointer in argv { free(pointer) } }
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
