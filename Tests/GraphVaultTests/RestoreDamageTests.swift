@@ -14,26 +14,15 @@ struct RestoreDamageTests {
   /// A small library store, backed up without compression so bytes can be damaged precisely.
   init() throws {
     directory = try TemporaryDirectory()
-    let modelPath = SharedFixtures.packageRoot.appendingPathComponent(
-      "Fixtures/Library.xcdatamodeld"
-    ).path
-    let model = try ModelSource.model(at: modelPath)
-    let store = directory.path("Library.sqlite").path
-    try StoreCreator.create(at: store, model: model)
-    let context = try ObjectContext(storePath: store, model: model)
-    for i in 0..<300 {
-      let book = try context.insert(i % 3 == 0 ? "GraphicNovel" : "Book")
-      try book.setValue(.string("Book \(i)"), for: "title")
-      let page = try context.insert("Page")
-      try page.setValue(.integer(Int64(i)), for: "number")
-      try book.add(page, to: "pages")
+    archive = try LibraryArchive.make(in: directory, named: "library") { context in
+      for i in 0..<300 {
+        let book = try context.insert(i % 3 == 0 ? "GraphicNovel" : "Book")
+        try book.setValue(.string("Book \(i)"), for: "title")
+        let page = try context.insert("Page")
+        try page.setValue(.integer(Int64(i)), for: "number")
+        try book.add(page, to: "pages")
+      }
     }
-    try context.save()
-    var options = BackupService.Options()
-    options.modelPath = modelPath
-    options.compression = .none
-    options.output = directory.path("library.gvault").path
-    archive = try BackupService.backup(storePath: store, options: options).archive
   }
 
   func restoreFails(_ bytes: [UInt8], _ label: String) throws -> VaultError? {

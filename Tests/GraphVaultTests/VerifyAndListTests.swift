@@ -14,26 +14,15 @@ struct VerifyAndListTests {
 
   init() throws {
     directory = try TemporaryDirectory()
-    let modelPath = SharedFixtures.packageRoot.appendingPathComponent(
-      "Fixtures/Library.xcdatamodeld"
-    ).path
-    let model = try ModelSource.model(at: modelPath)
-    let store = directory.path("Library.sqlite").path
-    try StoreCreator.create(at: store, model: model)
-    let context = try ObjectContext(storePath: store, model: model)
-    let author = try context.insert("Author")
-    try author.setValue(.string("frank"), for: "alias")
-    for i in 0..<50 {
-      let book = try context.insert("Book")
-      try book.setValue(.string("Book \(i)"), for: "title")
-      try book.setObject(author, for: "author")
+    archive = try LibraryArchive.make(in: directory, named: "good") { context in
+      let author = try context.insert("Author")
+      try author.setValue(.string("frank"), for: "alias")
+      for i in 0..<50 {
+        let book = try context.insert("Book")
+        try book.setValue(.string("Book \(i)"), for: "title")
+        try book.setObject(author, for: "author")
+      }
     }
-    try context.save()
-    var options = BackupService.Options()
-    options.modelPath = modelPath
-    options.compression = .none
-    options.output = directory.path("good.gvault").path
-    archive = try BackupService.backup(storePath: store, options: options).archive
   }
 
   /// The archive rewritten with `transform` applied to its members.
