@@ -162,7 +162,10 @@ struct FixtureModelTests {
     #expect(model.entity(named: "Writer")?.isAbstract == true)
     #expect(model.entity(named: "GraphicNovel")?.attributes.map(\.name) == ["isBlackAndWhite"])
   }
+}
 
+@Suite("Model files that cannot be loaded")
+struct BrokenModelFileTests {
   @Test func aMissingOrBrokenModelFileIsAClearError() throws {
     let directory = try TemporaryDirectory()
     #expect(throws: ModelError.self) {
