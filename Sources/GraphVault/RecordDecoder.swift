@@ -6,6 +6,37 @@ import PropertyList
 struct RecordDecoder {
   let model: ObjectModel
   let member: String
+  /// Per entity, its attributes and relationships (inherited ones included) and the keys a
+  /// record of it may have: computed once, not per record.
+  private let shapes: [String: Shape]
+
+  private struct Shape {
+    let attributes: [AttributeDescription]
+    let relationships: [RelationshipDescription]
+    let keys: Set<String>
+  }
+
+  init(model: ObjectModel, member: String) {
+    self.model = model
+    self.member = member
+    var shapes: [String: Shape] = [:]
+    for entity in model.entities {
+      let attributes = model.attributes(of: entity.name)
+      let relationships = model.relationships(of: entity.name)
+      var keys: Set<String> = [
+        RecordKey.entity, RecordKey.primaryKey, RecordKey.version, RecordKey.columns,
+      ]
+      for attribute in attributes { keys.insert(attribute.name) }
+      for relationship in relationships {
+        keys.insert(relationship.name)
+        keys.insert(
+          relationship.name
+            + (relationship.isToMany ? RecordKey.orderSuffix : RecordKey.entitySuffix))
+      }
+      shapes[entity.name] = Shape(attributes: attributes, relationships: relationships, keys: keys)
+    }
+    self.shapes = shapes
+  }
 
   private func bad(_ detail: String) -> VaultError {
     VaultError(.invalidInput, "\(member): \(detail)")
@@ -21,7 +52,7 @@ struct RecordDecoder {
     guard let entity = fields[RecordKey.entity]?.stringValue else {
       throw bad("a record has no class")
     }
-    guard model.entity(named: entity) != nil else {
+    guard let shape = shapes[entity] else {
       throw bad("a record names entity \(entity), which the model does not have")
     }
     guard let pk = fields[RecordKey.primaryKey]?.integerValue,
@@ -30,11 +61,7 @@ struct RecordDecoder {
       throw bad("a record of \(entity) lacks pk or opt")
     }
     var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
-    var known: Set<String> = [
-      RecordKey.entity, RecordKey.primaryKey, RecordKey.version, RecordKey.columns,
-    ]
-    for attribute in model.attributes(of: entity) {
-      known.insert(attribute.name)
+    for attribute in shape.attributes {
       guard let raw = fields[attribute.name] else { continue }
       guard let typed = Self.value(raw, type: attribute.type) else {
         throw bad(
@@ -43,11 +70,9 @@ struct RecordDecoder {
       record.attributes[attribute.name] = typed
     }
     var manyToMany: [String: [(Int64, Int64?)]] = [:]
-    for relationship in model.relationships(of: entity) {
-      known.insert(relationship.name)
+    for relationship in shape.relationships {
       guard let raw = fields[relationship.name] else { continue }
       if !relationship.isToMany {
-        known.insert(relationship.name + RecordKey.entitySuffix)
         guard let target = raw.integerValue else {
           throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
         }
@@ -56,10 +81,11 @@ struct RecordDecoder {
           ?? relationship.destination
         record.toOne[relationship.name] = ObjectReference(entity: destination, primaryKey: target)
       } else {
-        known.insert(relationship.name + RecordKey.orderSuffix)
-        guard let keys = raw.arrayValue?.compactMap(\.integerValue),
-          keys.count == raw.arrayValue?.count
-        else {
+        guard let elements = raw.arrayValue else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+        }
+        let keys = elements.compactMap(\.integerValue)
+        guard keys.count == elements.count else {
           throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
         }
         let orders = fields[relationship.name + RecordKey.orderSuffix]?.arrayValue?.map(
@@ -73,7 +99,7 @@ struct RecordDecoder {
     if let columns = fields[RecordKey.columns] {
       record.extraColumns = try Self.row(columns, member: member)
     }
-    if let unknown = fields.keys.first(where: { !known.contains($0) }) {
+    if let unknown = fields.keys.first(where: { !shape.keys.contains($0) }) {
       throw bad("\(entity) p\(pk) has a value for \(unknown), which the model does not describe")
     }
     return (record, manyToMany)

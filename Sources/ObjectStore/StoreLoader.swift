@@ -11,7 +11,8 @@ public final class StoreLoader {
   public let path: String
   private let database: Database
   private var layout: StoreLayout?
-  private var inserts: [String: (Statement, [Column])] = [:]
+  private var inserts: [String: (Statement, [Column], [String])] = [:]
+  private var joinsByRelationship: [String: StoreLayout.Join?] = [:]
   private var rowInserts: [String: Statement] = [:]
   private var joinInserts: [String: Statement] = [:]
 
@@ -20,11 +21,6 @@ public final class StoreLoader {
     case foreignKey(String)
     case foreignEntity(String)
     case raw(String)
-
-    var name: String? {
-      if case .raw(let name) = self { return name }
-      return nil
-    }
   }
 
   /// Creates an empty database at `path` (which must not exist).
@@ -113,7 +109,7 @@ public final class StoreLoader {
   private func insertRecord(
     _ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]], layout: StoreLayout
   ) throws {
-    let (statement, columns) = try insertStatement(for: record.entity, layout: layout)
+    let (statement, columns, names) = try insertStatement(for: record.entity, layout: layout)
     var values: [SQLiteValue] = [
       .integer(record.primaryKey), .integer(Int64(layout.entityNumbers[record.entity] ?? 0)),
       .integer(record.version),
@@ -133,9 +129,6 @@ public final class StoreLoader {
       }
     }
     // Values kept as stored override their column.
-    let names =
-      ["Z_PK", "Z_ENT", "Z_OPT"]
-      + columns.map { columnName($0, entity: record.entity, layout: layout) }
     for (column, value) in record.extraColumns {
       guard let index = names.firstIndex(of: column) else {
         throw StoreError(
@@ -147,12 +140,7 @@ public final class StoreLoader {
     try statement.bind(values)
     try statement.run()
     for (name, rows) in manyToMany where !rows.isEmpty {
-      let lineage = Set(layout.model.lineage(of: record.entity).map(\.name))
-      guard
-        let join = layout.joins.first(where: {
-          lineage.contains($0.entity) && $0.relationship.name == name
-        })
-      else {
+      guard let join = join(for: record.entity, name, layout: layout) else {
         throw StoreError(.modelMismatch, "\(record.entity).\(name) has no join table", path: path)
       }
       let insert = try joinStatement(join)
@@ -200,26 +188,20 @@ public final class StoreLoader {
     }
   }
 
-  private func columnName(_ column: Column, entity: String, layout: StoreLayout) -> String {
-    switch column {
-    case .raw(let name): return name
-    case .attribute(let name, _):
-      return layout.table(for: entity)?.attributes.values.joined().first {
-        $0.attribute.name == name
-      }?.column ?? name
-    case .foreignKey(let name):
-      return layout.table(for: entity)?.toOne.values.joined().first {
-        $0.relationship.name == name
-      }?.column ?? name
-    case .foreignEntity(let name):
-      return layout.table(for: entity)?.toOne.values.joined().first {
-        $0.relationship.name == name
-      }?.entityColumn ?? name
-    }
+  /// The join table `entity`'s hierarchy owns for relationship `name`, looked up once.
+  private func join(for entity: String, _ name: String, layout: StoreLayout) -> StoreLayout.Join? {
+    let key = entity + "." + name
+    if let known = joinsByRelationship[key] { return known }
+    let lineage = Set(layout.model.lineage(of: entity).map(\.name))
+    let found = layout.joins.first { lineage.contains($0.entity) && $0.relationship.name == name }
+    joinsByRelationship[key] = found
+    return found
   }
 
+  /// The insert statement of `entity`, its columns, and every column's name (with `Z_PK`,
+  /// `Z_ENT`, `Z_OPT` first), prepared once.
   private func insertStatement(for entity: String, layout: StoreLayout) throws -> (
-    Statement, [Column]
+    Statement, [Column], [String]
   ) {
     if let cached = inserts[entity] { return cached }
     guard let table = layout.table(for: entity) else {
@@ -256,8 +238,8 @@ public final class StoreLoader {
     let statement = try database.prepare(
       "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
     )
-    inserts[entity] = (statement, columns)
-    return (statement, columns)
+    inserts[entity] = (statement, columns, names)
+    return (statement, columns, names)
   }
 
   private func joinStatement(_ join: StoreLayout.Join) throws -> Statement {

@@ -1,0 +1,74 @@
+import Foundation
+import GraphVault
+
+/// Runs a shell pipeline and measures its wall time.
+func timedShell(_ command: String) throws -> Double {
+  let start = Date()
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", command]
+  try process.run()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    throw NSError(
+      domain: "gvbench", code: Int(process.terminationStatus),
+      userInfo: [NSLocalizedDescriptionKey: "failed: \(command)"])
+  }
+  return Date().timeIntervalSince(start)
+}
+
+/// Backup and restore of one generated store against the baselines, in one run:
+/// `sqlite3 STORE .dump | zstd -3` for backup (time and size), `sqlite3 NEW < dump.sql` for
+/// restore. Needs the sqlite3 and zstd command-line tools.
+func storeBenchmark(objects: Int) throws {
+  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    .appendingPathComponent("graphvault").path
+  let model = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+    "Fixtures/Library.xcdatamodeld"
+  ).path
+  let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "gvbench-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: work) }
+  func path(_ name: String) -> String { work.appendingPathComponent(name).path }
+  func size(_ name: String) -> Double {
+    ((try? FileManager.default.attributesOfItem(atPath: path(name)))?[.size] as? NSNumber)?
+      .doubleValue ?? 0
+  }
+  FileHandle.standardError.write(Data("gvbench store: generating \(objects) objects\n".utf8))
+  try SampleLibrary.generate(at: path("store.sqlite"), objects: objects)
+  let store = path("store.sqlite")
+
+  let backup = try runMeasured(
+    tool, ["backup", store, "--model", model, "--output", path("store.gvault"), "-q"])
+  let dump = try timedShell("sqlite3 '\(store)' .dump | zstd -3 -q -o '\(path("dump.sql.zst"))'")
+  _ = try timedShell("zstd -dq '\(path("dump.sql.zst"))' -o '\(path("dump.sql"))'")
+  let restore = try runMeasured(
+    tool, ["restore", path("store.gvault"), "--to", path("restored.sqlite"), "-q"])
+  let load = try timedShell("sqlite3 '\(path("loaded.sqlite"))' < '\(path("dump.sql"))'")
+  guard backup.status == 0, restore.status == 0 else {
+    throw NSError(
+      domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "graphvault failed"])
+  }
+  let archiveMB = size("store.gvault") / 1_000_000
+  let dumpMB = size("dump.sql.zst") / 1_000_000
+  print(
+    "| \(objects) objects (store \(String(format: "%.1f", size("store.sqlite") / 1_000_000)) MB) | graphvault | baseline | ratio | target |"
+  )
+  print("|---|---:|---:|---:|---:|")
+  print(
+    String(
+      format: "| backup time | %.2f s | %.2f s (sqlite3 .dump \\| zstd -3) | %.2f× | ≤ 1.0× |",
+      backup.seconds, dump, backup.seconds / dump))
+  print(
+    String(
+      format: "| backup size | %.1f MB | %.1f MB (zstd -3 dump) | %.2f× | ≤ 1.0× |", archiveMB,
+      dumpMB, archiveMB / dumpMB))
+  print(
+    String(
+      format: "| restore time | %.2f s | %.2f s (sqlite3 NEW < dump.sql) | %.2f× | ≤ 0.5× |",
+      restore.seconds, load, restore.seconds / load))
+  print(
+    "| backup / restore peak RSS | \(backup.peakKiB / 1024) / \(restore.peakKiB / 1024) MiB | | | |"
+  )
+}
