@@ -35,20 +35,9 @@ func runMeasured(_ executable: String, _ arguments: [String]) throws -> Measured
 /// Generates sample stores of `objects` and 4 × `objects` objects, backs each up and restores
 /// it with the release-built `graphvault` beside this benchmark, and prints each run's peak RSS.
 func memoryBenchmark(objects: Int) throws {
-  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("graphvault").path
-  guard FileManager.default.isExecutableFile(atPath: tool) else {
-    FileHandle.standardError.write(
-      Data("gvbench: build graphvault first: swift build -c release --product graphvault\n".utf8))
-    exit(1)
-  }
-  let model = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
-    "Fixtures/Library.xcdatamodeld"
-  ).path
-  let work = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "gvbench-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: work) }
+  let workspace = try BenchWorkspace()
+  defer { workspace.remove() }
+  let (tool, model, work) = (workspace.tool, workspace.model, workspace.folder)
   print(
     "| objects | store | archive | backup peak RSS | backup time | restore peak RSS | restore time |"
   )

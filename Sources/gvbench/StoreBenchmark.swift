@@ -21,20 +21,11 @@ func timedShell(_ command: String) throws -> Double {
 /// `sqlite3 STORE .dump | zstd -3` for backup (time and size), `sqlite3 NEW < dump.sql` for
 /// restore. Needs the sqlite3 and zstd command-line tools.
 func storeBenchmark(objects: Int) throws {
-  let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("graphvault").path
-  let model = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
-    "Fixtures/Library.xcdatamodeld"
-  ).path
-  let work = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "gvbench-\(UUID().uuidString)")
-  try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-  defer { try? FileManager.default.removeItem(at: work) }
-  func path(_ name: String) -> String { work.appendingPathComponent(name).path }
-  func size(_ name: String) -> Double {
-    ((try? FileManager.default.attributesOfItem(atPath: path(name)))?[.size] as? NSNumber)?
-      .doubleValue ?? 0
-  }
+  let workspace = try BenchWorkspace()
+  defer { workspace.remove() }
+  let (tool, model) = (workspace.tool, workspace.model)
+  func path(_ name: String) -> String { workspace.path(name) }
+  func size(_ name: String) -> Double { workspace.size(name) }
   FileHandle.standardError.write(Data("gvbench store: generating \(objects) objects\n".utf8))
   try SampleLibrary.generate(at: path("store.sqlite"), objects: objects)
   let store = path("store.sqlite")

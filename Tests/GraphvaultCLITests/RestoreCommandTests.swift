@@ -36,13 +36,20 @@ struct RestoreCommandTests {
     return store
   }
 
-  @Test func backupThenRestoreGivesTheSameDatabase() throws {
-    let directory = try TemporaryDirectory()
+  /// The populated store and its archive.
+  func backedUpStore(in directory: TemporaryDirectory) throws -> (store: String, archive: String) {
     let store = try populatedStore(in: directory)
     let archive = directory.path("a.gvault").path
-    #expect(
-      try BuiltTool.run(["backup", store, "--model", Self.sampleModel, "--output", archive]).status
-        == 0)
+    let result = try BuiltTool.run([
+      "backup", store, "--model", Self.sampleModel, "--output", archive,
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    return (store, archive)
+  }
+
+  @Test func backupThenRestoreGivesTheSameDatabase() throws {
+    let directory = try TemporaryDirectory()
+    let (store, archive) = try backedUpStore(in: directory)
     let restored = directory.path("restored.sqlite").path
     let result = try BuiltTool.run(["restore", archive, "--to", restored])
     #expect(result.status == 0, "\(result.stderr)")
@@ -53,11 +60,7 @@ struct RestoreCommandTests {
 
   @Test func failuresHaveTheirStatusAndLeaveNoStore() throws {
     let directory = try TemporaryDirectory()
-    let store = try populatedStore(in: directory)
-    let archive = directory.path("a.gvault").path
-    #expect(
-      try BuiltTool.run(["backup", store, "--model", Self.sampleModel, "--output", archive]).status
-        == 0)
+    let (store, archive) = try backedUpStore(in: directory)
     let notArchive = directory.path("text.gvault")
     try Data(String(repeating: "just text\n", count: 100).utf8).write(to: notArchive)
     let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
