@@ -43,6 +43,13 @@ extension CoreDataStore {
   public func currentBookkeeping() throws(StoreError) -> (
     uuid: String, metadata: [UInt8], entityRows: [EntityRow]
   ) {
+    try Self.readBookkeeping(database, path: path)
+  }
+
+  /// Reads `Z_METADATA`'s UUID and plist and the rows of `Z_PRIMARYKEY`.
+  static func readBookkeeping(_ database: Database, path: String) throws(StoreError) -> (
+    uuid: String, metadata: [UInt8], entityRows: [EntityRow]
+  ) {
     do {
       let row = try database.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
         .allRows().first
@@ -107,13 +114,7 @@ extension CoreDataStore {
     while try statement.step() {
       var row: [String: AttributeValue] = [:]
       for (index, name) in names.enumerated() {
-        switch statement.storageType(at: index) {
-        case .null: continue
-        case .integer: row[name] = .integer(statement.int64(at: index))
-        case .real: row[name] = .double(statement.double(at: index))
-        case .text: row[name] = .string(statement.text(at: index))
-        case .blob: row[name] = .data(statement.blob(at: index))
-        }
+        if let value = statement.storedValue(at: index) { row[name] = value }
       }
       try body(row)
     }

@@ -81,23 +81,16 @@ public final class CoreDataStore {
           "the database is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA tables)",
           path: path)
       }
-      let row = try database.prepare("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
-        .allRows().first
-      uuid = row?[0].textValue ?? ""
-      metadataBytes = row?[1].blobValue ?? []
+      let bookkeeping = try Self.readBookkeeping(database, path: path)
+      uuid = bookkeeping.uuid
+      metadataBytes = bookkeeping.metadata
       let decoded = try? PropertyListValue(propertyList: metadataBytes)
       guard let dictionary = decoded?.dictionaryValue else {
         throw StoreError(
           .notACoreDataStore, "Z_METADATA holds no metadata property list", path: path)
       }
       metadata = dictionary
-      entityRows = try database.prepare(
-        "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"
-      ).allRows().map {
-        EntityRow(
-          number: Int($0[0].integerValue ?? 0), name: $0[1].textValue ?? "",
-          parent: Int($0[2].integerValue ?? 0), maxPrimaryKey: $0[3].integerValue ?? 0)
-      }
+      entityRows = bookkeeping.entityRows
     } catch let error as StoreError {
       throw error
     } catch {
@@ -217,15 +210,9 @@ public final class CoreDataStore {
   public func forEachPair(
     in join: StoreLayout.Join, _ body: (Int64, Int64, Int64?) throws -> Void
   ) throws {
-    let order = join.orderColumn.map { ", \($0)" } ?? ""
-    let statement = try database.prepare(
-      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(order) FROM \(join.name) ORDER BY 1, 2"
-    )
-    defer { statement.reset() }
-    while try statement.step() {
-      try body(
-        statement.int64(at: 0), statement.int64(at: 1),
-        join.orderColumn == nil || statement.isNull(at: 2) ? nil : statement.int64(at: 2))
+    let cursor = try joinCursor(join)
+    while let pair = try cursor.next() {
+      try body(pair.source, pair.destination, pair.order)
     }
   }
 }

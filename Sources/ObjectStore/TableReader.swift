@@ -92,14 +92,14 @@ struct TableReader {
         guard !statement.isNull(at: field.index) else { continue }
         if storageMatches(at: field.index, type: attribute.type) {
           record.attributes[attribute.name] = value(at: field.index, type: attribute.type)
-        } else if let raw = rawValue(at: field.index) {
+        } else if let raw = statement.storedValue(at: field.index) {
           // A value stored in another class than its type's (SQLite does not enforce types):
           // kept as stored, so nothing is lost or converted.
           record.extraColumns[columnNames[field.index]] = raw
         }
       }
       for (index, column) in unmapped {
-        if let raw = rawValue(at: index) { record.extraColumns[column] = raw }
+        if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
       }
       for (field, relationship, entityIndex) in toOneFields where lineage.contains(field.entity) {
         guard !statement.isNull(at: field.index) else { continue }
@@ -113,17 +113,6 @@ struct TableReader {
           entity: destination, primaryKey: statement.int64(at: field.index))
       }
       try body(record)
-    }
-  }
-
-  /// The column's value as stored: integer, double, string or data; nil for NULL.
-  private func rawValue(at index: Int) -> AttributeValue? {
-    switch statement.storageType(at: index) {
-    case .null: return nil
-    case .integer: return .integer(statement.int64(at: index))
-    case .real: return .double(statement.double(at: index))
-    case .text: return .string(statement.text(at: index))
-    case .blob: return .data(statement.blob(at: index))
     }
   }
 
@@ -170,5 +159,18 @@ enum DecimalText {
   static func format(_ value: Double) -> String {
     if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
     return String(value)
+  }
+}
+
+extension Statement {
+  /// The current row's column `index` as stored: integer, double, string or data; nil for NULL.
+  func storedValue(at index: Int) -> AttributeValue? {
+    switch storageType(at: index) {
+    case .null: return nil
+    case .integer: return .integer(int64(at: index))
+    case .real: return .double(double(at: index))
+    case .text: return .string(text(at: index))
+    case .blob: return .data(blob(at: index))
+    }
   }
 }
