@@ -24,7 +24,7 @@ struct ArchiveScanner {
       if wantBytes(entry.path) {
         let bytes = try reader.readAll()
         try body(
-          Member(path: entry.path, bytes: bytes, size: bytes.count, sha256: Self.sha256(bytes)))
+          Member(path: entry.path, bytes: bytes, size: bytes.count, sha256: Checksum.sha256(bytes)))
       } else if hashAll {
         var hasher = SHA256()
         var size = 0
@@ -32,7 +32,7 @@ struct ArchiveScanner {
           hasher.update(bufferPointer: chunk)
           size += chunk.count
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Checksum.hex(hasher.finalize())
         try body(Member(path: entry.path, bytes: nil, size: size, sha256: digest))
       } else {
         try body(Member(path: entry.path, bytes: nil, size: Int(entry.size ?? 0), sha256: nil))
@@ -40,7 +40,4 @@ struct ArchiveScanner {
     }
   }
 
-  static func sha256(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-  }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LibArchive
 import PropertyList
@@ -23,16 +22,12 @@ final class MemberWriter {
   /// Writes one member.
   func write(_ path: String, _ bytes: [UInt8]) throws {
     try archive.writeEntry(path: path, contents: bytes, modificationTime: modificationTime)
-    entries.append(Entry(path: path, size: bytes.count, sha256: Self.sha256(bytes)))
+    entries.append(Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes)))
   }
 
   /// Writes one member holding a property list.
   func write(_ path: String, plist: PropertyListValue) throws {
     try write(path, plist.binaryPropertyList())
-  }
-
-  static func sha256(_ bytes: [UInt8]) -> String {
-    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
   }
 
   /// The index of what has been written so far.

@@ -131,7 +131,7 @@ public struct ModelReport: Codable, Sendable {
         name: entity.name, parent: entity.parent, abstract: entity.isAbstract,
         number: numbers[entity.name] ?? 0,
         table: StoreSchema.tableName(model.root(of: entity.name)?.name ?? entity.name),
-        versionHash: entity.versionHash.map { $0.map { String(format: "%02x", $0) }.joined() },
+        versionHash: entity.versionHash.map { Checksum.hex($0) },
         attributes: entity.attributes.map {
           Attribute(
             name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import LibArchive
 import ObjectModel
@@ -37,12 +36,14 @@ public enum RestoreService {
       guard FileManager.default.fileExists(atPath: archivePath) else {
         throw VaultError(.inputMissing, "no archive at this path (\(archivePath))")
       }
-      let url = URL(fileURLWithPath: destination)
-      let temporary = url.deletingLastPathComponent()
-        .appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)").path
+      let temporary = DurableFile.temporaryPath(beside: destination)
       do {
         let result = try load(archivePath: archivePath, into: temporary, destination: destination)
-        try publish(temporary, as: destination)
+        // A replaced store's sidecars belong to the old file.
+        for suffix in ["-wal", "-shm", "-journal"] {
+          try? FileManager.default.removeItem(atPath: destination + suffix)
+        }
+        try DurableFile.publish(temporary, as: destination)
         return result
       } catch {
         for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -50,28 +51,6 @@ public enum RestoreService {
         }
         throw error
       }
-    }
-  }
-
-  private static func publish(_ temporary: String, as destination: String) throws {
-    let fd = open(temporary, O_RDONLY)
-    if fd >= 0 {
-      fsync(fd)
-      close(fd)
-    }
-    for suffix in ["-wal", "-shm", "-journal"] {
-      try? FileManager.default.removeItem(atPath: destination + suffix)
-    }
-    guard rename(temporary, destination) == 0 else {
-      throw VaultError(
-        .ioFailure,
-        "cannot move the restored store into place: \(String(cString: strerror(errno))) (\(destination))"
-      )
-    }
-    let folder = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY)
-    if folder >= 0 {
-      fsync(folder)
-      close(folder)
     }
   }
 
@@ -123,7 +102,7 @@ public enum RestoreService {
       let path = entry.path
       if path != ArchiveLayout.index {
         seen.append(
-          (path, bytes.count, SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()))
+          (path, bytes.count, Checksum.sha256(bytes)))
       }
       if header == nil && path != ArchiveLayout.header {
         throw bad(
