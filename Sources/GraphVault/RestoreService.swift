@@ -4,41 +4,82 @@ import ObjectModel
 import ObjectStore
 import PropertyList
 
-/// What a restore wrote.
+/// What a restore wrote (or, in a dry run, would write).
 public struct RestoreResult: Codable, Sendable {
   /// The store's path.
   public let store: String
-  /// Objects per entity.
+  /// Objects per entity (of the archive, as read).
   public let objects: [String: Int]
   /// Rows per table outside the model.
   public let tables: [String: Int]
   /// The model version restored.
   public let modelVersion: String?
+  /// The migration, when the archive's version was not the target's.
+  public let migration: MigrationReport?
+  /// Whether nothing was written.
+  public let dryRun: Bool
 }
 
-/// `graphvault restore`: an archive into a fresh store at the archive's model version.
+/// How a restore runs.
+public struct RestoreOptions: Sendable {
+  /// Replace an existing store.
+  public var force = false
+  /// The target model: an `.xcdatamodeld`, `.momd`, `.xcdatamodel` or `.mom`. Without it the
+  /// store is restored at the archive's own version.
+  public var modelPath: String?
+  /// The target version in the model set (the current one when nil).
+  public var modelVersion: String?
+  /// A mapping file for what a migration cannot infer.
+  public var mappingPath: String?
+  /// Custom stages (library use).
+  public var stages: [MigrationStage] = []
+  /// Read and check the archive and migrate its objects, but write nothing.
+  public var dryRun = false
+
+  /// Default options: refuse an existing store, restore at the archive's version.
+  public init() {}
+}
+
+/// `graphvault restore`: an archive into a fresh store, at the archive's model version or,
+/// with a target model, migrated hop by hop into the target version while the objects stream.
 public enum RestoreService {
-  /// Restores `archivePath` into a new store at `destination`.
-  ///
-  /// The store is built in a temporary file beside the destination, from the archive's own
-  /// schema, and renamed into place only when every member's checksum and count matched the
-  /// index; an existing destination is refused unless `force`. On any failure the destination is
-  /// untouched and the temporary file removed.
+  /// Restores `archivePath` into a new store at `destination`, at the archive's version.
   public static func restore(archivePath: String, to destination: String, force: Bool = false)
     throws(VaultError)
     -> RestoreResult
   {
+    var options = RestoreOptions()
+    options.force = force
+    return try restore(archivePath: archivePath, to: destination, options: options)
+  }
+
+  /// Restores `archivePath` into a new store at `destination`.
+  ///
+  /// The store is built in a temporary file beside the destination and renamed into place
+  /// only when every member's checksum and count matched the index (and a migration
+  /// succeeded); an existing destination is refused unless `force`. On any failure the
+  /// destination is untouched and the temporary file removed. A dry run reads and checks the
+  /// whole archive and migrates its objects, and writes nothing.
+  public static func restore(
+    archivePath: String, to destination: String, options: RestoreOptions
+  ) throws(VaultError) -> RestoreResult {
     try vault {
-      if FileManager.default.fileExists(atPath: destination) && !force {
+      if FileManager.default.fileExists(atPath: destination) && !options.force && !options.dryRun {
         throw VaultError(
           .destinationExists, "the store exists (use --force to replace it) (\(destination))")
       }
       guard FileManager.default.fileExists(atPath: archivePath) else {
         throw VaultError(.inputMissing, "no archive at this path (\(archivePath))")
       }
+      let target = try RestoreTarget(options: options)
+      if options.dryRun {
+        return try load(
+          archivePath: archivePath, into: nil, destination: destination, target: target)
+      }
       let temporary = DurableFile.temporaryPath(beside: destination)
       do {
-        let result = try load(archivePath: archivePath, into: temporary, destination: destination)
+        let result = try load(
+          archivePath: archivePath, into: temporary, destination: destination, target: target)
         // A replaced store's sidecars belong to the old file.
         for suffix in ["-wal", "-shm", "-journal"] {
           try? FileManager.default.removeItem(atPath: destination + suffix)
@@ -54,9 +95,44 @@ public enum RestoreService {
     }
   }
 
-  private static func load(archivePath: String, into temporary: String, destination: String) throws
-    -> RestoreResult
-  {
+  /// The target model set, version, mapping and stages, loaded before the archive is opened.
+  struct RestoreTarget {
+    let set: ModelVersionSet?
+    let version: String?
+    let mapping: MappingFile?
+    let stages: [MigrationStage]
+
+    init(options: RestoreOptions) throws {
+      guard let path = options.modelPath else {
+        if options.mappingPath != nil || options.modelVersion != nil {
+          throw VaultError(
+            .modelUnavailable, "--mapping and --model-version need --model (the target model)")
+        }
+        set = nil
+        version = nil
+        mapping = nil
+        stages = options.stages
+        return
+      }
+      let set = try ModelSource.versions(at: path)
+      if let name = options.modelVersion, set.version(named: name) == nil {
+        throw VaultError(
+          .modelUnavailable,
+          "\(set.name) has no version \(name) (versions: \(set.versions.compactMap(\.versionName).joined(separator: ", "))) (\(path))"
+        )
+      }
+      self.set = set
+      version = options.modelVersion
+      mapping = try options.mappingPath.map { path throws(VaultError) in
+        try MappingFile.load(path: path)
+      }
+      stages = options.stages
+    }
+  }
+
+  private static func load(
+    archivePath: String, into temporary: String?, destination: String, target: RestoreTarget
+  ) throws -> RestoreResult {
     let reader = try ArchiveReader(path: archivePath)
     var seen: [(path: String, size: Int, sha256: String)] = []
     var header: PropertyListValue?
@@ -65,7 +141,7 @@ public enum RestoreService {
     var schema: [CoreDataStore.SchemaObject] = []
     var entityRows: [CoreDataStore.EntityRow] = []
     var modelCache: [UInt8]?
-    var loader: StoreLoader?
+    var sink: RestoreSink?
     var objects: [String: Int] = [:]
     var tables: [String: Int] = [:]
     var index: PropertyListValue?
@@ -79,19 +155,17 @@ public enum RestoreService {
           .invalidInput, "\(path) is not a valid property list: \(error) (\(archivePath))")
       }
     }
-    func readyLoader() throws -> StoreLoader {
-      if let loader { return loader }
+    func readySink() throws -> RestoreSink {
+      if let sink { return sink }
       guard let header, let model, !schema.isEmpty, !entityRows.isEmpty else {
         throw bad("the archive's data comes before its header, model, schema or primary keys")
       }
-      let created = try StoreLoader(path: temporary)
-      try created.createTables(schema)
-      try created.prepare(model: model, entityRows: entityRows)
-      try created.writeBookkeeping(
-        entityRows: entityRows, uuid: header["source"]?["uuid"]?.stringValue ?? UUID().uuidString,
-        metadata: metadata, modelCache: modelCache)
-      loader = created
-      return created
+      let archived = RestoreSink.Archived(
+        model: model, schema: schema, entityRows: entityRows, metadata: metadata,
+        modelCache: modelCache, uuid: header["source"]?["uuid"]?.stringValue ?? UUID().uuidString)
+      let made = try RestoreSink(archived: archived, target: target, path: temporary)
+      sink = made
+      return made
     }
 
     while let entry = try reader.nextEntry() {
@@ -145,7 +219,7 @@ public enum RestoreService {
         guard parts.count == 3, parts[0] == "objects" || parts[0] == "tables" else {
           throw bad("unexpected member \(path)")
         }
-        let target = try readyLoader()
+        let target = try readySink()
         guard let items = try plist(bytes, path).arrayValue else {
           throw bad("\(path) is not an array")
         }
@@ -173,12 +247,12 @@ public enum RestoreService {
       )
     }
     try check(index: index, against: seen, objects: objects, tables: tables, bad: bad)
-    let target = try readyLoader()
-    try target.finish(
-      indexesAndTriggers: schema,
+    let finished = try readySink()
+    let report = try finished.finish(
       journalMode: header?["source"]?["journalMode"]?.stringValue ?? "wal")
     return RestoreResult(
-      store: destination, objects: objects, tables: tables, modelVersion: model?.versionName)
+      store: destination, objects: objects, tables: tables,
+      modelVersion: finished.modelVersion, migration: report, dryRun: temporary == nil)
   }
 
   /// The index must list exactly the members read, with their sizes and checksums, and the

@@ -4,9 +4,15 @@ import PropertyList
 /// Every version of a model: an `.xcdatamodeld` folder (Xcode's source) or a `.momd` folder
 /// (compiled, with Apple's entity version hashes in `VersionInfo.plist`).
 ///
-/// Versions are in **natural order of their names** (`Model` < `Model 2` < `Model 10`;
-/// `SampleModel3` < `SampleModel3_v2`), with the current version moved last when it is not
-/// already. That order is the migration path: a model set has no declared order of its own.
+/// A model set declares no order of its versions, and its current version need not be its
+/// newest (a project may keep an old version current while it tests migrations). graphvault's
+/// **migration order** is:
+/// 1. by version identifier (`userDefinedModelVersionIdentifier`), when every version has one
+///    that is a number and no two are equal: `1` < `2` < `10`;
+/// 2. otherwise by the natural order of the version names: `Model` < `Model 2` < `Model 10`,
+///    `SampleModel3` < `SampleModel3_v2` (digit runs compare as numbers, a prefix first).
+///
+/// A mapping file may give an explicit order instead.
 public struct ModelVersionSet: Sendable {
   /// The set's name (the folder's name without extension).
   public let name: String
@@ -29,15 +35,16 @@ public struct ModelVersionSet: Sendable {
   public init(name: String, versions: [ObjectModel], currentVersionName: String) {
     self.name = name
     self.currentVersionName = currentVersionName
-    var ordered = versions.sorted {
-      NaturalOrder.less($0.versionName ?? $0.name, $1.versionName ?? $1.name)
+    let numbers = versions.map {
+      $0.versionIdentifiers.count == 1 ? Double($0.versionIdentifiers[0]) : nil
     }
-    if let index = ordered.firstIndex(where: { $0.versionName == currentVersionName }),
-      index != ordered.count - 1
-    {
-      ordered.append(ordered.remove(at: index))
+    if numbers.allSatisfy({ $0 != nil }) && Set(numbers).count == numbers.count {
+      self.versions = zip(versions, numbers).sorted { $0.1! < $1.1! }.map(\.0)
+    } else {
+      self.versions = versions.sorted {
+        NaturalOrder.less($0.versionName ?? $0.name, $1.versionName ?? $1.name)
+      }
     }
-    self.versions = ordered
   }
 
   /// Loads an `.xcdatamodeld` or `.momd` folder.

@@ -48,6 +48,14 @@ public struct SchemaSnapshot: Sendable, Equatable {
     try self.init(db)
   }
 
+  /// The schema `objects` create (a schema kept in an archive), read back from an in-memory
+  /// database.
+  public init(objects: [CoreDataStore.SchemaObject]) throws(SQLiteError) {
+    let db = try Database(path: ":memory:", mode: .readWriteCreate)
+    for object in objects { try db.execute(object.sql) }
+    try self.init(db)
+  }
+
   /// SQL with runs of whitespace collapsed to one space.
   static func normalized(_ sql: String) -> String {
     sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })

@@ -83,19 +83,13 @@ public enum StoreCreator {
           try db.execute(statement)
         }
         let insertKey = try db.prepare(
-          "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
-        for entity in schema.model.rootEntities.flatMap({ schema.model.hierarchy(from: $0.name) }) {
+          "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
+        for row in schema.entityRows(maxima: [:]) {
           try insertKey.bind([
-            .integer(Int64(schema.entityNumbers[entity.name]!)), .text(entity.name),
-            .integer(Int64(entity.parent.flatMap { schema.entityNumbers[$0] } ?? 0)),
+            .integer(Int64(row.number)), .text(row.name), .integer(Int64(row.parent)),
+            .integer(row.maxPrimaryKey),
           ])
           try insertKey.run()
-        }
-        if schema.persistentHistory {
-          for (number, name) in PersistentHistory.entities {
-            try insertKey.bind([.integer(Int64(number)), .text(name), .integer(0)])
-            try insertKey.run()
-          }
         }
         let metadata = options.metadata ?? StoreMetadata.make(for: schema.model)
         let insertMetadata = try db.prepare(

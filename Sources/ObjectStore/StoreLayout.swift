@@ -188,3 +188,22 @@ public struct StoreLayout: Sendable {
     tables.first { $0.rootEntity == model.root(of: entity)?.name }
   }
 }
+
+extension StoreLayout {
+  /// Maps `model` onto the tables `objects` create (a schema kept in an archive), with entity
+  /// numbers from the store's `Z_PRIMARYKEY` rows.
+  public init(
+    model: ObjectModel, schemaObjects objects: [CoreDataStore.SchemaObject],
+    entityRows: [CoreDataStore.EntityRow]
+  ) throws(StoreError) {
+    let snapshot: SchemaSnapshot
+    do {
+      snapshot = try SchemaSnapshot(objects: objects.filter { $0.type == "table" })
+    } catch {
+      throw StoreError(.modelMismatch, "the archived schema does not load: \(error)", path: "")
+    }
+    try self.init(
+      model: model, snapshot: snapshot,
+      entityNumbers: CoreDataStore.entityNumbers(for: model, rows: entityRows))
+  }
+}

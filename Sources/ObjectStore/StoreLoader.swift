@@ -9,12 +9,15 @@ import SQLite
 public final class StoreLoader {
   /// The file being filled.
   public let path: String
-  private let database: Database
-  private var layout: StoreLayout?
+  let database: Database
+  /// The model mapped onto the new tables, once ``prepare(model:entityRows:)`` ran.
+  public private(set) var layout: StoreLayout?
   private var inserts: [String: (Statement, [Column], [String])] = [:]
   private var joinsByRelationship: [String: StoreLayout.Join?] = [:]
   private var rowInserts: [String: Statement] = [:]
   private var joinInserts: [String: Statement] = [:]
+  /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
+  var deferred = DeferredLinks()
 
   private enum Column {
     case attribute(String, AttributeType)
@@ -41,7 +44,7 @@ public final class StoreLoader {
     }
   }
 
-  private func run<R>(_ what: String, _ body: () throws -> R) throws(StoreError) -> R {
+  func run<R>(_ what: String, _ body: () throws -> R) throws(StoreError) -> R {
     do {
       return try body()
     } catch let error as StoreError {
@@ -178,6 +181,7 @@ public final class StoreLoader {
   public func finish(indexesAndTriggers objects: [CoreDataStore.SchemaObject], journalMode: String)
     throws(StoreError)
   {
+    try applyDeferredLinks()
     try run("cannot finish the store") {
       for object in objects where object.type != "table" { try database.execute(object.sql) }
       try database.execute("COMMIT")
@@ -189,7 +193,7 @@ public final class StoreLoader {
   }
 
   /// The join table `entity`'s hierarchy owns for relationship `name`, looked up once.
-  private func join(for entity: String, _ name: String, layout: StoreLayout) -> StoreLayout.Join? {
+  func join(for entity: String, _ name: String, layout: StoreLayout) -> StoreLayout.Join? {
     let key = entity + "." + name
     if let known = joinsByRelationship[key] { return known }
     let lineage = Set(layout.model.lineage(of: entity).map(\.name))
@@ -242,12 +246,13 @@ public final class StoreLoader {
     return (statement, columns, names)
   }
 
-  private func joinStatement(_ join: StoreLayout.Join) throws -> Statement {
+  func joinStatement(_ join: StoreLayout.Join) throws -> Statement {
     if let cached = joinInserts[join.name] { return cached }
     var columns = [join.sourceColumn, join.destinationColumn]
     if let order = join.orderColumn { columns.append(order) }
+    // A link may reach a join table from both of its ends: the second one changes nothing.
     let statement = try database.prepare(
-      "INSERT INTO \(join.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+      "INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     )
     joinInserts[join.name] = statement
     return statement

@@ -1,6 +1,6 @@
 import ObjectModel
 
-/// Finds which version of a model set a store was written with.
+/// Finds which version of a model set a store, or an archive of one, was written with.
 public enum VersionDetector {
   /// The version of `set` that `store` was written with.
   ///
@@ -12,13 +12,37 @@ public enum VersionDetector {
   public static func detect(store: CoreDataStore, in set: ModelVersionSet) throws(StoreError)
     -> ObjectModel
   {
+    try detect(
+      hashes: store.versionHashes, schema: try store.schema(),
+      identifiers: store.versionIdentifiers, in: set, path: store.path)
+  }
+
+  /// The version of `set` whose store has the tables `objects` (a schema kept in an archive)
+  /// and the entity version hashes `hashes`; see ``detect(store:in:)``.
+  public static func detect(
+    hashes: [String: [UInt8]], schemaObjects objects: [CoreDataStore.SchemaObject],
+    identifiers: [String], in set: ModelVersionSet, path: String
+  ) throws(StoreError) -> ObjectModel {
+    let snapshot: SchemaSnapshot
+    do {
+      snapshot = try SchemaSnapshot(objects: objects)
+    } catch {
+      throw StoreError(.modelMismatch, "the archived schema does not load: \(error)", path: path)
+    }
+    return try detect(
+      hashes: hashes, schema: snapshot, identifiers: identifiers, in: set, path: path)
+  }
+
+  private static func detect(
+    hashes storeHashes: [String: [UInt8]], schema: SchemaSnapshot, identifiers: [String],
+    in set: ModelVersionSet, path: String
+  ) throws(StoreError) -> ObjectModel {
     let names = set.versions.map { $0.versionName ?? $0.name }
-    let storeHashes = store.versionHashes
     if !storeHashes.isEmpty, set.versions.contains(where: { !$0.entityVersionHashes.isEmpty }) {
       let matches = set.versions.filter { $0.entityVersionHashes == storeHashes }
       if matches.count == 1 { return matches[0] }
     }
-    let actual = try store.schema().filtered(isModelObject)
+    let actual = schema.filtered(isModelObject)
     var matches: [ObjectModel] = []
     for version in set.versions {
       guard let schema = try? StoreSchema(model: version),
@@ -27,7 +51,7 @@ public enum VersionDetector {
       if expected.filtered(isModelObject) == actual { matches.append(version) }
     }
     if matches.count > 1 {
-      let identified = matches.filter { $0.versionIdentifiers == store.versionIdentifiers }
+      let identified = matches.filter { $0.versionIdentifiers == identifiers }
       if identified.count == 1 { return identified[0] }
     }
     switch matches.count {
@@ -36,12 +60,12 @@ public enum VersionDetector {
       throw StoreError(
         .modelMismatch,
         "no version of \(set.name) matches the store (versions: \(names.joined(separator: ", ")))",
-        path: store.path)
+        path: path)
     default:
       throw StoreError(
         .modelMismatch,
         "the store matches several versions of \(set.name): \(matches.compactMap(\.versionName).joined(separator: ", "))",
-        path: store.path)
+        path: path)
     }
   }
 

@@ -1,9 +1,9 @@
 /// UTC ISO 8601 dates (`2024-05-10T12:34:56Z`) as XML property lists write them, converted with
 /// the proleptic Gregorian calendar (days-from-civil arithmetic), without Foundation.
-enum ISO8601 {
+public enum ISO8601 {
   /// Formats a date; with `fractionalSeconds`, a non-integral second is written with up to six
   /// decimals, otherwise the second is rounded down.
-  static func format(_ date: PropertyListDate, fractionalSeconds: Bool) -> String {
+  public static func format(_ date: PropertyListDate, fractionalSeconds: Bool) -> String {
     let unix = date.secondsSince1970
     guard unix.isFinite else { return String(unix) }
     let wholeSeconds = unix.rounded(.down)
@@ -32,7 +32,7 @@ enum ISO8601 {
 
   /// Parses `YYYY-MM-DDTHH:MM:SS[.fff…]Z`; also the shorter forms Apple's parser accepts
   /// (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`, `…THH`, `…THH:MM`), each ending in `Z`.
-  static func parse(_ text: String) -> PropertyListDate? {
+  public static func parse(_ text: String) -> PropertyListDate? {
     var scalars = Array(text.utf8)
     guard scalars.last == UInt8(ascii: "Z") else { return nil }
     scalars.removeLast()

@@ -1,13 +1,15 @@
 import ArgumentParser
 import GraphVault
 
-/// `graphvault restore ARCHIVE --to STORE`: an archive into a fresh store.
+/// `graphvault restore ARCHIVE --to STORE`: an archive into a fresh store, migrated into a
+/// newer model version when one is given.
 struct RestoreCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "restore",
-    abstract: "Restore an archive into a fresh store at the archive's model version.",
+    abstract:
+      "Restore an archive into a fresh store, at its own model version or migrated to another.",
     discussion:
-      "The store is built beside the destination and renamed into place only when every member's checksum matched the index; an existing store is refused unless --force."
+      "The store is built beside the destination and renamed into place only when every member's checksum matched the index and the migration succeeded; an existing store is refused unless --force. With --model, the archive's version is found in the model set and its objects are migrated hop by hop, in the set's order, to --model-version (default: the current version); --mapping gives what cannot be inferred (see graphvault(1), MAPPING FILES). --dry-run prints the plan and the objects affected, and writes nothing."
   )
 
   @Argument(help: "The archive (.gvault).")
@@ -16,19 +18,75 @@ struct RestoreCommand: ParsableCommand {
   @Option(help: "The store to create.")
   var to: String
 
+  @Option(help: "The target model: .xcdatamodeld, .momd, .xcdatamodel or .mom.")
+  var model: String?
+
+  @Option(name: .customLong("model-version"), help: "The target version (default: current).")
+  var modelVersion: String?
+
+  @Option(help: "A mapping file (JSON) for what a migration cannot infer.")
+  var mapping: String?
+
   @Flag(help: "Replace an existing store.")
   var force = false
+
+  @Flag(name: .customLong("dry-run"), help: "Print the plan and counts; write nothing.")
+  var dryRun = false
 
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
     try Failure.exitOnError {
-      let result = try RestoreService.restore(archivePath: archive, to: to, force: force)
+      var settings = RestoreOptions()
+      settings.force = force
+      settings.modelPath = model
+      settings.modelVersion = modelVersion
+      settings.mappingPath = mapping
+      settings.dryRun = dryRun
+      let result = try RestoreService.restore(archivePath: archive, to: to, options: settings)
       if options.json {
         try Output.json(result)
+      } else if dryRun {
+        print(Self.plan(result), terminator: "")
       } else if !options.quiet {
         print(result.store)
       }
     }
+  }
+
+  /// The dry run's plan: hops, changes, objects affected, notes.
+  static func plan(_ result: RestoreResult) -> String {
+    var lines = ["dry run: nothing was written (\(result.store))"]
+    if let migration = result.migration {
+      lines.append("migrate \(migration.from) → \(migration.to), \(migration.hops.count) hop(s)")
+      for hop in migration.hops {
+        lines.append("hop \(hop.from) → \(hop.to)")
+        for change in hop.changes { lines.append("  \(change)") }
+        for (entity, counts) in hop.objects.sorted(by: { $0.key < $1.key }) {
+          var parts: [String] = []
+          if counts.migrated > 0 { parts.append("\(counts.migrated) migrated") }
+          if counts.created > 0 { parts.append("\(counts.created) created") }
+          if counts.dropped > 0 { parts.append("\(counts.dropped) dropped") }
+          for (attribute, count) in counts.filled.sorted(by: { $0.key < $1.key }) {
+            parts.append("\(attribute) filled in \(count)")
+          }
+          for (attribute, count) in counts.converted.sorted(by: { $0.key < $1.key }) {
+            parts.append("\(attribute) converted in \(count)")
+          }
+          for (relationship, count) in counts.droppedLinks.sorted(by: { $0.key < $1.key }) {
+            parts.append("\(count) links of \(relationship) dropped")
+          }
+          lines.append("  \(entity): \(parts.joined(separator: ", "))")
+        }
+      }
+      for note in migration.notes { lines.append("note: \(note)") }
+    } else {
+      lines.append("restore at the archive's version \(result.modelVersion ?? "?") (no migration)")
+    }
+    let total = result.objects.values.reduce(0, +)
+    lines.append(
+      "archive: \(total) objects, \(result.tables.values.reduce(0, +)) other rows; checksums match the index"
+    )
+    return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -20,7 +20,7 @@ struct FixtureModelTests {
     #expect(versions == 15)
   }
 
-  @Test func versionsAreInNaturalOrderWithTheCurrentLast() throws {
+  @Test func versionsAreInTheOrderOfTheirIdentifiersElseOfTheirNames() throws {
     let set = try ModelVersionSet.load(
       path: SharedFixtures.file("CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld")
         .path)
@@ -33,6 +33,12 @@ struct FixtureModelTests {
     let stack = try ModelVersionSet.load(
       path: SharedFixtures.file("CoreDataStack/Sample.xcdatamodeld").path)
     #expect(stack.current.versionName == "TestModel 2")
+    let numbered = try ModelVersionSet.load(
+      path: SharedFixtures.file("CoreDataPlus/SampleModel/SampleModel.xcdatamodeld").path)
+    #expect(
+      numbered.versions.compactMap(\.versionName) == [
+        "SampleModel", "SampleModel2", "SampleModel3",
+      ])
   }
 
   @Test func xmlDetailsAreRead() throws {
@@ -57,7 +63,8 @@ struct FixtureModelTests {
     let set = try ModelVersionSet.load(
       path: SharedFixtures.file("CoreDataPlus/SampleModel/Fixtures/SampleModel.momd").path)
     #expect(
-      set.versions.compactMap(\.versionName) == ["SampleModel2", "SampleModel3", "SampleModel"])
+      set.versions.compactMap(\.versionName) == ["SampleModel", "SampleModel2", "SampleModel3"])
+    // The current version is the oldest: it is the default target, not the end of the order.
     #expect(set.current.versionName == "SampleModel")
     for version in set.versions {
       #expect(

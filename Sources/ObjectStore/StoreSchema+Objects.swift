@@ -1,0 +1,34 @@
+extension StoreSchema {
+  /// The schema's statements as schema objects (tables, indexes, triggers), in creation order.
+  public var schemaObjects: [CoreDataStore.SchemaObject] {
+    statements.map { sql in
+      let words = sql.split(separator: " ", maxSplits: 7).map(String.init).filter {
+        $0 != "UNIQUE"
+      }
+      let type = words.count > 1 ? words[1].lowercased() : "table"
+      let name = words.count > 2 ? words[2] : ""
+      var table = name
+      if type == "index", let on = words.firstIndex(of: "ON"), on + 1 < words.count {
+        table = words[on + 1]
+      }
+      return CoreDataStore.SchemaObject(type: type, name: name, table: table, sql: sql)
+    }
+  }
+
+  /// `Z_PRIMARYKEY` rows for this schema's entities (and the persistent-history entities when
+  /// it has them), each root with its highest primary key from `maxima` (by root entity name).
+  public func entityRows(maxima: [String: Int64]) -> [CoreDataStore.EntityRow] {
+    var rows = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
+      CoreDataStore.EntityRow(
+        number: entityNumbers[entity.name] ?? 0, name: entity.name,
+        parent: entity.parent.flatMap { entityNumbers[$0] } ?? 0,
+        maxPrimaryKey: entity.parent == nil ? maxima[entity.name] ?? 0 : 0)
+    }
+    if persistentHistory {
+      rows += PersistentHistory.entities.map {
+        CoreDataStore.EntityRow(number: $0.0, name: $0.1, parent: 0, maxPrimaryKey: 0)
+      }
+    }
+    return rows
+  }
+}
