@@ -235,45 +235,14 @@ extension MigrationHop {
   /// Describes attribute and relationship changes once per entity that owns them.
   private mutating func describeProperties(mapping: MappingFile.Hop) throws(VaultError) {
     for entity in destination.entities {
-      guard let from = entity.isAbstract ? sourceOf(entity.name) : sourceOf(entity.name),
-        let concrete = destination.hierarchy(from: entity.name).first(where: { !$0.isAbstract }),
-        let rule = rules.first(where: { $0.value.destination == concrete.name })?.value
-      else {
-        continue
-      }
-      let sourceAttributes = source.attributes(of: from)
-      for attribute in entity.attributes where attribute.isStored {
-        guard let attributeRule = rule.attributes.first(where: { $0.name == attribute.name })
-        else { continue }
-        let label = "\(entity.name).\(attribute.name)"
-        if let generate = attributeRule.generate {
-          changes.append("\(label): generated (\(generate.rawValue))")
-        } else if let old = attributeRule.source.flatMap({ name in
-          sourceAttributes.first { $0.name == name }
-        }) {
-          let owner = source.lineage(of: from).first { $0.attribute(named: old.name) != nil }?.name
-          if old.name != attribute.name { changes.append("\(label): renamed from \(old.name)") }
-          if let owner, owner != from, owner != sourceOf(entity.name),
-            source.entity(named: owner).map({ entityMap[$0.name] != entity.name }) ?? true
-          {
-            changes.append("\(label): moved from \(owner)")
-          }
-          if old.type != attribute.type {
-            changes.append(
-              "\(label): \(old.type.rawValue) → \(attribute.type.rawValue)"
-                + (attributeRule.convert || !attributeRule.map.isEmpty ? " (mapping)" : ""))
-          }
-          if old.isOptional && !attribute.isOptional {
-            changes.append(
-              "\(label): now required"
-                + (attributeRule.fill.map { ", objects without a value get \(describe($0))" }
-                  ?? ", objects without a value fail"))
-          }
-        } else {
-          changes.append(
-            "\(label): added" + (attributeRule.fill.map { ", set to \(describe($0))" } ?? ""))
-        }
-      }
+      // A concrete entity of its hierarchy that has a source shows what it became.
+      let ruled = rules
+      guard
+        let (from, rule) = destination.hierarchy(from: entity.name).lazy.compactMap({ concrete in
+          ruled.first { $0.value.destination == concrete.name }.map { ($0.key, $0.value) }
+        }).first
+      else { continue }
+      describeAttributes(of: entity, from: from, rule: rule)
       for relationship in entity.relationships where !relationship.isTransient {
         let label = "\(entity.name).\(relationship.name)"
         guard let old = rule.relationships.first(where: { $0.value.name == relationship.name })
@@ -292,25 +261,30 @@ extension MigrationHop {
       }
     }
     for entity in source.entities {
-      guard let target = entityMap[entity.name] else { continue }
-      let kept = destination.attributes(of: target)
-      let used = Set(
-        rules.values.filter { $0.destination == target }.flatMap {
-          $0.attributes.compactMap(\.source)
-        })
-      for attribute in entity.attributes where attribute.isStored && !used.contains(attribute.name)
-      {
-        let moved = mapping.extractions.contains { $0.attributes.values.contains(attribute.name) }
-        if kept.contains(where: { $0.name == attribute.name }) && !moved { continue }
-        changes.append(
-          "\(entity.name).\(attribute.name): "
-            + (moved ? "moved out into new objects" : "removed, its values are dropped"))
+      let users = rules.filter { rule in
+        source.lineage(of: rule.key).contains { $0.name == entity.name }
       }
-      let keptRelationships = Set(
-        rules.values.filter { $0.destination == target }.flatMap { $0.relationships.keys })
-      for relationship in entity.relationships
-      where !relationship.isTransient && !keptRelationships.contains(relationship.name) {
-        changes.append("\(entity.name).\(relationship.name): removed")
+      guard !users.isEmpty else { continue }
+      for attribute in entity.attributes where attribute.isStored {
+        let keeping = users.filter { $0.value.attributes.contains { $0.source == attribute.name } }
+        let moved = mapping.extractions.contains { extraction in
+          extraction.attributes.values.contains(attribute.name)
+            && source.lineage(of: extraction.from).contains { $0.name == entity.name }
+        }
+        let label = "\(entity.name).\(attribute.name)"
+        if moved {
+          changes.append("\(label): moved out into new objects")
+        } else if keeping.isEmpty {
+          changes.append("\(label): removed, its values are dropped")
+        } else if keeping.count < users.count {
+          let kept = keeping.map(\.value.destination).sorted().joined(separator: ", ")
+          changes.append("\(label): kept in \(kept) only, other objects' values are dropped")
+        }
+      }
+      for relationship in entity.relationships where !relationship.isTransient {
+        if !users.contains(where: { $0.value.relationships[relationship.name] != nil }) {
+          changes.append("\(entity.name).\(relationship.name): removed")
+        }
       }
     }
     for extraction in mapping.extractions {
@@ -327,12 +301,51 @@ extension MigrationHop {
     }
   }
 
-  private func sourceOf(_ name: String) -> String? {
-    entityMap.first { $0.value == name }?.key
+  private mutating func describeAttributes(
+    of entity: EntityDescription, from: String, rule: EntityRule
+  ) {
+    let sourceAttributes = source.attributes(of: from)
+    for attribute in entity.attributes where attribute.isStored {
+      guard let attributeRule = rule.attributes.first(where: { $0.name == attribute.name })
+      else { continue }
+      let label = "\(entity.name).\(attribute.name)"
+      guard
+        let old = attributeRule.source.flatMap({ name in
+          sourceAttributes.first { $0.name == name }
+        })
+      else {
+        if let generate = attributeRule.generate {
+          changes.append("\(label): generated (\(generate.rawValue))")
+        } else {
+          changes.append(
+            "\(label): added" + (attributeRule.fill.map { ", set to \(describe($0))" } ?? ""))
+        }
+        continue
+      }
+      if old.name != attribute.name { changes.append("\(label): renamed from \(old.name)") }
+      if let owner = source.lineage(of: from).first(where: { $0.attribute(named: old.name) != nil }
+      ),
+        entityMap[owner.name] != entity.name
+      {
+        changes.append("\(label): moved from \(owner.name)")
+      }
+      if old.type != attribute.type {
+        changes.append(
+          "\(label): \(old.type.rawValue) → \(attribute.type.rawValue)"
+            + (attributeRule.convert || !attributeRule.map.isEmpty ? " (mapping)" : ""))
+      }
+      if old.isOptional && !attribute.isOptional {
+        changes.append(
+          "\(label): now required"
+            + (attributeRule.fill.map { ", objects without a value get \(describe($0))" }
+              ?? ", objects without a value fail"))
+      }
+    }
   }
 
   private func describe(_ value: AttributeValue) -> String {
-    ValueConversion.text(value).map { "\"\($0)\"" } ?? "a default"
+    if case .bool(let flag) = value { return flag ? "YES" : "NO" }
+    return ValueConversion.text(value).map { "\"\($0)\"" } ?? "a default"
   }
 
   private func extractionRule(_ extraction: MappingFile.Extraction, refuse: (String) -> VaultError)
