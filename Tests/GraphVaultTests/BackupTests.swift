@@ -89,12 +89,7 @@ struct BackupTests {
     let restored = directory.path("restored.sqlite").path
     let result = try RestoreService.restore(archivePath: backup.archive, to: restored)
     #expect(result.objects == backup.objects.filter { $0.value > 0 })
-    let diff = try Subprocess.run(
-      "python3",
-      [
-        SharedFixtures.sharedRoot.appendingPathComponent("tools/storediff.py").path, store.path,
-        restored,
-      ])
+    let diff = try SharedFixtures.storediff([store.path, restored])
     #expect(diff.status == 0, "\(fixture.store):\n\(diff.stdout)\(diff.stderr)")
   }
 

@@ -13,12 +13,6 @@ import Testing
   .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
   .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"))
 struct SchemaFixtureTests {
-  static func storediff(_ arguments: [String]) throws -> ProcessResult {
-    try Subprocess.run(
-      "python3",
-      [SharedFixtures.sharedRoot.appendingPathComponent("tools/storediff.py").path] + arguments)
-  }
-
   @Test(arguments: FixtureStore.all)
   func aStoreCreatedFromTheModelHasCoreDatasSchema(entry: FixtureStore) throws {
     let store = entry.store
@@ -42,7 +36,7 @@ struct SchemaFixtureTests {
     options.hasModelCacheTable = tables.contains("Z_MODELCACHE")
     let created = directory.path("created.sqlite").path
     try StoreCreator.create(at: created, model: model, options: options)
-    let diff = try Self.storediff(["--schema-only", copy.path, created])
+    let diff = try SharedFixtures.storediff(["--schema-only", copy.path, created])
     #expect(diff.status == 0, "\(store):\n\(diff.stdout)\(diff.stderr)")
   }
 

@@ -128,3 +128,11 @@ public struct FixtureStore: Sendable, CustomTestStringConvertible {
     self.version = version
   }
 }
+
+extension SharedFixtures {
+  /// Runs `../shared/tools/storediff.py` with `arguments` (options, then two stores).
+  public static func storediff(_ arguments: [String]) throws -> ProcessResult {
+    try Subprocess.run(
+      "python3", [sharedRoot.appendingPathComponent("tools/storediff.py").path] + arguments)
+  }
+}
