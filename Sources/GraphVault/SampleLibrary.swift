@@ -5,10 +5,12 @@ import ObjectStore
 /// The sample model (`Fixtures/Library.xcdatamodeld`, built here in Swift code) and a
 /// deterministic generator of stores of it, for the README's main job, load tests and fixtures.
 public enum SampleLibrary {
-  /// The sample model: abstract `Writer` ← `Author`, `Book` ← `GraphicNovel`, `Page`, `Tag`;
-  /// to-one, ordered one-to-many, many-to-many; every common attribute type.
+  /// The sample model's current version, `Library 3`: abstract `Writer` ← `Author`, `Book` ←
+  /// `GraphicNovel`, `Page`, `Tag`; to-one, ordered one-to-many, many-to-many; every common
+  /// attribute type. Its older versions, `Library` and `Library 2`, are only in the Xcode model.
   public static func model() throws(VaultError) -> ObjectModel {
-    let builder = ModelBuilder(name: "Library", versionName: "Library", versionIdentifiers: ["1"])
+    let builder = ModelBuilder(
+      name: "Library", versionName: "Library 3", versionIdentifiers: ["3"])
     func attribute(
       _ name: String, _ type: AttributeType, optional: Bool = true, default value: String? = nil
     )
@@ -55,7 +57,8 @@ public enum SampleLibrary {
           attributes: [attribute("number", .integer32, default: "0"), attribute("text", .string)]))
       try builder.addEntity(
         EntityDescription(
-          name: "Tag", className: "Tag", attributes: [attribute("name", .string, optional: false)]))
+          name: "Tag", className: "Tag",
+          attributes: [attribute("name", .string, optional: false, default: "untagged")]))
       try builder.relate(
         "Book", RelationshipDescription(name: "author", destination: "Writer"),
         inverse: RelationshipDescription(
@@ -66,7 +69,9 @@ public enum SampleLibrary {
           name: "pages", destination: "Page", maxCount: 0, isOrdered: true, deleteRule: .cascade),
         inverse: RelationshipDescription(name: "book", destination: "Book"))
       try builder.relate(
-        "Book", RelationshipDescription(name: "tags", destination: "Tag", maxCount: 0),
+        "Book",
+        RelationshipDescription(
+          name: "tags", destination: "Tag", maxCount: 0, renamingIdentifier: "tag"),
         inverse: RelationshipDescription(name: "books", destination: "Book", maxCount: 0))
       return try builder.build()
     } catch {
