@@ -91,6 +91,21 @@ extension MigrationHop {
     return nil
   }
 
+  /// The source property a destination property comes from: the one the mapping names (which
+  /// must exist), else the one matched by name and renaming identifier (when `inferring`).
+  private static func source(
+    of label: String, named: String?, inferring: (String, String?)?,
+    among candidates: [(String, String?)], kind: String, refuse: (String) -> VaultError
+  ) throws(VaultError) -> String? {
+    if let named {
+      guard candidates.contains(where: { $0.0 == named }) else {
+        throw refuse("the mapping takes \(label) from \(named), which is not \(kind)")
+      }
+      return named
+    }
+    return inferring.flatMap { match($0.0, $0.1, in: candidates) }
+  }
+
   /// Objects of two source hierarchies (two tables, two primary-key sequences) cannot end up in
   /// one: Core Data refuses to merge hierarchies, and their keys would collide.
   private func checkHierarchies(_ refuse: (String) -> VaultError) throws(VaultError) {
@@ -130,17 +145,11 @@ extension MigrationHop {
     var attributes: [AttributeRule] = []
     for attribute in targetAttributes {
       let explicit = mapping.attributes[attribute.name]
-      var from: String?
-      if let named = explicit?.from {
-        guard sourceAttributes.contains(where: { $0.name == named }) else {
-          throw refuse(
-            "the mapping takes \(target).\(attribute.name) from \(named), which is not an attribute of \(sourceEntity)"
-          )
-        }
-        from = named
-      } else if explicit?.drop != true && explicit?.generate == nil {
-        from = Self.match(attribute.name, attribute.renamingIdentifier, in: candidates)
-      }
+      let from = try Self.source(
+        of: "\(target).\(attribute.name)", named: explicit?.from,
+        inferring: explicit?.drop != true && explicit?.generate == nil
+          ? (attribute.name, attribute.renamingIdentifier) : nil,
+        among: candidates, kind: "an attribute of \(sourceEntity)", refuse: refuse)
       attributes.append(
         try attributeRule(
           attribute, entity: target,
@@ -153,18 +162,10 @@ extension MigrationHop {
     for relationship in targetRelationships {
       let explicit = mapping.relationships[relationship.name]
       if explicit?.drop == true { continue }
-      var from: String?
-      if let named = explicit?.from {
-        guard sourceRelationships.contains(where: { $0.name == named }) else {
-          throw refuse(
-            "the mapping takes \(target).\(relationship.name) from \(named), which is not a relationship of \(sourceEntity)"
-          )
-        }
-        from = named
-      } else {
-        from = Self.match(
-          relationship.name, relationship.renamingIdentifier, in: relationshipCandidates)
-      }
+      let from = try Self.source(
+        of: "\(target).\(relationship.name)", named: explicit?.from,
+        inferring: (relationship.name, relationship.renamingIdentifier),
+        among: relationshipCandidates, kind: "a relationship of \(sourceEntity)", refuse: refuse)
       guard let from, let old = sourceRelationships.first(where: { $0.name == from }) else {
         continue
       }

@@ -102,6 +102,16 @@ struct LibraryMigrationTests {
         [.text("Writer"), .integer(6)],
       ])
 
+    // The migrated store backs up and restores like any other store of the current version.
+    var options = BackupService.Options()
+    options.modelPath = Self.modelSet
+    options.output = directory.path("migrated.gvault").path
+    let again = try BackupService.backup(storePath: store, options: options)
+    #expect(again.modelVersion == "Library 3")
+    let copy = directory.path("copy.sqlite").path
+    _ = try RestoreService.restore(archivePath: again.archive, to: copy)
+    #expect(try SampleLibraryTests.rows(copy) == SampleLibraryTests.rows(store))
+
     // The object layer reads the migrated graph.
     let context = try ObjectContext(storePath: store, model: try SampleLibrary.model())
     let book = try context.object(with: ObjectReference(entity: "GraphicNovel", primaryKey: 3))
