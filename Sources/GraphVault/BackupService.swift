@@ -56,11 +56,14 @@ public enum BackupService {
           fileDescriptor: fd, format: .pax, filter: options.compression.filter)
         let members = MemberWriter(
           archive: archive, modificationTime: Int64(now.timeIntervalSince1970))
+        defer { members.drain() }
         let (objects, rows) = try store.read { store in
           try write(
             store: store, model: model, layout: layout, options: options, now: now, into: members)
         }
-        try members.write(ArchiveLayout.index, plist: members.index(counts: objects, rows: rows))
+        try members.write(
+          ArchiveLayout.index, plist: try members.index(counts: objects, rows: rows))
+        try members.finish()
         try archive.close()
         return (objects, rows)
       }

@@ -3,7 +3,11 @@ import LibArchive
 import PropertyList
 
 /// Writes archive members and keeps the index: each member's size and SHA-256, in order.
-final class MemberWriter {
+///
+/// Hashing, compressing and writing happen on a second thread while the caller encodes the next
+/// member: at most two members wait, so memory stays bounded. A failure there is thrown by the
+/// next call.
+final class MemberWriter: @unchecked Sendable {
   struct Entry {
     let path: String
     let size: Int
@@ -12,17 +16,53 @@ final class MemberWriter {
 
   private let archive: ArchiveWriter
   private let modificationTime: Int64
-  private(set) var entries: [Entry] = []
+  private let worker = DispatchQueue(label: "graphvault.archive-writer")
+  private let slots = DispatchSemaphore(value: 2)
+  private let lock = NSLock()
+  /// Guarded by `lock`.
+  private var written: [Entry] = []
+  /// Guarded by `lock`.
+  private var failure: (any Error)?
 
   init(archive: ArchiveWriter, modificationTime: Int64) {
     self.archive = archive
     self.modificationTime = modificationTime
   }
 
-  /// Writes one member.
+  /// Queues one member; throws the error of an earlier member, if one failed.
   func write(_ path: String, _ bytes: [UInt8]) throws {
-    try archive.writeEntry(path: path, contents: bytes, modificationTime: modificationTime)
-    entries.append(Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes)))
+    try rethrow()
+    slots.wait()
+    worker.async { [self] in
+      defer { slots.signal() }
+      guard lock.withLock({ failure == nil }) else { return }
+      do {
+        try archive.writeEntry(path: path, contents: bytes, modificationTime: modificationTime)
+        let entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
+        lock.withLock { written.append(entry) }
+      } catch {
+        lock.withLock { failure = error }
+      }
+    }
+  }
+
+  /// Waits until every queued member is written; throws the first failure.
+  func finish() throws {
+    drain()
+    try rethrow()
+  }
+
+  /// Waits until the second thread is idle (before the archive's file is closed, whatever
+  /// happened).
+  func drain() {
+    worker.sync {}
+  }
+
+  /// The members written so far (after ``finish()``, all of them).
+  var entries: [Entry] { lock.withLock { written } }
+
+  private func rethrow() throws {
+    if let failure = lock.withLock({ failure }) { throw failure }
   }
 
   /// Writes one member holding a property list.
@@ -30,9 +70,11 @@ final class MemberWriter {
     try write(path, plist.binaryPropertyList())
   }
 
-  /// The index of what has been written so far.
-  func index(counts: [String: Int], rows: [String: Int]) -> PropertyListValue {
-    [
+  /// The index of every member, once all are written.
+  func index(counts: [String: Int], rows: [String: Int]) throws -> PropertyListValue {
+    try finish()
+    let entries = self.entries
+    return [
       "format": .integer(ArchiveLayout.formatVersion),
       "members": .array(
         entries.map {

@@ -3,21 +3,62 @@ import ObjectStore
 import PropertyList
 
 /// Encodes object records and raw rows straight into a property-list writer (no value tree).
-struct RecordEncoder {
+///
+/// Per entity, the keys a record may have are known in advance, in sorted order: their string
+/// references are made once per chunk and reused, and records are written in key order
+/// without sorting each one.
+final class RecordEncoder {
   let model: ObjectModel
-  /// Per entity: the to-one relationships whose destination hierarchy has several entities.
-  private let ambiguousDestinations: [String: Set<String>]
+  private var shapes: [String: Shape] = [:]
+  private var fixedKeys: [BinaryPropertyListWriter.Reference] = []
+  private var generation: UInt64?
+
+  /// Strings longer than this are not uniqued (titles and texts seldom repeat).
+  static let uniquedStringLength = 32
+
+  private final class Shape {
+    /// Attribute names, sorted.
+    let attributes: [String]
+    /// To-one relationship names, sorted, and whether the destination's entity is written too.
+    let toOne: [(name: String, withEntity: Bool)]
+    /// Every key, in the order above (each to-one followed by its `@entity` key when written).
+    let keys: [String]
+    var references: [BinaryPropertyListWriter.Reference] = []
+
+    init(entity: String, model: ObjectModel) {
+      attributes = model.attributes(of: entity).filter(\.isStored).map(\.name).sorted()
+      toOne = model.relationships(of: entity).filter { !$0.isToMany && !$0.isTransient }
+        .sorted { $0.name < $1.name }
+        .map { ($0.name, model.hierarchy(from: $0.destination).count > 1) }
+      keys =
+        attributes
+        + toOne.flatMap { $0.withEntity ? [$0.name, $0.name + RecordKey.entitySuffix] : [$0.name] }
+    }
+  }
 
   init(model: ObjectModel) {
     self.model = model
-    var ambiguous: [String: Set<String>] = [:]
-    for entity in model.entities {
-      for relationship in model.relationships(of: entity.name)
-      where !relationship.isToMany && model.hierarchy(from: relationship.destination).count > 1 {
-        ambiguous[entity.name, default: []].insert(relationship.name)
+  }
+
+  private func shape(_ entity: String, _ writer: inout BinaryPropertyListWriter) -> Shape {
+    if writer.generation != generation {
+      generation = writer.generation
+      fixedKeys = [RecordKey.entity, RecordKey.primaryKey, RecordKey.version].map {
+        writer.string($0)
       }
+      for shape in shapes.values { shape.references = [] }
     }
-    ambiguousDestinations = ambiguous
+    let shape: Shape
+    if let known = shapes[entity] {
+      shape = known
+    } else {
+      shape = Shape(entity: entity, model: model)
+      shapes[entity] = shape
+    }
+    if shape.references.isEmpty && !shape.keys.isEmpty {
+      shape.references = shape.keys.map { writer.string($0) }
+    }
+    return shape
   }
 
   /// Adds one record: `class`, `pk`, `opt`, attributes, to-one primary keys (and the
@@ -27,22 +68,54 @@ struct RecordEncoder {
     _ record: ObjectRecord, manyToMany: [(name: String, rows: [JoinCursor.Pair])],
     into writer: inout BinaryPropertyListWriter
   ) -> BinaryPropertyListWriter.Reference {
+    let shape = shape(record.entity, &writer)
     let start = writer.stackCount
-    writer.push(writer.string(RecordKey.entity))
+    writer.push(fixedKeys[0])
     writer.push(writer.string(record.entity))
-    writer.push(writer.string(RecordKey.primaryKey))
+    writer.push(fixedKeys[1])
     writer.push(writer.integer(record.primaryKey))
-    writer.push(writer.string(RecordKey.version))
+    writer.push(fixedKeys[2])
     writer.push(writer.integer(record.version))
-    for (name, value) in record.attributes.sorted(by: { $0.key < $1.key }) {
-      writer.push(writer.string(name))
-      writer.push(Self.encode(value, into: &writer))
+    var key = 0
+    var written = 0
+    for name in shape.attributes {
+      if let value = record.attributes[name] {
+        writer.push(shape.references[key])
+        writer.push(Self.encode(value, into: &writer))
+        written += 1
+      }
+      key += 1
     }
-    let ambiguous = ambiguousDestinations[record.entity] ?? []
-    for (name, target) in record.toOne.sorted(by: { $0.key < $1.key }) {
-      writer.push(writer.string(name))
-      writer.push(writer.integer(target.primaryKey))
-      if ambiguous.contains(name) {
+    if written < record.attributes.count {
+      // Values the model does not list for this entity still travel, never lost.
+      for (name, value) in record.attributes.sorted(by: { $0.key < $1.key })
+      where !shape.attributes.contains(name) {
+        writer.push(writer.string(name))
+        writer.push(Self.encode(value, into: &writer))
+      }
+    }
+    written = 0
+    for relationship in shape.toOne {
+      let target = record.toOne[relationship.name]
+      if let target {
+        writer.push(shape.references[key])
+        writer.push(writer.integer(target.primaryKey))
+        written += 1
+      }
+      key += 1
+      if relationship.withEntity {
+        if let target {
+          writer.push(shape.references[key])
+          writer.push(writer.string(target.entity))
+        }
+        key += 1
+      }
+    }
+    if written < record.toOne.count {
+      for (name, target) in record.toOne.sorted(by: { $0.key < $1.key })
+      where !shape.toOne.contains(where: { $0.name == name }) {
+        writer.push(writer.string(name))
+        writer.push(writer.integer(target.primaryKey))
         writer.push(writer.string(name + RecordKey.entitySuffix))
         writer.push(writer.string(target.entity))
       }
@@ -89,7 +162,8 @@ struct RecordEncoder {
     switch value {
     case .integer(let v): return writer.integer(v)
     case .double(let v): return writer.real(v)
-    case .decimal(let v), .string(let v), .uri(let v): return writer.string(v)
+    case .decimal(let v), .string(let v), .uri(let v):
+      return writer.string(v, uniquing: v.utf8.count <= uniquedStringLength)
     case .bool(let v): return writer.bool(v)
     case .date(let v): return writer.date(PropertyListDate(secondsSinceReferenceDate: v))
     case .data(let v), .uuid(let v), .transformed(let v): return writer.data(v)

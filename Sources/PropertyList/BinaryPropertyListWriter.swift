@@ -57,8 +57,14 @@ public struct BinaryPropertyListWriter: Sendable {
     scalarBytes.count + references.count * 2 + slots.count * 3 + 40
   }
 
+  /// Names the object table: a new random number for each writer and after each ``reset()``.
+  /// A reference is valid only in the table that made it, so a caller may cache references
+  /// (even across several writers) while this stays the same.
+  public private(set) var generation = UInt64.random(in: .min ... .max)
+
   /// Empties the table, keeping the buffers' capacity for the next list.
   public mutating func reset() {
+    generation = UInt64.random(in: .min ... .max)
     slots.removeAll(keepingCapacity: true)
     scalarBytes.removeAll(keepingCapacity: true)
     references.removeAll(keepingCapacity: true)
@@ -151,6 +157,15 @@ public struct BinaryPropertyListWriter: Sendable {
 
   /// Adds a string (uniqued): ASCII strings as bytes, others as UTF-16.
   public mutating func string(_ value: String) -> Reference {
+    string(value, uniquing: true)
+  }
+
+  /// Adds a string; with `uniquing` off it is written again even if an equal one was (which
+  /// spares hashing long strings that seldom repeat).
+  public mutating func string(_ value: String, uniquing: Bool) -> Reference {
+    guard uniquing else {
+      return Reference(index: addScalar { Self.appendString(value, to: &$0) })
+    }
     if let existing = strings[value] { return Reference(index: existing) }
     let index = addScalar { Self.appendString(value, to: &$0) }
     strings[value] = index

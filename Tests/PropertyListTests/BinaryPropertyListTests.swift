@@ -117,4 +117,24 @@ struct BinaryPropertyListTests {
     }
     #expect(depth == 60)
   }
+
+  @Test func aWritersGenerationChangesOnResetAndDiffersBetweenWriters() throws {
+    var first = BinaryPropertyListWriter()
+    let second = BinaryPropertyListWriter()
+    #expect(first.generation != second.generation)
+    let before = first.generation
+    let long = String(repeating: "x", count: 40)
+    let a = first.string(long, uniquing: false)
+    let b = first.string(long, uniquing: false)
+    #expect(a != b)
+    #expect(first.string("key") == first.string("key"))
+    first.push(a)
+    first.push(b)
+    let root = first.makeArray(fromStackIndex: 0)
+    let bytes = first.serialized(root: root)
+    #expect(
+      try PropertyListValue(binaryPropertyList: bytes) == .array([.string(long), .string(long)]))
+    first.reset()
+    #expect(first.generation != before)
+  }
 }
