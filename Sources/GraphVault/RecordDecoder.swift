@@ -14,6 +14,18 @@ struct RecordDecoder {
     let attributes: [AttributeDescription]
     let relationships: [RelationshipDescription]
     let keys: Set<String>
+    /// What each key of a record of this entity holds.
+    let fields: [String: Field]
+  }
+
+  /// What a key of a record holds.
+  private enum Field {
+    case entity, primaryKey, version, columns
+    case attribute(AttributeDescription)
+    case toOne(RelationshipDescription)
+    case toOneEntity
+    case toMany(RelationshipDescription)
+    case order
   }
 
   init(model: ObjectModel, member: String) {
@@ -33,7 +45,19 @@ struct RecordDecoder {
           relationship.name
             + (relationship.isToMany ? RecordKey.orderSuffix : RecordKey.entitySuffix))
       }
-      shapes[entity.name] = Shape(attributes: attributes, relationships: relationships, keys: keys)
+      var fields: [String: Field] = [
+        RecordKey.entity: .entity, RecordKey.primaryKey: .primaryKey,
+        RecordKey.version: .version, RecordKey.columns: .columns,
+      ]
+      for attribute in attributes { fields[attribute.name] = .attribute(attribute) }
+      for relationship in relationships {
+        fields[relationship.name] =
+          relationship.isToMany ? .toMany(relationship) : .toOne(relationship)
+        fields[relationship.name + RecordKey.entitySuffix] = .toOneEntity
+        fields[relationship.name + RecordKey.orderSuffix] = .order
+      }
+      shapes[entity.name] = Shape(
+        attributes: attributes, relationships: relationships, keys: keys, fields: fields)
     }
     self.shapes = shapes
   }
@@ -103,6 +127,139 @@ struct RecordDecoder {
       throw bad("\(entity) p\(pk) has a value for \(unknown), which the model does not describe")
     }
     return (record, manyToMany)
+  }
+
+  /// Every record of a chunk (a binary property list holding an array of records), read
+  /// straight from the list's object table: no value tree, and each key resolved once per
+  /// chunk, not once per record.
+  func decodeChunk(_ bytes: [UInt8]) throws(VaultError) -> [(
+    ObjectRecord, [String: [(Int64, Int64?)]]
+  )] {
+    do {
+      let reader = try BinaryPropertyListReader(bytes: bytes)
+      guard case .array = try reader.kind(of: reader.topObject) else {
+        throw bad("the chunk is not an array")
+      }
+      var names: [Int: String] = [:]
+      var fields: [Int: Field] = [:]
+      var fieldsEntity = ""
+      func name(_ index: Int) throws -> String {
+        if let known = names[index] { return known }
+        let text = try reader.string(at: index)
+        names[index] = text
+        return text
+      }
+      var result: [(ObjectRecord, [String: [(Int64, Int64?)]])] = []
+      for element in try reader.arrayElements(of: reader.topObject) {
+        guard case .dictionary = try reader.kind(of: element) else {
+          throw bad("a record is not a dictionary")
+        }
+        let entries = try reader.dictionaryEntries(of: element)
+        var entity: String?
+        for (key, value) in entries where try name(key) == RecordKey.entity {
+          entity = try name(value)
+        }
+        guard let entity else { throw bad("a record has no class") }
+        guard let shape = shapes[entity] else {
+          throw bad("a record names entity \(entity), which the model does not have")
+        }
+        if entity != fieldsEntity {
+          fields = [:]
+          fieldsEntity = entity
+        }
+        var pk: Int64?
+        var version: Int64?
+        var attributes: [(AttributeDescription, PropertyListValue)] = []
+        var toOne: [(RelationshipDescription, Int)] = []
+        var toOneEntities: [String: String] = [:]
+        var toMany: [(RelationshipDescription, Int)] = []
+        var orders: [String: Int] = [:]
+        var columns: Int?
+        for (key, value) in entries {
+          let field: Field
+          if let known = fields[key] {
+            field = known
+          } else {
+            let keyName = try name(key)
+            guard let found = shape.fields[keyName] else {
+              throw bad(
+                "\(entity) has a value for \(keyName), which the model does not describe")
+            }
+            fields[key] = found
+            field = found
+          }
+          switch field {
+          case .entity: break
+          case .primaryKey: pk = try reader.scalar(at: value).integerValue
+          case .version: version = try reader.scalar(at: value).integerValue
+          case .columns: columns = value
+          case .attribute(let attribute):
+            attributes.append((attribute, try reader.scalar(at: value)))
+          case .toOne(let relationship): toOne.append((relationship, value))
+          case .toOneEntity:
+            toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
+              try name(value)
+          case .toMany(let relationship): toMany.append((relationship, value))
+          case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
+          }
+        }
+        guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
+        var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+        for (attribute, raw) in attributes {
+          guard let typed = Self.value(raw, type: attribute.type) else {
+            throw bad(
+              "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)"
+            )
+          }
+          record.attributes[attribute.name] = typed
+        }
+        for (relationship, value) in toOne {
+          guard let target = try reader.scalar(at: value).integerValue else {
+            throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
+          }
+          record.toOne[relationship.name] = ObjectReference(
+            entity: toOneEntities[relationship.name] ?? relationship.destination,
+            primaryKey: target)
+        }
+        var manyToMany: [String: [(Int64, Int64?)]] = [:]
+        for (relationship, value) in toMany {
+          guard case .array = try reader.kind(of: value) else {
+            throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+          }
+          let keys = try reader.arrayElements(of: value).map {
+            try reader.scalar(at: $0).integerValue
+          }
+          var orderKeys: [Int64?] = []
+          if let orderIndex = orders[relationship.name],
+            case .array = try reader.kind(of: orderIndex)
+          {
+            orderKeys = try reader.arrayElements(of: orderIndex).map {
+              try reader.scalar(at: $0).integerValue
+            }
+          }
+          var rows: [(Int64, Int64?)] = []
+          rows.reserveCapacity(keys.count)
+          for (position, key) in keys.enumerated() {
+            guard let key else {
+              throw bad(
+                "\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+            }
+            let order = position < orderKeys.count ? orderKeys[position] : nil
+            rows.append((key, order.flatMap { $0 < 0 ? nil : $0 }))
+          }
+          manyToMany[relationship.name] = rows
+        }
+        if let columns {
+          record.extraColumns = try Self.row(reader.value(at: columns), member: member)
+        }
+        result.append((record, manyToMany))
+      }
+      return result
+    } catch let error as VaultError {
+      throw error
+    } catch {
+      throw VaultError(.invalidInput, "\(member) is not a valid property list: \(error)")
+    }
   }
 
   /// An attribute value as the archive holds it, checked against the attribute's type.

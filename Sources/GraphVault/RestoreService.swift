@@ -220,20 +220,19 @@ public enum RestoreService {
           throw bad("unexpected member \(path)")
         }
         let target = try readySink()
-        guard let items = try plist(bytes, path).arrayValue else {
-          throw bad("\(path) is not an array")
-        }
-        if parts[0] == "objects" {
-          let decoder = RecordDecoder(model: model!, member: path)
-          for item in items {
-            let (record, manyToMany) = try decoder.decode(item)
+        if parts[0] == "objects", let model {
+          let records = try RecordDecoder(model: model, member: path).decodeChunk(bytes)
+          for (record, manyToMany) in records {
             guard record.entity == parts[1] else {
               throw bad("\(path) holds an object of \(record.entity)")
             }
             try target.insert(record, manyToMany: manyToMany)
           }
-          objects[parts[1], default: 0] += items.count
+          objects[parts[1], default: 0] += records.count
         } else {
+          guard let items = try plist(bytes, path).arrayValue else {
+            throw bad("\(path) is not an array")
+          }
           for item in items {
             try target.insertRow(into: parts[1], try RecordDecoder.row(item, member: path))
           }

@@ -44,13 +44,15 @@ public final class StoreLoader {
     }
   }
 
-  func run<R>(_ what: String, _ body: () throws -> R) throws(StoreError) -> R {
+  /// Runs `body`, turning a SQLite error into a store error saying `what` failed (built only
+  /// then: this runs once per row).
+  func run<R>(_ what: @autoclosure () -> String, _ body: () throws -> R) throws(StoreError) -> R {
     do {
       return try body()
     } catch let error as StoreError {
       throw error
     } catch {
-      throw StoreError(.database, what, path: path, underlying: error as? SQLiteError)
+      throw StoreError(.database, what(), path: path, underlying: error as? SQLiteError)
     }
   }
 

@@ -218,7 +218,8 @@ public struct BinaryPropertyListReader: Sendable {
   public func scalar(at index: Int) throws(PropertyListError) -> PropertyListValue {
     let start = try offset(of: index)
     let marker = bytes[start]
-    let location = "object \(index)"
+    // Built only when an error needs it (this runs once per value).
+    var location: String { "object \(index)" }
     switch marker >> 4 {
     case 0x0:
       switch marker {
@@ -291,7 +292,8 @@ public struct BinaryPropertyListReader: Sendable {
   public func string(at index: Int) throws(PropertyListError) -> String {
     let start = try offset(of: index)
     let marker = bytes[start]
-    let location = "object \(index)"
+    // Built only when an error needs it (this runs once per value).
+    var location: String { "object \(index)" }
     switch marker >> 4 {
     case 0x5:
       let (n, payload) = try count(at: start, marker: marker, index: index)
