@@ -19,12 +19,13 @@ struct RecordDecoder {
   }
 
   /// What a key of a record holds.
+  /// (Positions in the shape's lists, so that copying a field copies no strings.)
   private enum Field {
     case entity, primaryKey, version, columns
-    case attribute(AttributeDescription)
-    case toOne(RelationshipDescription)
+    case attribute(Int)
+    case toOne(Int)
     case toOneEntity
-    case toMany(RelationshipDescription)
+    case toMany(Int)
     case order
   }
 
@@ -49,10 +50,11 @@ struct RecordDecoder {
         RecordKey.entity: .entity, RecordKey.primaryKey: .primaryKey,
         RecordKey.version: .version, RecordKey.columns: .columns,
       ]
-      for attribute in attributes { fields[attribute.name] = .attribute(attribute) }
-      for relationship in relationships {
-        fields[relationship.name] =
-          relationship.isToMany ? .toMany(relationship) : .toOne(relationship)
+      for (position, attribute) in attributes.enumerated() {
+        fields[attribute.name] = .attribute(position)
+      }
+      for (position, relationship) in relationships.enumerated() {
+        fields[relationship.name] = relationship.isToMany ? .toMany(position) : .toOne(position)
         fields[relationship.name + RecordKey.entitySuffix] = .toOneEntity
         fields[relationship.name + RecordKey.orderSuffix] = .order
       }
@@ -169,10 +171,10 @@ struct RecordDecoder {
         }
         var pk: Int64?
         var version: Int64?
-        var attributes: [(AttributeDescription, PropertyListValue)] = []
-        var toOne: [(RelationshipDescription, Int)] = []
+        var attributes: [(Int, PropertyListValue)] = []
+        var toOne: [(Int, Int)] = []
         var toOneEntities: [String: String] = [:]
-        var toMany: [(RelationshipDescription, Int)] = []
+        var toMany: [(Int, Int)] = []
         var orders: [String: Int] = [:]
         var columns: Int?
         for (key, value) in entries {
@@ -199,13 +201,14 @@ struct RecordDecoder {
           case .toOneEntity:
             toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
               try name(value)
-          case .toMany(let relationship): toMany.append((relationship, value))
+          case .toMany(let position): toMany.append((position, value))
           case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
           }
         }
         guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
         var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
-        for (attribute, raw) in attributes {
+        for (position, raw) in attributes {
+          let attribute = shape.attributes[position]
           guard let typed = Self.value(raw, type: attribute.type) else {
             throw bad(
               "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)"
@@ -213,7 +216,8 @@ struct RecordDecoder {
           }
           record.attributes[attribute.name] = typed
         }
-        for (relationship, value) in toOne {
+        for (position, value) in toOne {
+          let relationship = shape.relationships[position]
           guard let target = try reader.scalar(at: value).integerValue else {
             throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
           }
@@ -222,7 +226,8 @@ struct RecordDecoder {
             primaryKey: target)
         }
         var manyToMany: [String: [(Int64, Int64?)]] = [:]
-        for (relationship, value) in toMany {
+        for (position, value) in toMany {
+          let relationship = shape.relationships[position]
           guard case .array = try reader.kind(of: value) else {
             throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
           }
@@ -250,7 +255,19 @@ struct RecordDecoder {
           manyToMany[relationship.name] = rows
         }
         if let columns {
-          record.extraColumns = try Self.row(reader.value(at: columns), member: member)
+          guard case .dictionary = try reader.kind(of: columns) else {
+            throw bad("\(entity) p\(pk): @columns is not a dictionary")
+          }
+          for (key, value) in try reader.dictionaryEntries(of: columns) {
+            let column = try name(key)
+            switch try reader.scalar(at: value) {
+            case .integer(let v): record.extraColumns[column] = .integer(v)
+            case .real(let v): record.extraColumns[column] = .double(v)
+            case .string(let v): record.extraColumns[column] = .string(v)
+            case .data(let v): record.extraColumns[column] = .data(v)
+            case let other: throw bad("column \(column) holds \(other.kindName)")
+            }
+          }
         }
         result.append((record, manyToMany))
       }
