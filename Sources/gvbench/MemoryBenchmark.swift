@@ -32,7 +32,7 @@ func runMeasured(_ executable: String, _ arguments: [String]) throws -> Measured
   )
 }
 
-/// Generates sample stores of `objects` and 4 × `objects` objects, backs each up and restores
+/// Generates sample stores of `objects` and 5 × `objects` objects, backs each up and restores
 /// it with the release-built `graphvault` beside this benchmark, and prints each run's peak RSS.
 func memoryBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
@@ -43,7 +43,7 @@ func memoryBenchmark(objects: Int) throws {
   )
   print("|---:|---:|---:|---:|---:|---:|---:|")
   var peaks: [(Int, Int)] = []
-  for n in [objects, 4 * objects] {
+  for n in [objects, 5 * objects] {
     let store = work.appendingPathComponent("store-\(n).sqlite").path
     try SampleLibrary.generate(at: store, objects: n)
     let archive = work.appendingPathComponent("store-\(n).gvault").path
@@ -67,12 +67,14 @@ func memoryBenchmark(objects: Int) throws {
         + String(format: "%.2f s", backup.seconds) + " | \(restore.peakKiB / 1024) MiB | "
         + String(format: "%.2f s", restore.seconds) + " |")
     peaks.append((backup.peakKiB, restore.peakKiB))
+    // The next size needs the disk more than these.
+    for path in [store, archive, restored] { try? FileManager.default.removeItem(atPath: path) }
   }
   let backupGrowth = Double(peaks[1].0) / Double(peaks[0].0) - 1
   let restoreGrowth = Double(peaks[1].1) / Double(peaks[0].1) - 1
   print(
     String(
       format:
-        "\npeak RSS growth at 4× the objects: backup %+.1f%%, restore %+.1f%% (target: within 10%%)",
+        "\npeak RSS growth at 5× the objects: backup %+.1f%%, restore %+.1f%% (target: within 10%%)",
       backupGrowth * 100, restoreGrowth * 100))
 }

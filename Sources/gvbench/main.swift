@@ -2,7 +2,7 @@ import Foundation
 
 // Release-built benchmarks (not tests):
 //   gvbench [records]          the property-list codec against Foundation (default 100,000)
-//   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 4N objects
+//   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 5N objects
 //   gvbench store [objects]    backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
