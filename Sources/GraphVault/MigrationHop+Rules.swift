@@ -75,6 +75,12 @@ extension MigrationHop {
     for extraction in mapping.extractions {
       extractions.append(try extractionRule(extraction, refuse: refuse))
     }
+    for entity in rules.keys {
+      let lineage = Set(source.lineage(of: entity).map(\.name))
+      rules[entity]?.extractions = extractions.indices.filter {
+        lineage.contains(extractions[$0].source)
+      }
+    }
   }
 
   static let noRule = MappingFile.EntityRule(
@@ -229,7 +235,8 @@ extension MigrationHop {
     }
     return AttributeRule(
       name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
-      source: old?.name, convert: explicit?.convert == true, map: map, fill: fill,
+      source: old?.name, sourceType: old?.type, convert: explicit?.convert == true, map: map,
+      fill: fill,
       generate: generator)
   }
 

@@ -28,6 +28,9 @@ public struct MigrationHop: Sendable {
     var attributes: [AttributeRule]
     /// Destination relationship (name, whether to-one) by source relationship name.
     var relationships: [String: (name: String, isToOne: Bool)]
+    /// The extractions that apply to objects of this source entity (positions in
+    /// ``MigrationHop/extractions``).
+    var extractions: [Int] = []
   }
 
   struct AttributeRule: Sendable {
@@ -35,6 +38,8 @@ public struct MigrationHop: Sendable {
     let type: AttributeType
     let isOptional: Bool
     let source: String?
+    /// The source attribute's type.
+    let sourceType: AttributeType?
     let convert: Bool
     let map: [String: AttributeValue]
     /// Given for objects without a value.
@@ -127,7 +132,7 @@ public struct MigrationHop: Sendable {
       let value = try self.value(
         of: attribute, from: object, entity: rule.destination, counts: &counts)
       if let value { result.attributes[attribute.name] = value }
-      if let source = attribute.source, attribute.type == typeOf(source, in: object.entity),
+      if let source = attribute.source, attribute.type == attribute.sourceType,
         let stored = object.storedAsIs[source]
       {
         result.storedAsIs[attribute.name] = stored
@@ -156,12 +161,8 @@ public struct MigrationHop: Sendable {
       if !mapped.isEmpty { result.relationships[destination.name] = mapped }
     }
     let first = output.objects.count
-    try extract(from: object, into: &result, output: &output, state: state)
+    try extract(rule.extractions, from: object, into: &result, output: &output, state: state)
     output.objects.insert(result, at: first)
-  }
-
-  private func typeOf(_ attribute: String, in entity: String) -> AttributeType? {
-    source.attributes(of: entity).first { $0.name == attribute }?.type
   }
 
   private func value(
@@ -194,9 +195,7 @@ public struct MigrationHop: Sendable {
       counts.converted[rule.name, default: 0] += 1
       return mapped
     }
-    if let type = typeOf(rule.source ?? "", in: object.entity), type == rule.type {
-      return original
-    }
+    if rule.sourceType == rule.type { return original }
     guard let value = ValueConversion.convert(original, to: rule.type) else {
       throw VaultError(
         .modelUnavailable,
@@ -208,11 +207,11 @@ public struct MigrationHop: Sendable {
   }
 
   private func extract(
-    from object: MigratingObject, into result: inout MigratingObject, output: inout Output,
-    state: State
+    _ applicable: [Int], from object: MigratingObject, into result: inout MigratingObject,
+    output: inout Output, state: State
   ) throws(VaultError) {
-    for (number, extraction) in extractions.enumerated()
-    where source.lineage(of: object.entity).contains(where: { $0.name == extraction.source }) {
+    for number in applicable {
+      let extraction = extractions[number]
       var counts = state.counts[extraction.entity, default: Counts()]
       defer { state.counts[extraction.entity] = counts }
       var values = MigratingObject(entity: extraction.entity, primaryKey: 0)

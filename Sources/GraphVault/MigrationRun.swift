@@ -90,6 +90,47 @@ final class MigrationRun {
     }
   }
 
+  /// What an archived record of one entity needs to become a migrating object, worked out once.
+  private struct SourceShape {
+    /// Per to-one relationship: whether the inverse is to-one too, and the order-key column of
+    /// an ordered inverse.
+    var toOne: [String: (isMirrored: Bool, orderColumn: String?)] = [:]
+    /// The destination entity of each to-many relationship.
+    var toManyDestinations: [String: String] = [:]
+    /// The attribute stored in each column.
+    var attributeColumns: [String: String] = [:]
+    var table = ""
+  }
+  private var sourceShapes: [String: SourceShape] = [:]
+
+  private func sourceShape(_ entity: String) -> SourceShape {
+    if let known = sourceShapes[entity] { return known }
+    var shape = SourceShape()
+    let table = sourceLayout.table(for: entity)
+    shape.table = table?.name ?? entity
+    for relationship in sourceModel.relationships(of: entity) {
+      guard !relationship.isToMany else {
+        shape.toManyDestinations[relationship.name] = relationship.destination
+        continue
+      }
+      let inverse = sourceModel.inverse(of: relationship)
+      var orderColumn: String?
+      if let inverse, inverse.isOrdered,
+        let owner = sourceModel.lineage(of: relationship.destination).first(where: {
+          $0.relationship(named: inverse.name) != nil
+        })
+      {
+        orderColumn = table?.orderKeys["\(owner.name).\(inverse.name)"]
+      }
+      shape.toOne[relationship.name] = (inverse.map { !$0.isToMany } ?? false, orderColumn)
+    }
+    for columns in table.map({ Array($0.attributes.values) }) ?? [] {
+      for column in columns { shape.attributeColumns[column.column] = column.attribute.name }
+    }
+    sourceShapes[entity] = shape
+    return shape
+  }
+
   /// The archived object as a migrating object: its to-one links (with the order key of an
   /// ordered inverse), its many-to-many rows, its values kept as stored.
   func migrating(_ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]])
@@ -98,18 +139,13 @@ final class MigrationRun {
     var object = MigratingObject(
       entity: record.entity, primaryKey: record.primaryKey, version: record.version,
       attributes: record.attributes)
-    let table = sourceLayout.table(for: record.entity)
+    let shape = sourceShape(record.entity)
     var columns = record.extraColumns
     for (name, target) in record.toOne {
       var link = MigrationLink(target: target)
-      if let relationship = sourceModel.relationships(of: record.entity).first(where: {
-        $0.name == name
-      }), let inverse = sourceModel.inverse(of: relationship) {
-        link.isMirrored = !inverse.isToMany
-        if inverse.isOrdered,
-          let owner = sourceModel.lineage(of: relationship.destination).first(where: {
-            $0.relationship(named: inverse.name) != nil
-          }), let column = table?.orderKeys["\(owner.name).\(inverse.name)"],
+      if let known = shape.toOne[name] {
+        link.isMirrored = known.isMirrored
+        if let column = known.orderColumn,
           case .integer(let order)? = columns.removeValue(forKey: column)
         {
           link.order = order
@@ -118,21 +154,18 @@ final class MigrationRun {
       object.relationships[name] = [link]
     }
     for (name, rows) in manyToMany {
-      let destination =
-        sourceModel.relationships(of: record.entity).first { $0.name == name }?.destination ?? ""
       // Join rows hold only primary keys: the destination is named by the relationship's
       // entity (one hierarchy shares one key sequence, so the key finds the row).
+      let destination = shape.toManyDestinations[name] ?? ""
       object.relationships[name] = rows.map { key, order in
         MigrationLink(target: ObjectReference(entity: destination, primaryKey: key), order: order)
       }
     }
     for (column, value) in columns {
-      if let attribute = table?.attributes.values.lazy.flatMap({ $0 }).first(where: {
-        $0.column == column
-      })?.attribute {
-        object.storedAsIs[attribute.name] = value
+      if let attribute = shape.attributeColumns[column] {
+        object.storedAsIs[attribute] = value
       } else {
-        droppedColumns["\(table?.name ?? record.entity).\(column)", default: 0] += 1
+        droppedColumns["\(shape.table).\(column)", default: 0] += 1
       }
     }
     return object

@@ -3,10 +3,20 @@ import ObjectStore
 
 /// Writes migrated objects into the new store: values and its own to-one keys with the row,
 /// every other link where the target layout keeps it (see ``StoreLoader/link(_:_:to:order:)``).
-struct MigrationWriter {
+final class MigrationWriter {
   let loader: StoreLoader
   let model: ObjectModel
   let layout: StoreLayout
+
+  /// What writing an object of one entity needs, worked out once.
+  private struct Shape {
+    /// Relationships by name, with their inverse and, for a to-one whose inverse is ordered,
+    /// the order-key column.
+    var relationships: [String: (RelationshipDescription, RelationshipDescription?, String?)] = [:]
+    /// The column of each attribute.
+    var columns: [String: String] = [:]
+  }
+  private var shapes: [String: Shape] = [:]
 
   init(loader: StoreLoader) throws(VaultError) {
     guard let layout = loader.layout else {
@@ -17,15 +27,37 @@ struct MigrationWriter {
     self.model = layout.model
   }
 
+  private func shape(_ entity: String) -> Shape {
+    if let known = shapes[entity] { return known }
+    var shape = Shape()
+    let table = layout.table(for: entity)
+    for relationship in model.relationships(of: entity) {
+      let inverse = model.inverse(of: relationship)
+      var orderColumn: String?
+      if !relationship.isToMany, let inverse, inverse.isOrdered,
+        let owner = model.lineage(of: relationship.destination).first(where: {
+          $0.relationship(named: inverse.name) != nil
+        })
+      {
+        orderColumn = table?.orderKeys["\(owner.name).\(inverse.name)"]
+      }
+      shape.relationships[relationship.name] = (relationship, inverse, orderColumn)
+    }
+    for columns in table.map({ Array($0.attributes.values) }) ?? [] {
+      for column in columns { shape.columns[column.attribute.name] = column.column }
+    }
+    shapes[entity] = shape
+    return shape
+  }
+
   func write(_ object: MigratingObject) throws(VaultError) {
     var record = ObjectRecord(
       entity: object.entity, primaryKey: object.primaryKey, version: object.version,
       attributes: object.attributes)
-    let table = layout.table(for: object.entity)
-    let relationships = model.relationships(of: object.entity)
+    let shape = shape(object.entity)
     var loose: [(String, MigrationLink)] = []
     for (name, links) in object.relationships.sorted(by: { $0.key < $1.key }) {
-      guard let relationship = relationships.first(where: { $0.name == name }) else {
+      guard let (relationship, inverse, orderColumn) = shape.relationships[name] else {
         throw VaultError(
           .modelUnavailable,
           "\(object.reference) has links in \(name), which \(object.entity) does not have in \(versionName(of: model))"
@@ -36,15 +68,10 @@ struct MigrationWriter {
         continue
       }
       record.toOne[name] = link.target
-      guard let inverse = model.inverse(of: relationship) else { continue }
-      if inverse.isOrdered,
-        let owner = model.lineage(of: relationship.destination).first(where: {
-          $0.relationship(named: inverse.name) != nil
-        }), let column = table?.orderKeys["\(owner.name).\(inverse.name)"]
-      {
-        record.extraColumns[column] = .integer(link.order ?? object.primaryKey)
+      if let orderColumn {
+        record.extraColumns[orderColumn] = .integer(link.order ?? object.primaryKey)
       }
-      if !inverse.isToMany && !link.isMirrored {
+      if let inverse, !inverse.isToMany, !link.isMirrored {
         // The other end keeps a key too, and nothing else will set it.
         do {
           try loader.link(link.target, inverse.name, to: object.reference)
@@ -52,11 +79,7 @@ struct MigrationWriter {
       }
     }
     for (name, value) in object.storedAsIs {
-      guard
-        let column = table?.attributes.values.lazy.flatMap({ $0 }).first(where: {
-          $0.attribute.name == name
-        })?.column
-      else { continue }
+      guard let column = shape.columns[name] else { continue }
       record.extraColumns[column] = value
       record.attributes[name] = nil
     }
