@@ -125,6 +125,7 @@ public struct MigrationHop: Sendable {
     }
     var result = MigratingObject(
       entity: rule.destination, primaryKey: object.primaryKey, version: object.version)
+    result.attributes.reserveCapacity(rule.attributes.count)
     var counts = state.counts[rule.destination, default: Counts()]
     defer { state.counts[rule.destination] = counts }
     counts.migrated += 1

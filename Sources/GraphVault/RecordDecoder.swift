@@ -207,6 +207,7 @@ struct RecordDecoder {
         }
         guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
         var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+        record.attributes.reserveCapacity(attributes.count)
         for (position, raw) in attributes {
           let attribute = shape.attributes[position]
           guard let typed = Self.value(raw, type: attribute.type) else {
