@@ -324,3 +324,45 @@ struct LibraryMigrationTests {
     #expect(result.migration?.hops.first?.objects["Tag"]?.created == 1)
   }
 }
+
+extension LibraryMigrationTests {
+  @Test func applicationTablesAreCarriedAndHistoryRowsOfTheOldModelAreDropped() throws {
+    let directory = try TemporaryDirectory()
+    let model = try ModelSource.model(at: Self.modelSet, versionName: "Library 2")
+    let source = directory.path("v2.sqlite").path
+    var creation = StoreCreator.Options()
+    creation.persistentHistory = true
+    try StoreCreator.create(at: source, model: model, options: creation)
+    let context = try ObjectContext(storePath: source, model: model)
+    let tag = try context.insert("Tag")
+    try tag.setValue(.integer(7), for: "name")
+    try context.save()
+    let db = try Database(path: source, mode: .readWrite)
+    try db.execute(
+      """
+      CREATE TABLE APPSETTINGS (KEY TEXT PRIMARY KEY, VALUE TEXT);
+      CREATE INDEX APPSETTINGS_VALUE ON APPSETTINGS (VALUE);
+      INSERT INTO APPSETTINGS VALUES ('theme', 'dark'), ('sync', 'on');
+      INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID)
+        VALUES (1, 16001, 1, 0, 4, 1, 1);
+      """)
+    var options = BackupService.Options()
+    options.modelPath = Self.modelSet
+    options.output = directory.path("v2.gvault").path
+    let archive = try BackupService.backup(storePath: source, options: options).archive
+    let store = directory.path("library.sqlite").path
+    let result = try Self.restore(archive, to: store)
+    #expect(
+      try Self.rows(store, "SELECT KEY, VALUE FROM APPSETTINGS ORDER BY KEY") == [
+        [.text("sync"), .text("on")], [.text("theme"), .text("dark")],
+      ])
+    #expect(try Self.count(store, "sqlite_master WHERE name = 'APPSETTINGS_VALUE'") == 1)
+    #expect(try Self.count(store, "ACHANGE") == 0)
+    #expect(try Self.count(store, "sqlite_master WHERE name = 'ATRANSACTION'") == 1)
+    #expect(
+      result.migration?.notes.contains {
+        $0.hasPrefix("ACHANGE: 1 persistent-history rows")
+      } == true)
+    #expect(try Self.rows(store, "SELECT ZNAME FROM ZTAG") == [[.text("7")]])
+  }
+}
