@@ -104,9 +104,10 @@ public enum RestoreService {
 
     init(options: RestoreOptions) throws {
       guard let path = options.modelPath else {
-        if options.mappingPath != nil || options.modelVersion != nil {
+        if options.mappingPath != nil || options.modelVersion != nil || !options.stages.isEmpty {
           throw VaultError(
-            .modelUnavailable, "--mapping and --model-version need --model (the target model)")
+            .modelUnavailable,
+            "--mapping, --model-version and custom stages need --model (the target model)")
         }
         set = nil
         version = nil

@@ -35,6 +35,12 @@ struct RestoreCommand: ParsableCommand {
 
   @OptionGroup var options: GlobalOptions
 
+  func validate() throws {
+    if model == nil && (mapping != nil || modelVersion != nil) {
+      throw ValidationError("--mapping and --model-version need --model (the target model)")
+    }
+  }
+
   func run() throws {
     try Failure.exitOnError {
       var settings = RestoreOptions()

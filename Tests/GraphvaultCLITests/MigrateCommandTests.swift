@@ -67,4 +67,15 @@ struct MigrateCommandTests {
     #expect(result.stderr.contains("takes Book.title from nom, which is not an attribute of Book"))
     #expect(!FileManager.default.fileExists(atPath: store))
   }
+
+  @Test func aMappingFileWithoutATargetModelIsAUsageError() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("library.sqlite").path
+    let result = try BuiltTool.run([
+      "restore", Self.archive, "--to", store, "--mapping", directory.path("m.json").path,
+    ])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("need --model"))
+    #expect(!FileManager.default.fileExists(atPath: store))
+  }
 }
