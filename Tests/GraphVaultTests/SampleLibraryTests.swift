@@ -56,10 +56,20 @@ struct SampleLibraryTests {
     options.modelPath = Self.xcodeModel
     options.output = directory.url.path
     let backup = try BackupService.backup(storePath: store, options: options)
+    #expect(backup.objects.values.reduce(0, +) == 2_000)
     #expect(backup.objects["GraphicNovel", default: 0] > 0)
     #expect(backup.objects["Page", default: 0] > backup.objects["Book", default: 0])
     let db = try Database(path: store, mode: .readOnly)
     #expect(try db.prepare("SELECT count(*) FROM Z_1TAGS").scalar().integerValue ?? 0 > 0)
+    // Each hierarchy's Z_MAX is its highest primary key, as Core Data keeps it.
+    for (table, root) in [
+      ("ZBOOK", "Book"), ("ZPAGE", "Page"), ("ZTAG", "Tag"), ("ZWRITER", "Writer"),
+    ] {
+      let highest = try db.prepare("SELECT max(Z_PK) FROM \(table)").scalar().integerValue
+      let recorded = try db.prepare("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = '\(root)'")
+        .scalar().integerValue
+      #expect(highest == recorded, "\(root)")
+    }
     #expect(
       try db.prepare("SELECT count(*) FROM ZBOOK WHERE ZCOVER IS NOT NULL").scalar().integerValue
         ?? 0 > 0)
