@@ -37,6 +37,28 @@ enum DurableFile {
     }
   }
 
+  /// Lets `body` build an SQLite store at a temporary path beside `path`, then syncs it and
+  /// moves it into place, removing the sidecars (`-wal`, `-shm`, `-journal`) of the store it
+  /// replaces. On failure the temporary store and its sidecars are removed and `path` is
+  /// untouched.
+  static func buildStore<R>(at path: String, _ body: (String) throws -> R) throws -> R {
+    let temporary = temporaryPath(beside: path)
+    do {
+      let result = try body(temporary)
+      // A replaced store's sidecars belong to the old file.
+      for suffix in ["-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: path + suffix)
+      }
+      try publish(temporary, as: path)
+      return result
+    } catch {
+      for suffix in ["", "-wal", "-shm", "-journal"] {
+        try? FileManager.default.removeItem(atPath: temporary + suffix)
+      }
+      throw error
+    }
+  }
+
   /// Syncs a finished temporary file and moves it into place as `path`.
   static func publish(_ temporary: String, as path: String) throws {
     let fd = open(temporary, O_RDONLY | O_CLOEXEC)

@@ -76,21 +76,9 @@ public enum RestoreService {
         return try load(
           archivePath: archivePath, into: nil, destination: destination, target: target)
       }
-      let temporary = DurableFile.temporaryPath(beside: destination)
-      do {
-        let result = try load(
+      return try DurableFile.buildStore(at: destination) { temporary in
+        try load(
           archivePath: archivePath, into: temporary, destination: destination, target: target)
-        // A replaced store's sidecars belong to the old file.
-        for suffix in ["-wal", "-shm", "-journal"] {
-          try? FileManager.default.removeItem(atPath: destination + suffix)
-        }
-        try DurableFile.publish(temporary, as: destination)
-        return result
-      } catch {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-          try? FileManager.default.removeItem(atPath: temporary + suffix)
-        }
-        throw error
       }
     }
   }

@@ -99,18 +99,8 @@ public enum SampleLibrary {
         throw VaultError(
           .destinationExists, "the store exists (use --force to replace it) (\(path))")
       }
-      let temporary = DurableFile.temporaryPath(beside: path)
-      do {
+      try DurableFile.buildStore(at: path) { temporary in
         try fill(temporary, model: model, objects: objects, seed: seed)
-        for suffix in ["-wal", "-shm", "-journal"] {
-          try? FileManager.default.removeItem(atPath: path + suffix)
-        }
-        try DurableFile.publish(temporary, as: path)
-      } catch {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-          try? FileManager.default.removeItem(atPath: temporary + suffix)
-        }
-        throw error
       }
     }
   }
