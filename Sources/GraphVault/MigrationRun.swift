@@ -114,14 +114,7 @@ final class MigrationRun {
         continue
       }
       let inverse = sourceModel.inverse(of: relationship)
-      var orderColumn: String?
-      if let inverse, inverse.isOrdered,
-        let owner = sourceModel.lineage(of: relationship.destination).first(where: {
-          $0.relationship(named: inverse.name) != nil
-        })
-      {
-        orderColumn = table?.orderKeys["\(owner.name).\(inverse.name)"]
-      }
+      let orderColumn = sourceLayout.orderColumn(ofToOne: relationship, in: entity)
       shape.toOne[relationship.name] = (inverse.map { !$0.isToMany } ?? false, orderColumn)
     }
     for columns in table.map({ Array($0.attributes.values) }) ?? [] {

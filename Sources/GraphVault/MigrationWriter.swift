@@ -33,14 +33,8 @@ final class MigrationWriter {
     let table = layout.table(for: entity)
     for relationship in model.relationships(of: entity) {
       let inverse = model.inverse(of: relationship)
-      var orderColumn: String?
-      if !relationship.isToMany, let inverse, inverse.isOrdered,
-        let owner = model.lineage(of: relationship.destination).first(where: {
-          $0.relationship(named: inverse.name) != nil
-        })
-      {
-        orderColumn = table?.orderKeys["\(owner.name).\(inverse.name)"]
-      }
+      let orderColumn =
+        relationship.isToMany ? nil : layout.orderColumn(ofToOne: relationship, in: entity)
       shape.relationships[relationship.name] = (relationship, inverse, orderColumn)
     }
     for columns in table.map({ Array($0.attributes.values) }) ?? [] {

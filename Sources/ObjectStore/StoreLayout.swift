@@ -187,6 +187,19 @@ public struct StoreLayout: Sendable {
   public func table(for entity: String) -> Table? {
     tables.first { $0.rootEntity == model.root(of: entity)?.name }
   }
+
+  /// The column of `entity`'s table that keeps each row's place in the ordered to-many inverse
+  /// of its to-one `relationship`; nil when that inverse is not ordered.
+  public func orderColumn(ofToOne relationship: RelationshipDescription, in entity: String)
+    -> String?
+  {
+    guard let inverse = model.inverse(of: relationship), inverse.isOrdered,
+      let declaring = model.lineage(of: relationship.destination).first(where: {
+        $0.relationship(named: inverse.name) != nil
+      })
+    else { return nil }
+    return table(for: entity)?.orderKeys["\(declaring.name).\(inverse.name)"]
+  }
 }
 
 extension StoreLayout {

@@ -88,15 +88,7 @@ extension StoreLoader {
       throw StoreError(
         .modelMismatch, "\(owner.entity).\(relationship.name) has no column", path: path)
     }
-    // An ordered inverse keeps each row's position in an order-key column of this table.
-    let orderColumn = model.inverse(of: relationship).flatMap { inverse -> String? in
-      guard inverse.isOrdered,
-        let declaringInverse = model.lineage(of: relationship.destination).first(where: {
-          $0.relationship(named: inverse.name) != nil
-        })
-      else { return nil }
-      return table.orderKeys["\(declaringInverse.name).\(inverse.name)"]
-    }
+    let orderColumn = layout.orderColumn(ofToOne: relationship, in: owner.entity)
     let key = DeferredLinks.Target(
       table: table.name, column: columns.column, entityColumn: columns.entityColumn,
       orderColumn: orderColumn, label: "\(declaring.name).\(relationship.name)")
