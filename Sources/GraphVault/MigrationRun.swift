@@ -34,7 +34,8 @@ final class MigrationRun {
   /// Values of columns the archive's model does not describe, dropped, by table.column.
   private(set) var droppedColumns: [String: Int] = [:]
   private let sourceModel: ObjectModel
-  private let sourceLayout: StoreLayout
+  /// The archive's model mapped onto its archived schema.
+  let sourceLayout: StoreLayout
 
   /// Prepares a run of objects of `archiveModel` (laid out in `schemaObjects`), with primary
   /// keys allocated above the archive's `Z_PRIMARYKEY` maxima.

@@ -18,7 +18,7 @@ final class RestoreSink {
 
   /// The persistent-history tables: their rows name entities and columns of the archive's
   /// model, so they do not survive a model change.
-  static let historyTables: Set<String> = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
+  static let historyTables = StoreSchema.persistentHistoryTables
   static let bookkeepingTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
 
   private let archived: Archived
@@ -67,9 +67,12 @@ final class RestoreSink {
     self.run = run
     let schema = try StoreSchema(
       model: plan.target,
-      persistentHistory: archived.schema.contains { $0.name == "ACHANGE" && $0.type == "table" })
+      persistentHistory: archived.schema.contains {
+        $0.type == "table" && Self.historyTables.contains($0.name)
+      })
     targetSchema = schema
-    schemaObjects = schema.schemaObjects + (try Self.applicationObjects(of: archived))
+    schemaObjects =
+      schema.schemaObjects + Self.applicationObjects(of: archived, layout: run.sourceLayout)
     guard let path else {
       loader = nil
       writer = nil
@@ -84,11 +87,9 @@ final class RestoreSink {
 
   /// Tables an application added beside Core Data's (with their indexes and triggers): carried
   /// into a migrated store as they are.
-  private static func applicationObjects(of archived: Archived) throws
+  private static func applicationObjects(of archived: Archived, layout: StoreLayout)
     -> [CoreDataStore.SchemaObject]
   {
-    let layout = try StoreLayout(
-      model: archived.model, schemaObjects: archived.schema, entityRows: archived.entityRows)
     let modelTables = Set(layout.tables.map(\.name) + layout.joins.map(\.name))
     return archived.schema.filter {
       !modelTables.contains($0.table) && !bookkeepingTables.contains($0.table)

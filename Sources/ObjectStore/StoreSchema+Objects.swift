@@ -1,4 +1,8 @@
 extension StoreSchema {
+  /// The tables Core Data adds for persistent history tracking (`ACHANGE`, `ATRANSACTION`,
+  /// `ATRANSACTIONSTRING`).
+  public static let persistentHistoryTables = Set(PersistentHistory.entities.map { "A" + $0.name })
+
   /// The schema's statements as schema objects (tables, indexes, triggers), in creation order.
   public var schemaObjects: [CoreDataStore.SchemaObject] {
     statements.map { sql in
