@@ -224,11 +224,13 @@ public struct MigrationHop: Sendable {
         }
       }
       var targets: [ObjectReference?] = []
+      var distinctKey: [AttributeValue?]?
       switch extraction.each {
       case .object: targets = [nil]
       case .distinct:
         let key = extraction.attributes.map { values.attributes[$0.name] }
         guard key.contains(where: { $0 != nil }) else { continue }
+        distinctKey = key
         if let known = state.distinct[number]?[key] {
           values.primaryKey = known
           connect(&values, isNew: false, extraction, source: &result, related: nil, &output)
@@ -245,10 +247,7 @@ public struct MigrationHop: Sendable {
       for target in targets {
         var made = values
         made.primaryKey = state.allocate(extraction.entity)
-        if case .distinct = extraction.each {
-          let key = extraction.attributes.map { values.attributes[$0.name] }
-          state.distinct[number, default: [:]][key] = made.primaryKey
-        }
+        if let distinctKey { state.distinct[number, default: [:]][distinctKey] = made.primaryKey }
         connect(&made, isNew: true, extraction, source: &result, related: target, &output)
         counts.created += 1
         output.objects.append(made)
