@@ -17,6 +17,7 @@ public final class ArchiveReader {
   private let archive: OpaquePointer
   private let path: String?
   private let source: [UInt8]?
+  private let stream: ReadStream?
   private var current: ArchiveEntry?
   private var offsetInEntry: Int64 = 0
   private var entryExhausted = true
@@ -26,7 +27,37 @@ public final class ArchiveReader {
     self.archive = try ArchiveReader.makeArchive()
     self.path = path
     self.source = nil
+    self.stream = nil
     try check(archive_read_open_filename(archive, path, blockSize))
+  }
+
+  /// Reads an archive from a stream: `read` fills the buffer it is given and returns how many
+  /// bytes it put there, 0 at the end; what it throws becomes an ``ArchiveError`` (`EIO`) with
+  /// its description. Wraps `archive_read_open` with a read callback.
+  /// - Parameter name: what messages call the archive (a path or URL).
+  public init(
+    name: String?, blockSize: Int = 128 * 1024,
+    read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
+  ) throws(ArchiveError) {
+    self.archive = try ArchiveReader.makeArchive()
+    self.path = name
+    self.source = nil
+    let stream = ReadStream(read: read, blockSize: blockSize)
+    self.stream = stream
+    let rc = archive_read_open(
+      archive, Unmanaged.passUnretained(stream).toOpaque(), nil,
+      { archive, client, block in
+        let stream = Unmanaged<ReadStream>.fromOpaque(client!).takeUnretainedValue()
+        do {
+          let count = try stream.read(stream.buffer)
+          block?.pointee = UnsafeRawPointer(stream.buffer.baseAddress)
+          return count
+        } catch {
+          gv_archive_set_error(archive, EIO, "reading the archive failed: \(error)")
+          return -1
+        }
+      }, nil)
+    try check(rc)
   }
 
   /// Reads an archive held in memory (the reader keeps the bytes alive);
@@ -35,6 +66,7 @@ public final class ArchiveReader {
     self.archive = try ArchiveReader.makeArchive()
     self.path = nil
     self.source = bytes
+    self.stream = nil
     let rc = source!.withUnsafeBytes { buffer in
       // The array is never mutated and lives as long as the reader, so its storage is stable.
       archive_read_open_memory(archive, buffer.baseAddress, buffer.count)
@@ -185,4 +217,18 @@ public final class ArchiveReader {
       errno: archive_errno(archive), archivePath: path, entry: entry, entryOffset: offset,
       archiveOffset: archive_filter_bytes(archive, -1))
   }
+}
+
+/// The caller's stream and the block it reads into, for libarchive's read callback (which holds
+/// it unretained: the reader keeps it alive).
+private final class ReadStream {
+  let read: (UnsafeMutableRawBufferPointer) throws -> Int
+  let buffer: UnsafeMutableRawBufferPointer
+
+  init(read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int, blockSize: Int) {
+    self.read = read
+    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
+  }
+
+  deinit { buffer.deallocate() }
 }

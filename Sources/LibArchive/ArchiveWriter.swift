@@ -14,6 +14,7 @@ internal import CArchive
 public final class ArchiveWriter {
   private let archive: OpaquePointer
   private let path: String?
+  private let stream: WriteStream?
   private var entry: (path: String, size: Int64, written: Int64)?
   private var closed = false
 
@@ -46,9 +47,25 @@ public final class ArchiveWriter {
       compressionLevel: compressionLevel, threads: threads)
   }
 
+  /// Writes to a stream: `write` gets each block of the finished (compressed) archive and must
+  /// take all of it; what it throws becomes an ``ArchiveError`` (`EIO`) with its description.
+  /// Wraps `archive_write_open` with a write callback. The last block is not padded, as with a
+  /// regular file.
+  /// - Parameter name: what messages call the archive (a path or URL).
+  public convenience init(
+    name: String?, format: ArchiveFormat = .pax, filter: ArchiveFilter = .zstd,
+    compressionLevel: Int? = nil, threads: Int? = nil,
+    write: @escaping (UnsafeRawBufferPointer) throws -> Void
+  ) throws(ArchiveError) {
+    try self.init(
+      target: .stream(name, WriteStream(write: write)), format: format, filter: filter,
+      compressionLevel: compressionLevel, threads: threads)
+  }
+
   private enum Target {
     case path(String)
     case descriptor(Int32)
+    case stream(String?, WriteStream)
   }
 
   private init(
@@ -59,13 +76,32 @@ public final class ArchiveWriter {
       throw ArchiveError(kind: .library(code: ARCHIVE_FATAL), message: "out of memory")
     }
     self.archive = archive
-    if case .path(let path) = target { self.path = path } else { self.path = nil }
+    switch target {
+    case .path(let path): (self.path, stream) = (path, nil)
+    case .descriptor: (self.path, stream) = (nil, nil)
+    case .stream(let name, let writeStream): (self.path, stream) = (name, writeStream)
+    }
     try configure(format: format, filter: filter, level: compressionLevel, threads: threads)
     switch target {
     case .path(let path):
       try check(archive_write_open_filename(archive, path))
     case .descriptor(let fd):
       try check(archive_write_open_fd(archive, fd))
+    case .stream(_, let stream):
+      try check(archive_write_set_bytes_in_last_block(archive, 1))
+      let rc = archive_write_open(
+        archive, Unmanaged.passUnretained(stream).toOpaque(), nil,
+        { archive, client, bytes, count in
+          let stream = Unmanaged<WriteStream>.fromOpaque(client!).takeUnretainedValue()
+          do {
+            try stream.write(UnsafeRawBufferPointer(start: bytes, count: count))
+            return count
+          } catch {
+            gv_archive_set_error(archive, EIO, "writing the archive failed: \(error)")
+            return -1
+          }
+        }, nil)
+      try check(rc)
     }
   }
 
@@ -227,4 +263,12 @@ public final class ArchiveWriter {
       errno: archive_errno(archive), archivePath: path, entry: entryPath, entryOffset: offset,
       archiveOffset: archive_filter_bytes(archive, -1))
   }
+}
+
+/// The caller's stream, for libarchive's write callback (which holds it unretained: the writer
+/// keeps it alive).
+private final class WriteStream {
+  let write: (UnsafeRawBufferPointer) throws -> Void
+
+  init(write: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.write = write }
 }
