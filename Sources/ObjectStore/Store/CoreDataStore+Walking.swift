@@ -137,6 +137,13 @@ public final class JoinCursor {
     public let destination: Int64
     /// The order key, when the table has an order column and it is set.
     public let order: Int64?
+
+    /// A row linking `source` to `destination`, with its order key.
+    public init(source: Int64, destination: Int64, order: Int64? = nil) {
+      self.source = source
+      self.destination = destination
+      self.order = order
+    }
   }
 
   private let statement: Statement

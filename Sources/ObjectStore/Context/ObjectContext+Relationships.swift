@@ -1,0 +1,252 @@
+import ObjectModel
+import SQLite
+
+extension ObjectContext {
+  /// A to-many relationship whose order must be written.
+  struct OrderedMembership: Hashable {
+    let owner: ObjectReference
+    let relationship: String
+  }
+
+  func relationship(_ name: String, of entity: String) throws(StoreError) -> RelationshipDescription
+  {
+    guard let relationship = model.relationships(of: entity).first(where: { $0.name == name })
+    else {
+      throw fail(.invalidValue, "\(entity) has no relationship \(name)")
+    }
+    guard !relationship.isTransient else {
+      throw fail(
+        .unsupported,
+        "\(entity).\(name) is transient; the context does not keep transient relationships")
+    }
+    return relationship
+  }
+
+  func relatedObject(of object: ManagedObject, _ name: String) throws(StoreError) -> ManagedObject?
+  {
+    let relationship = try relationship(name, of: object.entity)
+    guard !relationship.isToMany else {
+      throw fail(.invalidValue, "\(object.entity).\(name) is to-many")
+    }
+    return try object.toOne[name].map { reference throws(StoreError) in
+      try self.object(with: reference)
+    }
+  }
+
+  /// The members of a to-many relationship, loaded from the store on first use and kept in
+  /// step with in-memory changes afterwards.
+  func members(of object: ManagedObject, _ name: String) throws(StoreError) -> [ObjectReference] {
+    if let loaded = object.toMany[name] { return loaded }
+    let relationship = try relationship(name, of: object.entity)
+    guard relationship.isToMany else {
+      throw fail(.invalidValue, "\(object.entity).\(name) is to-one")
+    }
+    guard let inverse = model.inverse(of: relationship) else {
+      throw fail(
+        .unsupported,
+        "\(object.entity).\(name) has no inverse; Core Data stores need one for to-many relationships"
+      )
+    }
+    var members: [ObjectReference]
+    let destinations = Set(model.hierarchy(from: relationship.destination).map(\.name))
+    if !inverse.isToMany {
+      // One-to-many: the members are the objects whose to-one points here.
+      let table = try table(for: relationship.destination)
+      let column = table.toOne.values.joined().first { $0.relationship.name == inverse.name }?
+        .column
+      var found: [ObjectReference: ManagedObject] = [:]
+      if let column, !inserted.contains(object.reference) {
+        for member in try load(
+          table, filter: "\(column) = ?", bindings: [.integer(object.primaryKey)])
+        {
+          found[member.reference] = member
+        }
+      }
+      for (reference, candidate) in registered where destinations.contains(reference.entity) {
+        found[reference] = candidate
+      }
+      let orderColumn = layout.tables.compactMap { $0.orderKeys["\(object.entity).\(name)"] }.first
+      var order: [ObjectReference: Int64] = [:]
+      if relationship.isOrdered, let orderColumn,
+        let table = layout.table(for: relationship.destination)
+      {
+        do {
+          let statement = try store.database.prepare(
+            "SELECT Z_PK, \(orderColumn) FROM \(table.name) WHERE \(column ?? "Z_PK") = ?")
+          try statement.bind(.integer(object.primaryKey), at: 1)
+          for row in try statement.allRows() {
+            if let pk = row[0].integerValue, let key = row[1].integerValue {
+              for reference in found.keys where reference.primaryKey == pk {
+                order[reference] = key
+              }
+            }
+          }
+        } catch {
+          throw wrap(error, "cannot read the order of \(object.entity).\(name)")
+        }
+      }
+      members = found.values.filter { !$0.isDeleted && $0.toOne[inverse.name] == object.reference }
+        .map(\.reference)
+      members.sort {
+        (order[$0] ?? Int64.max, $0.primaryKey) < (order[$1] ?? Int64.max, $1.primaryKey)
+      }
+    } else {
+      // Many-to-many: rows of the join table, plus pending pairs.
+      let (join, ownerSide) = try joinTable(for: object.entity, name)
+      var keys: [Int64] = []
+      if !inserted.contains(object.reference) {
+        let mine = ownerSide ? join.sourceColumn : join.destinationColumn
+        let theirs = ownerSide ? join.destinationColumn : join.sourceColumn
+        let orderBy = join.orderColumn.map { "\($0), \(theirs)" } ?? theirs
+        do {
+          let statement = try store.database.prepare(
+            "SELECT \(theirs) FROM \(join.name) WHERE \(mine) = ? ORDER BY \(orderBy)")
+          try statement.bind(.integer(object.primaryKey), at: 1)
+          keys = try statement.allRows().compactMap { $0[0].integerValue }
+        } catch {
+          throw wrap(error, "cannot read \(join.name)")
+        }
+      }
+      func pending(_ pair: JoinPair) -> Int64? {
+        guard pair.table == join.name else { return nil }
+        if ownerSide { return pair.source == object.primaryKey ? pair.destination : nil }
+        return pair.destination == object.primaryKey ? pair.source : nil
+      }
+      let removed = Set(joinDeletes.compactMap(pending))
+      keys = keys.filter { !removed.contains($0) } + joinInserts.compactMap(pending).sorted()
+      members = []
+      let table = try table(for: relationship.destination)
+      for key in keys {
+        if let known = registered.keys.first(where: {
+          $0.primaryKey == key && destinations.contains($0.entity)
+        }) {
+          members.append(known)
+        } else if let loaded = try load(table, filter: "Z_PK = ?", bindings: [.integer(key)]).first
+        {
+          members.append(loaded.reference)
+        }
+      }
+      members = members.filter { registered[$0]?.isDeleted != true }
+    }
+    object.toMany[name] = members
+    return members
+  }
+  func setToOne(of object: ManagedObject, _ name: String, to target: ObjectReference?)
+    throws(StoreError)
+  {
+    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    let relationship = try relationship(name, of: object.entity)
+    guard !relationship.isToMany else {
+      throw fail(.invalidValue, "\(object.entity).\(name) is to-many")
+    }
+    if let target {
+      guard
+        model.lineage(of: target.entity).contains(where: { $0.name == relationship.destination })
+      else {
+        throw fail(
+          .invalidValue,
+          "\(object.entity).\(name) points to \(relationship.destination), not \(target.entity)")
+      }
+    }
+    let old = object.toOne[name]
+    guard old != target else { return }
+    object.toOne[name] = target
+    markUpdated(object)
+    guard let inverse = model.inverse(of: relationship) else { return }
+    if let old, let previous = registered[old] ?? (try? self.object(with: old)) {
+      if inverse.isToMany {
+        previous.toMany[inverse.name]?.removeAll { $0 == object.reference }
+        if inverse.isOrdered {
+          reordered.insert(OrderedMembership(owner: previous.reference, relationship: inverse.name))
+        }
+      } else if previous.toOne[inverse.name] == object.reference {
+        previous.toOne[inverse.name] = nil
+        markUpdated(previous)
+      }
+    }
+    if let target {
+      let destination = try self.object(with: target)
+      if inverse.isToMany {
+        if destination.toMany[inverse.name] != nil,
+          !destination.toMany[inverse.name]!.contains(object.reference)
+        {
+          destination.toMany[inverse.name]!.append(object.reference)
+        }
+        if inverse.isOrdered {
+          reordered.insert(OrderedMembership(owner: target, relationship: inverse.name))
+        }
+      } else {
+        // One-to-one: whatever pointed at the destination lets go of it.
+        if let stolen = destination.toOne[inverse.name], stolen != object.reference,
+          let holder = registered[stolen] ?? (try? self.object(with: stolen))
+        {
+          holder.toOne[name] = nil
+          markUpdated(holder)
+        }
+        destination.toOne[inverse.name] = object.reference
+        markUpdated(destination)
+      }
+    }
+  }
+
+  func addMember(_ member: ObjectReference, to object: ManagedObject, _ name: String)
+    throws(StoreError)
+  {
+    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    let relationship = try relationship(name, of: object.entity)
+    guard relationship.isToMany, let inverse = model.inverse(of: relationship) else {
+      throw fail(
+        .invalidValue, "\(object.entity).\(name) is not a to-many relationship with an inverse")
+    }
+    guard model.lineage(of: member.entity).contains(where: { $0.name == relationship.destination })
+    else {
+      throw fail(
+        .invalidValue,
+        "\(object.entity).\(name) holds \(relationship.destination), not \(member.entity)")
+    }
+    _ = try members(of: object, name)
+    guard !(object.toMany[name]?.contains(member) ?? false) else { return }
+    let other = try self.object(with: member)
+    if !inverse.isToMany {
+      try setToOne(of: other, inverse.name, to: object.reference)
+      if !(object.toMany[name]?.contains(member) ?? false) { object.toMany[name]?.append(member) }
+    } else {
+      let pair = try joinPair(object, name, member)
+      if joinDeletes.remove(pair) == nil { joinInserts.insert(pair) }
+      object.toMany[name]?.append(member)
+      if other.toMany[inverse.name] != nil, !other.toMany[inverse.name]!.contains(object.reference)
+      {
+        other.toMany[inverse.name]!.append(object.reference)
+      }
+      if inverse.isOrdered {
+        reordered.insert(OrderedMembership(owner: member, relationship: inverse.name))
+      }
+    }
+    if relationship.isOrdered {
+      reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
+    }
+  }
+
+  func removeMember(_ member: ObjectReference, from object: ManagedObject, _ name: String)
+    throws(StoreError)
+  {
+    let relationship = try relationship(name, of: object.entity)
+    guard relationship.isToMany, let inverse = model.inverse(of: relationship) else {
+      throw fail(
+        .invalidValue, "\(object.entity).\(name) is not a to-many relationship with an inverse")
+    }
+    guard try members(of: object, name).contains(member) else { return }
+    let other = try self.object(with: member)
+    if !inverse.isToMany {
+      try setToOne(of: other, inverse.name, to: nil)
+    } else {
+      let pair = try joinPair(object, name, member)
+      if joinInserts.remove(pair) == nil { joinDeletes.insert(pair) }
+      other.toMany[inverse.name]?.removeAll { $0 == object.reference }
+    }
+    object.toMany[name]?.removeAll { $0 == member }
+    if relationship.isOrdered {
+      reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import ObjectModel
+import SQLite
+
+/// A scratchpad over a store, as Core Data's managed object context: insert, fetch, change and
+/// delete objects in memory, then ``save()`` them in one transaction or ``rollback()``.
+///
+/// Relationship changes keep inverses in step; deletes follow each relationship's delete rule
+/// (nullify, cascade, deny); saves increment each changed row's `Z_OPT` (and fail when another
+/// writer changed it meanwhile) and raise `Z_PRIMARYKEY.Z_MAX` past every key handed out.
+///
+/// ```swift
+/// let context = try ObjectContext(storePath: "Library.sqlite", model: model)
+/// let book = try context.insert("Book")
+/// try book.setValue(.string("Dune"), for: "title")
+/// try context.save()
+/// ```
+public final class ObjectContext {
+  /// The model.
+  public let model: ObjectModel
+  let store: CoreDataStore
+  let layout: StoreLayout
+  var registered: [ObjectReference: ManagedObject] = [:]
+  var inserted = Set<ObjectReference>()
+  var updated = Set<ObjectReference>()
+  var deleted = Set<ObjectReference>()
+  var joinInserts = Set<JoinPair>()
+  var joinDeletes = Set<JoinPair>()
+  var reordered = Set<OrderedMembership>()
+  var nextKeys: [String: Int64] = [:]
+  let entityNames: [Int: String]
+
+  /// Opens a context on the store at `storePath`, which `model` must describe.
+  /// - Throws: ``StoreError`` when the store cannot be opened for writing or the model does not
+  ///   match it.
+  public init(storePath: String, model: ObjectModel) throws(StoreError) {
+    store = try CoreDataStore(path: storePath, writable: true)
+    self.model = model
+    layout = try store.layout(for: model)
+    var names: [Int: String] = [:]
+    for (name, number) in layout.entityNumbers { names[number] = name }
+    entityNames = names
+    do {
+      try StandInFunctions.register(on: store.database)
+    } catch {
+      throw StoreError(
+        .database, "cannot register Core Data's trigger functions", path: storePath,
+        underlying: error)
+    }
+  }
+
+  /// Forgets every object read so far, to keep memory flat in long batch jobs; objects held
+  /// elsewhere are read again when next asked for.
+  /// - Throws: ``StoreError`` when there are unsaved changes (save or roll back first).
+  public func reset() throws(StoreError) {
+    guard !hasChanges && reordered.isEmpty else {
+      throw fail(.invalidValue, "the context has unsaved changes; save or roll back before reset")
+    }
+    registered.removeAll()
+  }
+
+  /// Whether there are unsaved changes.
+  public var hasChanges: Bool {
+    !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !joinInserts.isEmpty
+      || !joinDeletes.isEmpty
+  }
+
+  func fail(_ kind: StoreError.Kind, _ detail: String) -> StoreError {
+    StoreError(kind, detail, path: store.path)
+  }
+
+  func wrap(_ error: any Error, _ detail: String) -> StoreError {
+    if let error = error as? StoreError { return error }
+    return StoreError(.database, detail, path: store.path, underlying: error as? SQLiteError)
+  }
+
+  // MARK: Loading
+
+  func table(for entity: String) throws(StoreError) -> StoreLayout.Table {
+    guard let table = layout.table(for: entity) else {
+      throw fail(.invalidValue, "the model has no entity \(entity)")
+    }
+    return table
+  }
+
+  /// Loads objects of `table` matching an SQL filter, registering them (objects already
+  /// registered keep their in-memory state).
+  func load(_ table: StoreLayout.Table, filter: String?, bindings: [SQLiteValue]) throws(StoreError)
+    -> [ManagedObject]
+  {
+    do {
+      let reader = try TableReader(
+        table: table, layout: layout, database: store.database, filter: filter)
+      try reader.bind(bindings)
+      var result: [ManagedObject] = []
+      try reader.readRows { record in result.append(register(record)) }
+      return result
+    } catch {
+      throw wrap(error, "cannot read \(table.name)")
+    }
+  }
+
+  func register(_ record: ObjectRecord) -> ManagedObject {
+    if let existing = registered[record.reference] { return existing }
+    let object = ManagedObject(record: record, context: self)
+    registered[record.reference] = object
+    return object
+  }
+
+  /// The object with `reference`, from memory or the store.
+  public func object(with reference: ObjectReference) throws(StoreError) -> ManagedObject {
+    if let object = registered[reference] { return object }
+    let table = try table(for: reference.entity)
+    guard
+      let object = try load(table, filter: "Z_PK = ?", bindings: [.integer(reference.primaryKey)])
+        .first,
+      object.reference == reference
+    else {
+      throw fail(.invalidValue, "no object \(reference) in the store")
+    }
+    return object
+  }
+  // MARK: Inserting and changing
+
+  /// Inserts a new object of `entity`, with its attributes' default values, and a primary key
+  /// from its hierarchy's counter.
+  public func insert(_ entity: String) throws(StoreError) -> ManagedObject {
+    guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
+      throw fail(.invalidValue, "the model has no entity \(entity)")
+    }
+    guard !description.isAbstract else {
+      throw fail(.invalidValue, "entity \(entity) is abstract and cannot have objects")
+    }
+    let key = try nextPrimaryKey(root: root.name)
+    var attributes: [String: AttributeValue] = [:]
+    for attribute in model.attributes(of: entity) {
+      if let value = attribute.defaultValue { attributes[attribute.name] = value }
+    }
+    let object = ManagedObject(
+      record: ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes),
+      context: self)
+    registered[object.reference] = object
+    inserted.insert(object.reference)
+    return object
+  }
+
+  private func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {
+    if nextKeys[root] == nil {
+      let table = try table(for: root)
+      let number = layout.entityNumbers[root] ?? 0
+      do {
+        let statement = try store.database.prepare(
+          "SELECT max((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?), ifnull((SELECT max(Z_PK) FROM \(table.name)), 0))"
+        )
+        try statement.bind(.integer(Int64(number)), at: 1)
+        nextKeys[root] = (try statement.scalar().integerValue ?? 0) + 1
+      } catch {
+        throw wrap(error, "cannot read the primary-key counter of \(root)")
+      }
+    }
+    let key = nextKeys[root]!
+    nextKeys[root] = key + 1
+    return key
+  }
+
+  func markUpdated(_ object: ManagedObject) {
+    if !inserted.contains(object.reference) { updated.insert(object.reference) }
+  }
+
+  func setValue(_ value: AttributeValue?, for key: String, of object: ManagedObject)
+    throws(StoreError)
+  {
+    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
+    else {
+      throw fail(.invalidValue, "\(object.entity) has no attribute \(key)")
+    }
+    guard !attribute.isDerived else {
+      throw fail(.invalidValue, "\(object.entity).\(key) is derived; the store computes it")
+    }
+    if let value, !value.fits(attribute.type) {
+      throw fail(
+        .invalidValue,
+        "\(object.entity).\(key) is \(attribute.type.rawValue); \(value) does not fit")
+    }
+    object.attributes[key] = value
+    if !attribute.isTransient { markUpdated(object) }
+  }
+}

@@ -1,0 +1,25 @@
+import ObjectModel
+
+/// A condition on an object's attributes or to-one relationships.
+public indirect enum Predicate: Sendable, Equatable {
+  /// The key's value equals the value (nil: the key has no value).
+  case equal(String, AttributeValue?)
+  /// The key's value differs from the value.
+  case notEqual(String, AttributeValue?)
+  /// The key's value is less than the value.
+  case less(String, AttributeValue)
+  /// The key's value is less than or equal to the value.
+  case lessOrEqual(String, AttributeValue)
+  /// The key's value is greater than the value.
+  case greater(String, AttributeValue)
+  /// The key's value is greater than or equal to the value.
+  case greaterOrEqual(String, AttributeValue)
+  /// The to-one relationship points at the object (nil: is empty).
+  case relatedTo(String, ObjectReference?)
+  /// All conditions hold.
+  case and([Predicate])
+  /// Any condition holds.
+  case or([Predicate])
+  /// The condition does not hold.
+  case not(Predicate)
+}

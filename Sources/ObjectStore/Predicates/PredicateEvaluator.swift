@@ -1,0 +1,35 @@
+import ObjectModel
+
+/// Evaluates a ``Predicate`` on an object's values in memory, as they are now (unsaved changes
+/// included). The store's SQL only narrows which rows are read (``PredicateSQLTranslator``);
+/// this decides.
+struct PredicateEvaluator {
+  let predicate: Predicate
+
+  /// Whether `object` satisfies the predicate.
+  func matches(_ object: ManagedObject) -> Bool {
+    Self.matches(predicate, object)
+  }
+
+  private static func matches(_ predicate: Predicate, _ object: ManagedObject) -> Bool {
+    func compare(_ key: String, _ value: AttributeValue, _ test: (Int) -> Bool) -> Bool {
+      guard let current = object.attributes[key], let order = AttributeValue.compare(current, value)
+      else {
+        return false
+      }
+      return test(order)
+    }
+    switch predicate {
+    case .equal(let key, let value): return object.attributes[key] == value
+    case .notEqual(let key, let value): return object.attributes[key] != value
+    case .less(let key, let value): return compare(key, value) { $0 < 0 }
+    case .lessOrEqual(let key, let value): return compare(key, value) { $0 <= 0 }
+    case .greater(let key, let value): return compare(key, value) { $0 > 0 }
+    case .greaterOrEqual(let key, let value): return compare(key, value) { $0 >= 0 }
+    case .relatedTo(let key, let reference): return object.toOne[key] == reference
+    case .and(let all): return all.allSatisfy { matches($0, object) }
+    case .or(let any): return any.contains { matches($0, object) }
+    case .not(let inner): return !matches(inner, object)
+    }
+  }
+}
