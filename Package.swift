@@ -14,6 +14,9 @@ let package = Package(
     .library(name: "Zlib", targets: ["Zlib"]),
     .library(name: "ObjectModel", targets: ["ObjectModel"]),
     .library(name: "ObjectStore", targets: ["ObjectStore"]),
+    .library(name: "ArchiveFormat", targets: ["ArchiveFormat"]),
+    .library(name: "ArchiveStorage", targets: ["ArchiveStorage"]),
+    .library(name: "Migration", targets: ["Migration"]),
     .library(name: "GraphVault", targets: ["GraphVault"]),
   ],
   dependencies: [
@@ -37,6 +40,9 @@ let package = Package(
     .target(name: "LibArchive", dependencies: ["CArchive"]),
     .target(name: "Zlib", dependencies: ["CZlib"]),
 
+    // Durable file writes (temporary file, fsync, rename), below every layer that writes files.
+    .target(name: "DurableIO"),
+
     // Property lists: binary, XML, keyed archives.
     .target(
       name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
@@ -49,13 +55,31 @@ let package = Package(
     // The object graph and Core Data's SQLite store layout.
     .target(
       name: "ObjectStore",
-      dependencies: ["ObjectModel", "SQLite", .product(name: "Crypto", package: "swift-crypto")]),
+      dependencies: [
+        "ObjectModel", "SQLite", "DurableIO", .product(name: "Crypto", package: "swift-crypto"),
+      ]),
+
+    // The migration engine: plans, hops, inferred rules, mapping files, custom stages, writer.
+    .target(name: "Migration", dependencies: ["ObjectStore", "ObjectModel", "PropertyList"]),
+
+    // The archive format: layout and versions, header and index, record coding, checksums,
+    // compression. Knows nothing of where archives are kept.
+    .target(
+      name: "ArchiveFormat",
+      dependencies: [
+        "ObjectStore", "ObjectModel", "PropertyList", "LibArchive",
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
+
+    // Where archives live: the storage-backend protocol, the local folder, naming, locks.
+    .target(name: "ArchiveStorage", dependencies: ["DurableIO"]),
 
     // Backup, restore, verify, migration; and the services the command line calls.
     .target(
       name: "GraphVault",
       dependencies: [
-        "ObjectStore", "ObjectModel", "LibArchive", "PropertyList",
+        "ArchiveFormat", "ArchiveStorage", "Migration", "ObjectStore", "ObjectModel", "LibArchive",
+        "PropertyList", "DurableIO",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
@@ -63,14 +87,16 @@ let package = Package(
     .executableTarget(
       name: "graphvault",
       dependencies: [
-        "GraphVault", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "GraphVault", "ArchiveFormat",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
     // Release-built benchmark (not a test): `swift run -c release gvbench`.
     .executableTarget(name: "gvbench", dependencies: ["PropertyList", "GraphVault"]),
 
     // Test support and tests.
-    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["LibArchive", "SQLite"], path: "Tests/TestSupport"),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "LibArchiveTests", dependencies: ["LibArchive", "TestSupport"]),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),
@@ -81,10 +107,24 @@ let package = Package(
     .testTarget(
       name: "ObjectStoreTests",
       dependencies: ["ObjectStore", "ObjectModel", "SQLite", "TestSupport"]),
+    .testTarget(name: "DurableIOTests", dependencies: ["DurableIO", "TestSupport"]),
+    .testTarget(
+      name: "ArchiveFormatTests",
+      dependencies: [
+        "ArchiveFormat", "GraphVault", "ObjectStore", "ObjectModel", "LibArchive", "PropertyList",
+        "TestSupport",
+      ]),
+    .testTarget(name: "ArchiveStorageTests", dependencies: ["ArchiveStorage", "TestSupport"]),
+    .testTarget(
+      name: "MigrationTests",
+      dependencies: [
+        "Migration", "GraphVault", "ObjectStore", "ObjectModel", "SQLite", "TestSupport",
+      ]),
     .testTarget(
       name: "GraphVaultTests",
       dependencies: [
-        "GraphVault", "ObjectStore", "ObjectModel", "LibArchive", "PropertyList", "TestSupport",
+        "GraphVault", "ArchiveFormat", "ObjectStore", "ObjectModel", "LibArchive", "PropertyList",
+        "SQLite", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
       ]),
     .testTarget(name: "GraphvaultCLITests", dependencies: ["TestSupport"]),
   ],

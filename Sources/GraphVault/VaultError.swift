@@ -1,5 +1,9 @@
+import ArchiveFormat
+import ArchiveStorage
+import DurableIO
 import Foundation
 import LibArchive
+import Migration
 import ObjectModel
 import ObjectStore
 import PropertyList
@@ -62,6 +66,31 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       default: kind = .invalidInput
       }
       self.init(kind, error.description, cause: error)
+    case let error as MigrationError:
+      switch error.kind {
+      case .refused: self.init(.modelUnavailable, error.detail, cause: error)
+      case .unreadableMapping: self.init(.inputMissing, error.detail, cause: error)
+      case .store:
+        if let cause = error.cause {
+          self.init(wrapping: cause)
+        } else {
+          self.init(.ioFailure, error.detail, cause: error)
+        }
+      }
+    case let error as ArchiveFormatError:
+      self.init(.invalidInput, error.description, cause: error)
+    case let error as StorageError:
+      let kind: Kind
+      switch error.kind {
+      case .notFound: kind = .inputMissing
+      case .exists: kind = .destinationExists
+      case .notAnArchive: kind = .invalidInput
+      case .locked: kind = .locked
+      case .io: kind = .ioFailure
+      }
+      self.init(kind, error.detail, cause: error)
+    case let error as DurableIOError:
+      self.init(.ioFailure, error.description, cause: error)
     case let error as PropertyListError:
       self.init(.invalidInput, error.description, cause: error)
     case let error as ModelError:

@@ -167,4 +167,11 @@ extension ObjectModel {
         return entity
       })
   }
+
+  /// The same model under another version name.
+  public func withVersionName(_ versionName: String) -> ObjectModel {
+    .unchecked(
+      name: name, versionName: versionName, versionIdentifiers: versionIdentifiers,
+      entities: entities)
+  }
 }

@@ -1,3 +1,4 @@
+import ArchiveFormat
 import ArgumentParser
 import GraphVault
 

@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import GraphVault
 import ObjectModel

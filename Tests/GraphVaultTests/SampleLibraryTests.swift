@@ -20,32 +20,18 @@ struct SampleLibraryTests {
     #expect(code.fingerprint == xcode.fingerprint)
   }
 
-  /// Every row of every table, as text, sorted.
-  static func rows(_ path: String) throws -> [String] {
-    let db = try Database(path: path, mode: .readOnly)
-    var result: [String] = []
-    for table in try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-      .allRows().compactMap({ $0[0].textValue })
-    {
-      for row in try db.prepare("SELECT * FROM \(table)").allRows() {
-        result.append(table + ": " + row.map(\.description).joined(separator: ", "))
-      }
-    }
-    return result.sorted()
-  }
-
   @Test func theSameSeedGivesTheSameStore() throws {
     let directory = try TemporaryDirectory()
     let a = directory.path("a.sqlite").path
     let b = directory.path("b.sqlite").path
     try SampleLibrary.generate(at: a, objects: 800, seed: 7)
     try SampleLibrary.generate(at: b, objects: 800, seed: 7)
-    let rows = try Self.rows(a)
+    let rows = try storeRows(a)
     #expect(rows.count > 800)
     // Z_METADATA holds each store's own UUID; everything else is equal.
     #expect(
       rows.filter { !$0.hasPrefix("Z_METADATA") }
-        == (try Self.rows(b)).filter { !$0.hasPrefix("Z_METADATA") })
+        == (try storeRows(b)).filter { !$0.hasPrefix("Z_METADATA") })
   }
 
   @Test func aGeneratedStoreHasEveryKindOfRelationshipAndSurvivesBackupAndRestore() throws {
@@ -75,7 +61,7 @@ struct SampleLibraryTests {
         ?? 0 > 0)
     let restored = directory.path("Restored.sqlite").path
     _ = try RestoreService.restore(archivePath: backup.archive, to: restored)
-    #expect(try Self.rows(restored) == Self.rows(store))
+    #expect(try storeRows(restored) == storeRows(store))
     #expect(try VerifyService.verify(archivePath: backup.archive).ok)
   }
 }

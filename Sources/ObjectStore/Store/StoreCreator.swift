@@ -1,3 +1,4 @@
+import DurableIO
 import Foundation
 import ObjectModel
 import PropertyList
@@ -47,26 +48,14 @@ public enum StoreCreator {
       throw StoreError(
         .destinationExists, "the destination exists (use --force to replace it)", path: path)
     }
-    let destination = URL(fileURLWithPath: path)
-    let temporary = destination.deletingLastPathComponent()
-      .appendingPathComponent(".\(destination.lastPathComponent).tmp-\(UUID().uuidString)")
-    do throws(StoreError) {
-      try build(at: temporary.path, schema: schema, options: options)
-      try Durable.sync(path: temporary.path)
-      for suffix in ["-wal", "-shm", "-journal"] {
-        try? fileManager.removeItem(atPath: path + suffix)
+    do {
+      try DurableFile.buildDatabase(at: path) { temporary in
+        try build(at: temporary, schema: schema, options: options)
       }
-      guard rename(temporary.path, path) == 0 else {
-        throw StoreError(
-          .database, "cannot move the new store into place: \(String(cString: strerror(errno)))",
-          path: path)
-      }
-      try Durable.sync(path: destination.deletingLastPathComponent().path)
-    } catch {
-      for suffix in ["", "-wal", "-shm", "-journal"] {
-        try? fileManager.removeItem(atPath: temporary.path + suffix)
-      }
+    } catch let error as StoreError {
       throw error
+    } catch {
+      throw StoreError(.database, "cannot put the new store in place: \(error)", path: path)
     }
   }
 
@@ -113,21 +102,6 @@ public enum StoreCreator {
       throw StoreError(.database, "cannot create the store", path: path, underlying: error)
     } catch {
       throw StoreError(.database, "cannot create the store: \(error)", path: path)
-    }
-  }
-}
-
-/// `fsync` for files and folders, so a rename publishes complete data.
-enum Durable {
-  static func sync(path: String) throws(StoreError) {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else {
-      throw StoreError(
-        .database, "cannot open for fsync: \(String(cString: strerror(errno)))", path: path)
-    }
-    defer { close(fd) }
-    guard fsync(fd) == 0 else {
-      throw StoreError(.database, "fsync failed: \(String(cString: strerror(errno)))", path: path)
     }
   }
 }

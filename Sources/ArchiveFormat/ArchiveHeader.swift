@@ -1,0 +1,64 @@
+import ObjectModel
+import PropertyList
+
+/// An archive's first member, `graphvault.plist`: the format version, the tool, when the backup
+/// was made, how it is compressed, where the data came from and the model it was written with.
+package struct ArchiveHeader {
+  /// The format version the archive was written in.
+  package var formatVersion: Int64
+  /// When the backup was made.
+  package var created: PropertyListDate?
+  /// The source store's path (absolute, standardized).
+  package var sourcePath: String?
+  /// The source store's UUID (`Z_UUID`).
+  package var sourceUUID: String?
+  /// The source store's journal mode (`wal`, `delete`, …).
+  package var journalMode: String?
+  /// The model's name.
+  package var modelName: String?
+  /// The model version's name.
+  package var modelVersionName: String?
+  /// The whole header, as read (keys this version does not know included).
+  package let plist: PropertyListValue
+
+  /// The header of a backup made now.
+  package init(
+    created: PropertyListDate, compression: Compression, tool: String, sourcePath: String,
+    sourceUUID: String, journalMode: String, model: ObjectModel
+  ) {
+    let plist: PropertyListValue = [
+      "format": .integer(ArchiveLayout.formatVersion),
+      "tool": .string(tool),
+      "created": .date(created),
+      "compression": .string(compression.rawValue),
+      "source": [
+        "path": .string(sourcePath),
+        "uuid": .string(sourceUUID),
+        "journalMode": .string(journalMode),
+      ],
+      "model": .dictionary(
+        [
+          "name": .string(model.name),
+          "versionIdentifiers": .array(model.versionIdentifiers.map(PropertyListValue.string)),
+          "entityVersionHashes": .dictionary(
+            model.entityVersionHashes.mapValues(PropertyListValue.data)),
+          "fingerprint": .string(model.fingerprint),
+        ].merging(model.versionName.map { ["versionName": PropertyListValue.string($0)] } ?? [:]) {
+          a, _ in a
+        }),
+    ]
+    self.init(reading: plist)
+  }
+
+  /// A header as read from an archive; fields it lacks are nil.
+  package init(reading plist: PropertyListValue) {
+    self.plist = plist
+    formatVersion = plist["format"]?.integerValue ?? 0
+    created = plist["created"]?.dateValue
+    sourcePath = plist["source"]?["path"]?.stringValue
+    sourceUUID = plist["source"]?["uuid"]?.stringValue
+    journalMode = plist["source"]?["journalMode"]?.stringValue
+    modelName = plist["model"]?["name"]?.stringValue
+    modelVersionName = plist["model"]?["versionName"]?.stringValue
+  }
+}

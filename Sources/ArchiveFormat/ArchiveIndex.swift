@@ -1,0 +1,71 @@
+import PropertyList
+
+/// The archive's last member, `index.plist`: every other member's path, size and SHA-256 in
+/// order, object counts per entity, row counts per table, totals. An archive without it is
+/// incomplete.
+package enum ArchiveIndex {
+  /// The index of `members` (in the order written) and the counts.
+  package static func make(
+    members: [MemberWriter.Entry], counts: [String: Int], rows: [String: Int]
+  )
+    -> PropertyListValue
+  {
+    return [
+      "format": .integer(ArchiveLayout.formatVersion),
+      "members": .array(
+        members.map {
+          [
+            "path": .string($0.path), "size": .integer(Int64($0.size)),
+            "sha256": .string($0.sha256),
+          ]
+        }),
+      "objects": .dictionary(counts.mapValues { .integer(Int64($0)) }),
+      "tables": .dictionary(rows.mapValues { .integer(Int64($0)) }),
+      "totals": [
+        "objects": .integer(Int64(counts.values.reduce(0, +))),
+        "rows": .integer(Int64(rows.values.reduce(0, +))),
+        "members": .integer(Int64(members.count)),
+      ],
+    ]
+  }
+
+  /// The index must list exactly the members read, with their sizes and checksums, and the
+  /// counts read.
+  /// - Throws: ``ArchiveFormatError`` naming the first member or count that differs.
+  package static func check(
+    _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)],
+    objects: [String: Int], tables: [String: Int]
+  ) throws(ArchiveFormatError) {
+    func bad(_ detail: String) -> ArchiveFormatError {
+      ArchiveFormatError(member: ArchiveLayout.index, detail)
+    }
+    let listed = index["members"]?.arrayValue ?? []
+    guard listed.count == seen.count else {
+      throw bad("the index lists \(listed.count) members but the archive holds \(seen.count)")
+    }
+    for (entry, member) in zip(listed, seen) {
+      guard entry["path"]?.stringValue == member.path else {
+        throw bad(
+          "the index lists \(entry["path"]?.stringValue ?? "?") where the archive holds \(member.path)"
+        )
+      }
+      guard entry["size"]?.integerValue == Int64(member.size),
+        entry["sha256"]?.stringValue == member.sha256
+      else {
+        throw bad("\(member.path) is damaged: its size or SHA-256 differs from the index")
+      }
+    }
+    for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) objects of \(entity); the archive holds \(objects[entity, default: 0])"
+      )
+    }
+    for (table, count) in index["tables"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != tables[table, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) rows of \(table); the archive holds \(tables[table, default: 0])"
+      )
+    }
+  }
+}

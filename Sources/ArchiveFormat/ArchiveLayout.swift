@@ -1,0 +1,41 @@
+/// The member names and constants of graphvault's archive format, version 1 (documented in
+/// `graphvault(1)`, ARCHIVE FORMAT).
+public enum ArchiveLayout {
+  /// The format version this code writes and reads.
+  public static let formatVersion: Int64 = 1
+  /// The header, always first.
+  public static let header = "graphvault.plist"
+  /// The model descriptor.
+  public static let modelDescriptor = "model/descriptor.plist"
+  /// The source store's metadata (`Z_METADATA.Z_PLIST`, as stored).
+  public static let storeMetadata = "store/metadata.plist"
+  /// The source store's schema: every table, index and trigger with its SQL, in creation order.
+  public static let storeSchema = "store/schema.plist"
+  /// The source store's `Z_PRIMARYKEY` rows.
+  public static let storePrimaryKeys = "store/primarykeys.plist"
+  /// The source store's `Z_MODELCACHE` bytes, when it has them.
+  public static let storeModelCache = "store/modelcache.bin"
+  /// The index, always last; an archive without it is incomplete.
+  public static let index = "index.plist"
+
+  /// The member holding chunk `number` of `entity`'s objects.
+  public static func objects(_ entity: String, chunk number: Int) -> String {
+    "objects/\(entity)/\(sixDigits(number)).plist"
+  }
+
+  /// The member holding chunk `number` of the rows of a table the model does not describe.
+  public static func rows(_ table: String, chunk number: Int) -> String {
+    "tables/\(table)/\(sixDigits(number)).plist"
+  }
+
+  private static func sixDigits(_ number: Int) -> String {
+    let digits = String(number)
+    return String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+  }
+
+  /// A chunk is closed once its encoded size passes this many bytes, so neither backup nor
+  /// restore holds more than about this much of the data at once.
+  public static let chunkBytes = 4 << 20
+  /// …or once it holds this many records.
+  public static let chunkRecords = 20_000
+}

@@ -1,0 +1,39 @@
+import PropertyList
+
+/// Collects records into bounded chunks and writes each as one member.
+package struct ChunkWriter {
+  private let members: MemberWriter
+  private let path: (Int) -> String
+  private var writer = BinaryPropertyListWriter()
+  private var start = 0
+  private var records = 0
+  private var number = 0
+
+  package init(members: MemberWriter, path: @escaping (Int) -> String) {
+    self.members = members
+    self.path = path
+  }
+
+  package mutating func add(
+    _ encode: (inout BinaryPropertyListWriter) -> BinaryPropertyListWriter.Reference
+  ) throws {
+    let reference = encode(&writer)
+    writer.push(reference)
+    records += 1
+    if records >= ArchiveLayout.chunkRecords || writer.approximateSize >= ArchiveLayout.chunkBytes {
+      try flush()
+    }
+  }
+
+  package mutating func finish() throws {
+    if records > 0 { try flush() }
+  }
+
+  private mutating func flush() throws {
+    let root = writer.makeArray(fromStackIndex: start)
+    number += 1
+    try members.write(path(number), writer.serialized(root: root))
+    writer.reset()
+    records = 0
+  }
+}

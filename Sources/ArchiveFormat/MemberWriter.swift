@@ -1,0 +1,78 @@
+import Foundation
+import LibArchive
+import PropertyList
+
+/// Writes archive members and keeps the index: each member's size and SHA-256, in order.
+///
+/// Hashing, compressing and writing happen on a second thread while the caller encodes the next
+/// member: at most two members wait, so memory stays bounded. A failure there is thrown by the
+/// next call.
+package final class MemberWriter: @unchecked Sendable {
+  package struct Entry {
+    package let path: String
+    package let size: Int
+    package let sha256: String
+  }
+
+  private let archive: ArchiveWriter
+  private let modificationTime: Int64
+  private let worker = DispatchQueue(label: "graphvault.archive-writer")
+  private let slots = DispatchSemaphore(value: 2)
+  private let lock = NSLock()
+  /// Guarded by `lock`.
+  private var written: [Entry] = []
+  /// Guarded by `lock`.
+  private var failure: (any Error)?
+
+  package init(archive: ArchiveWriter, modificationTime: Int64) {
+    self.archive = archive
+    self.modificationTime = modificationTime
+  }
+
+  /// Queues one member; throws the error of an earlier member, if one failed.
+  package func write(_ path: String, _ bytes: [UInt8]) throws {
+    try rethrow()
+    slots.wait()
+    worker.async { [self] in
+      defer { slots.signal() }
+      guard lock.withLock({ failure == nil }) else { return }
+      do {
+        try archive.writeEntry(path: path, contents: bytes, modificationTime: modificationTime)
+        let entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
+        lock.withLock { written.append(entry) }
+      } catch {
+        lock.withLock { failure = error }
+      }
+    }
+  }
+
+  /// Waits until every queued member is written; throws the first failure.
+  package func finish() throws {
+    drain()
+    try rethrow()
+  }
+
+  /// Waits until the second thread is idle (before the archive's file is closed, whatever
+  /// happened).
+  package func drain() {
+    worker.sync {}
+  }
+
+  /// The members written so far (after ``finish()``, all of them).
+  package var entries: [Entry] { lock.withLock { written } }
+
+  private func rethrow() throws {
+    if let failure = lock.withLock({ failure }) { throw failure }
+  }
+
+  /// Writes one member holding a property list.
+  package func write(_ path: String, plist: PropertyListValue) throws {
+    try write(path, plist.binaryPropertyList())
+  }
+
+  /// The index of every member, once all are written.
+  package func index(counts: [String: Int], rows: [String: Int]) throws -> PropertyListValue {
+    try finish()
+    return ArchiveIndex.make(members: entries, counts: counts, rows: rows)
+  }
+}

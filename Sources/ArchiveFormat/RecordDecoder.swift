@@ -1,0 +1,323 @@
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// Turns archived records back into object records, checking each value against the model.
+package struct RecordDecoder {
+  let model: ObjectModel
+  let member: String
+  /// Per entity, its attributes and relationships (inherited ones included) and the keys a
+  /// record of it may have: computed once, not per record.
+  private let shapes: [String: Shape]
+
+  private struct Shape {
+    let attributes: [AttributeDescription]
+    let relationships: [RelationshipDescription]
+    let keys: Set<String>
+    /// What each key of a record of this entity holds.
+    let fields: [String: Field]
+  }
+
+  /// What a key of a record holds.
+  /// (Positions in the shape's lists, so that copying a field copies no strings.)
+  private enum Field {
+    case entity, primaryKey, version, columns
+    case attribute(Int)
+    case toOne(Int)
+    case toOneEntity
+    case toMany(Int)
+    case order
+  }
+
+  package init(model: ObjectModel, member: String) {
+    self.model = model
+    self.member = member
+    var shapes: [String: Shape] = [:]
+    for entity in model.entities {
+      let attributes = model.attributes(of: entity.name)
+      let relationships = model.relationships(of: entity.name)
+      var keys: Set<String> = [
+        RecordKey.entity, RecordKey.primaryKey, RecordKey.version, RecordKey.columns,
+      ]
+      for attribute in attributes { keys.insert(attribute.name) }
+      for relationship in relationships {
+        keys.insert(relationship.name)
+        keys.insert(
+          relationship.name
+            + (relationship.isToMany ? RecordKey.orderSuffix : RecordKey.entitySuffix))
+      }
+      var fields: [String: Field] = [
+        RecordKey.entity: .entity, RecordKey.primaryKey: .primaryKey,
+        RecordKey.version: .version, RecordKey.columns: .columns,
+      ]
+      for (position, attribute) in attributes.enumerated() {
+        fields[attribute.name] = .attribute(position)
+      }
+      for (position, relationship) in relationships.enumerated() {
+        fields[relationship.name] = relationship.isToMany ? .toMany(position) : .toOne(position)
+        fields[relationship.name + RecordKey.entitySuffix] = .toOneEntity
+        fields[relationship.name + RecordKey.orderSuffix] = .order
+      }
+      shapes[entity.name] = Shape(
+        attributes: attributes, relationships: relationships, keys: keys, fields: fields)
+    }
+    self.shapes = shapes
+  }
+
+  private func bad(_ detail: String) -> ArchiveFormatError {
+    ArchiveFormatError(member: member, detail)
+  }
+
+  /// The record and its many-to-many rows (destination keys and order keys by relationship).
+  package func decode(_ value: PropertyListValue) throws(ArchiveFormatError) -> (
+    ObjectRecord, [String: [(Int64, Int64?)]]
+  ) {
+    guard case .dictionary(let fields) = value else {
+      throw bad("a record is \(value.kindName), not a dictionary")
+    }
+    guard let entity = fields[RecordKey.entity]?.stringValue else {
+      throw bad("a record has no class")
+    }
+    guard let shape = shapes[entity] else {
+      throw bad("a record names entity \(entity), which the model does not have")
+    }
+    guard let pk = fields[RecordKey.primaryKey]?.integerValue,
+      let version = fields[RecordKey.version]?.integerValue
+    else {
+      throw bad("a record of \(entity) lacks pk or opt")
+    }
+    var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+    for attribute in shape.attributes {
+      guard let raw = fields[attribute.name] else { continue }
+      guard let typed = Self.value(raw, type: attribute.type) else {
+        throw bad(
+          "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)")
+      }
+      record.attributes[attribute.name] = typed
+    }
+    var manyToMany: [String: [(Int64, Int64?)]] = [:]
+    for relationship in shape.relationships {
+      guard let raw = fields[relationship.name] else { continue }
+      if !relationship.isToMany {
+        guard let target = raw.integerValue else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
+        }
+        let destination =
+          fields[relationship.name + RecordKey.entitySuffix]?.stringValue
+          ?? relationship.destination
+        record.toOne[relationship.name] = ObjectReference(entity: destination, primaryKey: target)
+      } else {
+        guard let elements = raw.arrayValue else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+        }
+        let keys = elements.compactMap(\.integerValue)
+        guard keys.count == elements.count else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+        }
+        let orders = fields[relationship.name + RecordKey.orderSuffix]?.arrayValue?.map(
+          \.integerValue)
+        manyToMany[relationship.name] = keys.enumerated().map { index, key in
+          let order = orders.flatMap { index < $0.count ? $0[index] : nil }
+          return (key, order.flatMap { $0 < 0 ? nil : $0 })
+        }
+      }
+    }
+    if let columns = fields[RecordKey.columns] {
+      record.extraColumns = try Self.row(columns, member: member)
+    }
+    if let unknown = fields.keys.first(where: { !shape.keys.contains($0) }) {
+      throw bad("\(entity) p\(pk) has a value for \(unknown), which the model does not describe")
+    }
+    return (record, manyToMany)
+  }
+
+  /// Every record of a chunk (a binary property list holding an array of records), read
+  /// straight from the list's object table: no value tree, and each key resolved once per
+  /// chunk, not once per record.
+  package func decodeChunk(_ bytes: [UInt8]) throws(ArchiveFormatError) -> [(
+    ObjectRecord, [String: [(Int64, Int64?)]]
+  )] {
+    do {
+      let reader = try BinaryPropertyListReader(bytes: bytes)
+      guard case .array = try reader.kind(of: reader.topObject) else {
+        throw bad("the chunk is not an array")
+      }
+      var names: [Int: String] = [:]
+      var fields: [Int: Field] = [:]
+      var fieldsEntity = ""
+      func name(_ index: Int) throws -> String {
+        if let known = names[index] { return known }
+        let text = try reader.string(at: index)
+        names[index] = text
+        return text
+      }
+      var result: [(ObjectRecord, [String: [(Int64, Int64?)]])] = []
+      for element in try reader.arrayElements(of: reader.topObject) {
+        guard case .dictionary = try reader.kind(of: element) else {
+          throw bad("a record is not a dictionary")
+        }
+        let entries = try reader.dictionaryEntries(of: element)
+        var entity: String?
+        for (key, value) in entries where try name(key) == RecordKey.entity {
+          entity = try name(value)
+        }
+        guard let entity else { throw bad("a record has no class") }
+        guard let shape = shapes[entity] else {
+          throw bad("a record names entity \(entity), which the model does not have")
+        }
+        if entity != fieldsEntity {
+          fields = [:]
+          fieldsEntity = entity
+        }
+        var pk: Int64?
+        var version: Int64?
+        var attributes: [(Int, PropertyListValue)] = []
+        var toOne: [(Int, Int)] = []
+        var toOneEntities: [String: String] = [:]
+        var toMany: [(Int, Int)] = []
+        var orders: [String: Int] = [:]
+        var columns: Int?
+        for (key, value) in entries {
+          let field: Field
+          if let known = fields[key] {
+            field = known
+          } else {
+            let keyName = try name(key)
+            guard let found = shape.fields[keyName] else {
+              throw bad(
+                "\(entity) has a value for \(keyName), which the model does not describe")
+            }
+            fields[key] = found
+            field = found
+          }
+          switch field {
+          case .entity: break
+          case .primaryKey: pk = try reader.scalar(at: value).integerValue
+          case .version: version = try reader.scalar(at: value).integerValue
+          case .columns: columns = value
+          case .attribute(let attribute):
+            attributes.append((attribute, try reader.scalar(at: value)))
+          case .toOne(let relationship): toOne.append((relationship, value))
+          case .toOneEntity:
+            toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
+              try name(value)
+          case .toMany(let position): toMany.append((position, value))
+          case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
+          }
+        }
+        guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
+        var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+        record.attributes.reserveCapacity(attributes.count)
+        for (position, raw) in attributes {
+          let attribute = shape.attributes[position]
+          guard let typed = Self.value(raw, type: attribute.type) else {
+            throw bad(
+              "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)"
+            )
+          }
+          record.attributes[attribute.name] = typed
+        }
+        for (position, value) in toOne {
+          let relationship = shape.relationships[position]
+          guard let target = try reader.scalar(at: value).integerValue else {
+            throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
+          }
+          record.toOne[relationship.name] = ObjectReference(
+            entity: toOneEntities[relationship.name] ?? relationship.destination,
+            primaryKey: target)
+        }
+        var manyToMany: [String: [(Int64, Int64?)]] = [:]
+        for (position, value) in toMany {
+          let relationship = shape.relationships[position]
+          guard case .array = try reader.kind(of: value) else {
+            throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+          }
+          let keys = try reader.arrayElements(of: value).map {
+            try reader.scalar(at: $0).integerValue
+          }
+          var orderKeys: [Int64?] = []
+          if let orderIndex = orders[relationship.name],
+            case .array = try reader.kind(of: orderIndex)
+          {
+            orderKeys = try reader.arrayElements(of: orderIndex).map {
+              try reader.scalar(at: $0).integerValue
+            }
+          }
+          var rows: [(Int64, Int64?)] = []
+          rows.reserveCapacity(keys.count)
+          for (position, key) in keys.enumerated() {
+            guard let key else {
+              throw bad(
+                "\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+            }
+            let order = position < orderKeys.count ? orderKeys[position] : nil
+            rows.append((key, order.flatMap { $0 < 0 ? nil : $0 }))
+          }
+          manyToMany[relationship.name] = rows
+        }
+        if let columns {
+          guard case .dictionary = try reader.kind(of: columns) else {
+            throw bad("\(entity) p\(pk): @columns is not a dictionary")
+          }
+          for (key, value) in try reader.dictionaryEntries(of: columns) {
+            let column = try name(key)
+            switch try reader.scalar(at: value) {
+            case .integer(let v): record.extraColumns[column] = .integer(v)
+            case .real(let v): record.extraColumns[column] = .double(v)
+            case .string(let v): record.extraColumns[column] = .string(v)
+            case .data(let v): record.extraColumns[column] = .data(v)
+            case let other: throw bad("column \(column) holds \(other.kindName)")
+            }
+          }
+        }
+        result.append((record, manyToMany))
+      }
+      return result
+    } catch let error as ArchiveFormatError {
+      throw error
+    } catch {
+      throw ArchiveFormatError(member: member, "not a valid property list: \(error)")
+    }
+  }
+
+  /// An attribute value as the archive holds it, checked against the attribute's type.
+  static func value(_ raw: PropertyListValue, type: AttributeType) -> AttributeValue? {
+    switch (type, raw) {
+    case (.integer16, .integer(let v)), (.integer32, .integer(let v)),
+      (.integer64, .integer(let v)):
+      return .integer(v)
+    case (.boolean, .bool(let v)): return .bool(v)
+    case (.double, .real(let v)), (.float, .real(let v)): return .double(v)
+    case (.decimal, .string(let v)): return .decimal(v)
+    case (.string, .string(let v)): return .string(v)
+    case (.uri, .string(let v)): return .uri(v)
+    case (.date, .date(let v)): return .date(v.secondsSinceReferenceDate)
+    case (.uuid, .data(let v)): return .uuid(v)
+    case (.binaryData, .data(let v)), (.objectID, .data(let v)), (.undefined, .data(let v)):
+      return .data(v)
+    case (.transformable, .data(let v)): return .transformed(v)
+    default: return nil
+    }
+  }
+
+  /// A row of stored values (integers, reals, strings, data).
+  package static func row(_ raw: PropertyListValue, member: String) throws(ArchiveFormatError)
+    -> [String:
+    AttributeValue]
+  {
+    guard case .dictionary(let columns) = raw else {
+      throw ArchiveFormatError(member: member, "a row is \(raw.kindName), not a dictionary")
+    }
+    var row: [String: AttributeValue] = [:]
+    for (name, value) in columns {
+      switch value {
+      case .integer(let v): row[name] = .integer(v)
+      case .real(let v): row[name] = .double(v)
+      case .string(let v): row[name] = .string(v)
+      case .data(let v): row[name] = .data(v)
+      default: throw ArchiveFormatError(member: member, "column \(name) holds \(value.kindName)")
+      }
+    }
+    return row
+  }
+}

@@ -1,0 +1,7 @@
+/// An archive being read from a backend, from its first byte to its last.
+public protocol ArchiveInput: AnyObject {
+  /// Fills the start of `buffer` with the next bytes.
+  /// - Returns: how many bytes; 0 at the end of the archive.
+  /// - Throws: ``StorageError``.
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int
+}

@@ -1,0 +1,144 @@
+import DurableIO
+import Foundation
+
+/// Archives kept in a folder on this machine. New archives are written to a hidden temporary
+/// file beside their final name, synced, and renamed into place (``PendingFile``); locks are
+/// `flock(2)` locks on hidden lock files in the folder (``FileLock``).
+public final class LocalFolderBackend: StorageBackend {
+  /// The folder.
+  public let folder: String
+
+  /// The folder at `folder` (it need not exist until used).
+  public init(folder: String) {
+    self.folder = folder
+  }
+
+  /// The folder's path.
+  public var location: String { folder }
+
+  /// The path of `name` in the folder.
+  public func path(of name: String) -> String {
+    URL(fileURLWithPath: folder).appendingPathComponent(name).path
+  }
+
+  /// The `.gvault` files in the folder, with their sizes.
+  public func list() throws(StorageError) -> [StoredArchive] {
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    } catch {
+      throw StorageError(.notFound, "cannot list the folder (\(folder))")
+    }
+    return names.filter(ArchiveNaming.isArchive).map { name in
+      let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name))
+      return StoredArchive(
+        name: name, size: (attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+    }
+  }
+
+  /// Whether the folder holds `name`.
+  public func exists(_ name: String) -> Bool {
+    FileManager.default.fileExists(atPath: path(of: name))
+  }
+
+  /// Opens `name` for reading with `read(2)`.
+  public func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput {
+    try LocalInput(path: path(of: name))
+  }
+
+  /// A new file `name`, written beside its final name and renamed into place when published.
+  public func create(_ name: String) throws(StorageError) -> any ArchiveOutput {
+    do {
+      return LocalOutput(file: try PendingFile(creating: path(of: name)))
+    } catch {
+      throw StorageError(.io, error.description)
+    }
+  }
+
+  /// Removes `name` from the folder.
+  public func delete(_ name: String) throws(StorageError) {
+    guard unlink(path(of: name)) == 0 else {
+      let failure = DurableIOError("cannot remove", path: path(of: name), errno: errno)
+      throw StorageError(failure.errno == ENOENT ? .notFound : .io, failure.description)
+    }
+  }
+
+  /// An `flock(2)` lock on the hidden file `.NAME.lock` in the folder.
+  public func lock(_ name: String, wait: Double?) throws(StorageError) -> any StorageLock {
+    let lockPath = path(of: ".\(name).lock")
+    do {
+      return LocalLock(try FileLock(path: lockPath, wait: wait))
+    } catch {
+      switch error {
+      case .held(let holder):
+        throw StorageError(.locked, "locked by another run (\(holder)) (\(lockPath))")
+      case .io(let failure):
+        throw StorageError(.io, failure.description)
+      }
+    }
+  }
+}
+
+/// A file of the folder, read with `read(2)`.
+private final class LocalInput: ArchiveInput {
+  let path: String
+  private let fd: Int32
+
+  init(path: String) throws(StorageError) {
+    self.path = path
+    fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let failure = DurableIOError("cannot open", path: path, errno: errno)
+      throw StorageError(failure.errno == ENOENT ? .notFound : .io, failure.description)
+    }
+    var status = stat()
+    if fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
+      close(fd)
+      throw StorageError(.notAnArchive, "not an archive file (\(path))")
+    }
+  }
+
+  deinit { close(fd) }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
+    while true {
+      let count = Foundation.read(fd, buffer.baseAddress, buffer.count)
+      if count >= 0 { return count }
+      if errno == EINTR { continue }
+      throw StorageError(.io, DurableIOError("cannot read", path: path, errno: errno).description)
+    }
+  }
+}
+
+/// A new file of the folder, published by rename.
+private final class LocalOutput: ArchiveOutput {
+  private let file: PendingFile
+
+  init(file: PendingFile) { self.file = file }
+
+  var location: String { file.path }
+
+  func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    do { try file.write(bytes) } catch { throw StorageError(.io, error.description) }
+  }
+
+  func publish() throws(StorageError) -> Int64 {
+    do {
+      try file.publish()
+      return file.bytesWritten
+    } catch {
+      throw StorageError(.io, error.description)
+    }
+  }
+
+  func abandon() { file.abandon() }
+}
+
+/// A held ``FileLock``.
+private final class LocalLock: StorageLock {
+  private let lock: FileLock
+
+  init(_ lock: FileLock) { self.lock = lock }
+
+  func release() { lock.release() }
+}

@@ -1,0 +1,48 @@
+/// A place archives are kept: a folder on this machine, later a bucket. Each backend is one
+/// type; everything above it (naming, retention, the services) works through this protocol.
+///
+/// Names are plain file names (`Library-20261122T030000Z.gvault`), never paths.
+public protocol StorageBackend: AnyObject {
+  /// The place, as messages show it (`/var/backups/app`).
+  var location: String { get }
+
+  /// The archives kept here (names ending in `.gvault`), in no particular order.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when the place does not exist).
+  func list() throws(StorageError) -> [StoredArchive]
+
+  /// Whether an archive by that name is kept here.
+  func exists(_ name: String) -> Bool
+
+  /// Opens the archive `name` for reading from its start, as a stream.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
+  func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput
+
+  /// Begins a new archive `name`: nothing is visible under that name until the output is
+  /// published, and an abandoned or killed write leaves nothing under it.
+  /// - Throws: ``StorageError``.
+  func create(_ name: String) throws(StorageError) -> any ArchiveOutput
+
+  /// Removes the archive `name`.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
+  func delete(_ name: String) throws(StorageError)
+
+  /// Takes the lock `name` of this place (runs that must not overlap take the same name),
+  /// waiting up to `wait` seconds; released by ``StorageLock/release()`` or when its holder
+  /// ends, however it ends.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/locked`` naming the holder).
+  func lock(_ name: String, wait: Double?) throws(StorageError) -> any StorageLock
+}
+
+/// One archive a backend keeps.
+public struct StoredArchive: Sendable, Equatable {
+  /// Its name.
+  public let name: String
+  /// Its size in bytes.
+  public let size: Int64
+
+  /// Describes a kept archive.
+  public init(name: String, size: Int64) {
+    self.name = name
+    self.size = size
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// An exclusive lock held through `flock(2)` on a lock file, so the kernel releases it when its
+/// holder exits, however it exits (`kill -9` included): no stale lock ever blocks the next run.
+///
+/// The holder writes its process id, host and start time into the file, so a refused run can
+/// name who holds it. The file itself stays (removing a lock file races with its next taker).
+///
+/// ```swift
+/// let lock = try FileLock(path: "/backups/.graphvault.lock", wait: 30)
+/// defer { lock.release() }
+/// ```
+public final class FileLock: @unchecked Sendable {
+  /// Who holds a lock, as its holder wrote it.
+  public struct Holder: Sendable, Equatable, CustomStringConvertible {
+    /// The holder's process id.
+    public let pid: Int32?
+    /// The holder's host name.
+    public let host: String?
+    /// When the holder took the lock (ISO 8601, UTC).
+    public let since: String?
+
+    /// "pid 123 on host since 2026-11-22T03:00:00Z", with what is known.
+    public var description: String {
+      var parts: [String] = []
+      if let pid { parts.append("pid \(pid)") }
+      if let host { parts.append("on \(host)") }
+      if let since { parts.append("since \(since)") }
+      return parts.isEmpty ? "another run" : parts.joined(separator: " ")
+    }
+  }
+
+  /// Taking the lock failed: another run holds it (``Failure/held(_:)``), or the file could not
+  /// be opened.
+  public enum Failure: Error, Sendable, CustomStringConvertible {
+    /// Another run holds the lock (and still held it when the wait ran out).
+    case held(Holder)
+    /// The lock file could not be opened or locked.
+    case io(DurableIOError)
+
+    /// A sentence naming the holder or the failure.
+    public var description: String {
+      switch self {
+      case .held(let holder): return "locked by \(holder)"
+      case .io(let error): return error.description
+      }
+    }
+  }
+
+  /// The lock file.
+  public let path: String
+  /// Guarded by `guardian` once the initializer has returned.
+  private var fd: Int32
+  private let guardian = NSLock()
+
+  /// Takes the lock on `path` (created if missing, mode 0600), waiting up to `wait` seconds
+  /// for another holder to let go (not at all when nil or 0).
+  /// - Throws: ``Failure``.
+  public init(path: String, wait: Double? = nil) throws(Failure) {
+    self.path = path
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw .io(DurableIOError("cannot open the lock file", path: path, errno: errno))
+    }
+    let deadline = Date().addingTimeInterval(max(0, wait ?? 0))
+    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      let reason = errno
+      guard reason == EWOULDBLOCK || reason == EINTR else {
+        close(fd)
+        throw .io(DurableIOError("cannot lock", path: path, errno: reason))
+      }
+      guard Date() < deadline else {
+        let holder = Self.holder(of: fd)
+        close(fd)
+        throw .held(holder)
+      }
+      usleep(50_000)
+    }
+    Self.record(in: fd)
+  }
+
+  deinit { release() }
+
+  /// Lets go of the lock (also done when the lock is released from memory or the process ends).
+  public func release() {
+    guardian.withLock {
+      guard fd >= 0 else { return }
+      ftruncate(fd, 0)
+      flock(fd, LOCK_UN)
+      close(fd)
+      fd = -1
+    }
+  }
+
+  private static func record(in fd: Int32) {
+    var host = [CChar](repeating: 0, count: 256)
+    gethostname(&host, host.count - 1)
+    let formatter = ISO8601DateFormatter()
+    let line = "\(getpid()) \(String(cString: host)) \(formatter.string(from: Date()))\n"
+    ftruncate(fd, 0)
+    _ = line.utf8CString.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
+  }
+
+  private static func holder(of fd: Int32) -> Holder {
+    var buffer = [UInt8](repeating: 0, count: 512)
+    let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+    let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+    let parts = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    return Holder(
+      pid: parts.first.flatMap { Int32($0) }, host: parts.count > 1 ? parts[1] : nil,
+      since: parts.count > 2 ? parts[2] : nil)
+  }
+}

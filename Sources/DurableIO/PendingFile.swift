@@ -1,0 +1,83 @@
+import Foundation
+
+/// A file being written under a temporary name beside its destination, invisible under the final
+/// name until ``publish()`` syncs it and renames it into place. ``abandon()`` (or a failed
+/// publish) removes it; a killed process leaves only the hidden temporary file.
+///
+/// ```swift
+/// let file = try PendingFile(creating: "/backups/a.gvault", mode: 0o600)
+/// try file.write(bytes)
+/// try file.publish()
+/// ```
+public final class PendingFile {
+  /// The final path.
+  public let path: String
+  /// The temporary path the bytes go to until published.
+  public let temporaryPath: String
+  private var fd: Int32
+  /// Bytes written so far.
+  public private(set) var bytesWritten: Int64 = 0
+
+  /// Creates the temporary file beside `path` with `mode` (the final name is not touched).
+  /// - Throws: ``DurableIOError`` when the folder does not take the file.
+  public init(creating path: String, mode: mode_t = 0o644) throws(DurableIOError) {
+    self.path = path
+    temporaryPath = DurableFile.temporaryPath(beside: path)
+    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw DurableIOError("cannot create", path: temporaryPath, errno: errno) }
+  }
+
+  deinit { abandon() }
+
+  /// Appends `bytes`.
+  /// - Throws: ``DurableIOError`` (a full disk is `ENOSPC`).
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(DurableIOError) {
+    guard fd >= 0 else {
+      throw DurableIOError("write after close", path: temporaryPath, errno: EBADF)
+    }
+    var remaining = bytes
+    while !remaining.isEmpty {
+      let written = Foundation.write(fd, remaining.baseAddress, remaining.count)
+      if written < 0 {
+        if errno == EINTR { continue }
+        throw DurableIOError("cannot write", path: temporaryPath, errno: errno)
+      }
+      bytesWritten += Int64(written)
+      remaining = UnsafeRawBufferPointer(rebasing: remaining[written...])
+    }
+  }
+
+  /// Syncs the file and renames it to ``path``, then syncs the folder. On failure the temporary
+  /// file is removed.
+  /// - Throws: ``DurableIOError``.
+  public func publish() throws(DurableIOError) {
+    guard fd >= 0 else {
+      throw DurableIOError("publish after close", path: temporaryPath, errno: EBADF)
+    }
+    do throws(DurableIOError) {
+      guard fsync(fd) == 0 else {
+        throw DurableIOError("fsync failed", path: temporaryPath, errno: errno)
+      }
+      let closing = fd
+      fd = -1
+      guard close(closing) == 0 else {
+        throw DurableIOError("close failed", path: temporaryPath, errno: errno)
+      }
+      try DurableFile.moveIntoPlace(temporaryPath, as: path)
+    } catch {
+      abandon()
+      throw error
+    }
+  }
+
+  /// Closes and removes the temporary file, if it is still there; the final name is untouched.
+  public func abandon() {
+    if fd >= 0 {
+      close(fd)
+      fd = -1
+      unlink(temporaryPath)
+    } else if FileManager.default.fileExists(atPath: temporaryPath) {
+      unlink(temporaryPath)
+    }
+  }
+}

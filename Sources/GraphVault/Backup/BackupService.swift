@@ -1,0 +1,198 @@
+import ArchiveFormat
+import ArchiveStorage
+import Foundation
+import LibArchive
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// What a backup wrote.
+public struct BackupResult: Codable, Sendable {
+  /// The archive's path.
+  public let archive: String
+  /// Objects per entity.
+  public let objects: [String: Int]
+  /// Rows per table outside the model.
+  public let tables: [String: Int]
+  /// The archive's size in bytes.
+  public let bytes: Int64
+  /// The model version the data was written with, when known.
+  public let modelVersion: String?
+}
+
+/// `graphvault backup`: walks a store's object graph into a compressed archive (format 1).
+public enum BackupService {
+  /// Backup settings.
+  public struct Options: Sendable {
+    /// The model (for stores without `Z_MODELCACHE`); a version set is matched to the store.
+    public var modelPath: String?
+    /// A file, or a folder for `<store>-<UTC time>.gvault`; the current folder when nil.
+    public var output: String?
+    /// The compression.
+    public var compression: Compression = .zstd
+    /// The creation time recorded (now when nil).
+    public var now: Date?
+    /// Called with a line of progress as each entity and table is written.
+    public var progress: (@Sendable (String) -> Void)?
+
+    /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
+    public init() {}
+  }
+
+  /// Backs up the store at `storePath`. The store is read in one read transaction and never
+  /// changed; the archive is written to a temporary file beside the destination, synced and
+  /// renamed into place only when complete.
+  public static func backup(storePath: String, options: Options = Options()) throws(VaultError)
+    -> BackupResult
+  {
+    try vault {
+      let store = try CoreDataStore(path: storePath)
+      let model = try resolveModel(store: store, modelPath: options.modelPath)
+      let layout = try store.layout(for: model)
+      let now = options.now ?? Date()
+      let (backend, name) = try destination(store: storePath, output: options.output, now: now)
+      let output = try backend.create(name)
+      defer { output.abandon() }
+      // One zstd thread: libzstd's multithreaded mode raised peak RSS from 48 to 120 MiB for
+      // a gain lost in the noise of single runs (measure before turning it on).
+      let archive = try ArchiveWriter(
+        name: output.location, format: .pax, filter: options.compression.filter
+      ) { bytes in try output.write(bytes) }
+      let members = MemberWriter(
+        archive: archive, modificationTime: Int64(now.timeIntervalSince1970))
+      let (objects, rows): ([String: Int], [String: Int])
+      do {
+        defer { members.drain() }
+        (objects, rows) = try store.read { store in
+          try write(
+            store: store, model: model, layout: layout, options: options, now: now, into: members)
+        }
+        try members.write(
+          ArchiveLayout.index, plist: try members.index(counts: objects, rows: rows))
+        try members.finish()
+        try archive.close()
+      }
+      let size = try output.publish()
+      return BackupResult(
+        archive: output.location, objects: objects, tables: rows, bytes: size,
+        modelVersion: model.versionName)
+    }
+  }
+
+  /// The store's model: from `modelPath` (its version matched to the store when it is a set),
+  /// else the store's `Z_MODELCACHE`.
+  static func resolveModel(store: CoreDataStore, modelPath: String?) throws -> ObjectModel {
+    if let modelPath {
+      let set = try ModelSource.versions(at: modelPath)
+      let model =
+        set.versions.count == 1
+        ? set.versions[0] : try VersionDetector.detect(store: store, in: set)
+      return model.entityVersionHashes.isEmpty
+        ? model.withVersionHashes(store.versionHashes) : model
+    }
+    guard let model = try store.cachedModel() else {
+      throw VaultError(
+        .modelUnavailable,
+        "the store keeps no model (no Z_MODELCACHE): pass --model with its .xcdatamodeld, .momd or .mom (\(store.path))"
+      )
+    }
+    return model
+  }
+
+  /// Where the archive goes: `output` itself when it names a file that does not exist yet,
+  /// else a new name (``ArchiveNaming``) in the folder `output` names (the current folder when
+  /// nil).
+  static func destination(store: String, output: String?, now: Date) throws -> (
+    any StorageBackend, String
+  ) {
+    var isDirectory: ObjCBool = false
+    let output = output ?? FileManager.default.currentDirectoryPath
+    let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+    guard exists && isDirectory.boolValue else {
+      if exists {
+        throw VaultError(.destinationExists, "the archive exists already (\(output))")
+      }
+      let (backend, name) = ArchiveAccess.locate(output)
+      return (backend, name)
+    }
+    let backend = LocalFolderBackend(folder: output)
+    let name = ArchiveNaming.name(forStoreAt: store, at: now)
+    guard !backend.exists(name) else {
+      throw VaultError(.destinationExists, "the archive exists already (\(backend.path(of: name)))")
+    }
+    return (backend, name)
+  }
+
+  private static func write(
+    store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
+    into members: MemberWriter
+  ) throws -> ([String: Int], [String: Int]) {
+    // Everything below is read in the backup's one read transaction, bookkeeping included:
+    // Z_MAX must agree with the rows, whatever an app commits meanwhile.
+    let modelCache = try store.modelCacheBytes()
+    let bookkeeping = try store.currentBookkeeping()
+    let header = ArchiveHeader(
+      created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
+      compression: options.compression, tool: "graphvault \(ToolInfo.version)",
+      sourcePath: URL(fileURLWithPath: store.path).standardizedFileURL.path,
+      sourceUUID: bookkeeping.uuid, journalMode: try store.journalMode(), model: model)
+    try members.write(ArchiveLayout.header, plist: header.plist)
+    try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))
+    try members.write(ArchiveLayout.storeMetadata, bookkeeping.metadata)
+    try members.write(
+      ArchiveLayout.storeSchema,
+      plist: .array(
+        try store.schemaObjects().map {
+          [
+            "type": .string($0.type), "name": .string($0.name), "table": .string($0.table),
+            "sql": .string($0.sql),
+          ]
+        }))
+    try members.write(
+      ArchiveLayout.storePrimaryKeys,
+      plist: .array(
+        bookkeeping.entityRows.map {
+          [
+            "ent": .integer(Int64($0.number)), "name": .string($0.name),
+            "super": .integer(Int64($0.parent)),
+            "max": .integer($0.maxPrimaryKey),
+          ]
+        }))
+    if let modelCache { try members.write(ArchiveLayout.storeModelCache, modelCache) }
+
+    let encoder = RecordEncoder(model: model)
+    var counts: [String: Int] = [:]
+    for entity in model.rootEntities.flatMap({ model.hierarchy(from: $0.name) })
+    where !entity.isAbstract {
+      let lineage = Set(model.lineage(of: entity.name).map(\.name))
+      let joins = layout.joins.filter { lineage.contains($0.entity) }
+      let cursors = try joins.map { try store.joinCursor($0) }
+      var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
+      var count = 0
+      try store.forEachObject(of: entity.name, layout: layout) { record in
+        var manyToMany: [(name: String, rows: [JoinCursor.Pair])] = []
+        for (join, cursor) in zip(joins, cursors) {
+          manyToMany.append((join.relationship.name, try cursor.rows(for: record.primaryKey)))
+        }
+        try chunk.add { encoder.encode(record, manyToMany: manyToMany, into: &$0) }
+        count += 1
+      }
+      try chunk.finish()
+      counts[entity.name] = count
+      options.progress?("\(entity.name): \(count) objects")
+    }
+    var rows: [String: Int] = [:]
+    for table in try store.otherTables(besides: layout) {
+      var chunk = ChunkWriter(members: members) { ArchiveLayout.rows(table, chunk: $0) }
+      var count = 0
+      try store.forEachRow(in: table) { row in
+        try chunk.add { RecordEncoder.encodeRow(row, into: &$0) }
+        count += 1
+      }
+      try chunk.finish()
+      rows[table] = count
+      options.progress?("table \(table): \(count) rows")
+    }
+    return (counts, rows)
+  }
+}

@@ -1,0 +1,197 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import ObjectStore
+
+/// What `graphvault model` shows: a model's versions with their entities, attributes,
+/// relationships and hashes, and for a store its metadata.
+public struct ModelReport: Codable, Sendable {
+  /// An attribute.
+  public struct Attribute: Codable, Sendable {
+    /// Name.
+    public let name: String
+    /// Type, as Xcode names it.
+    public let type: String
+    /// Whether it may be nil.
+    public let optional: Bool
+    /// Whether it is stored (not transient).
+    public let stored: Bool
+    /// Whether it is derived.
+    public let derived: Bool
+    /// The renaming identifier, if any.
+    public let renamingIdentifier: String?
+  }
+
+  /// A relationship.
+  public struct Relationship: Codable, Sendable {
+    /// Name.
+    public let name: String
+    /// Destination entity.
+    public let destination: String
+    /// Inverse, if any.
+    public let inverse: String?
+    /// `to-one`, `to-many` or `to-many (≤ n)`; `ordered` added when ordered.
+    public let cardinality: String
+    /// Delete rule.
+    public let deleteRule: String
+    /// Whether it may be empty.
+    public let optional: Bool
+  }
+
+  /// An entity.
+  public struct Entity: Codable, Sendable {
+    /// Name.
+    public let name: String
+    /// Parent entity, if any.
+    public let parent: String?
+    /// Whether it is abstract.
+    public let abstract: Bool
+    /// Core Data's entity number (`Z_ENT`).
+    public let number: Int
+    /// The table holding its rows.
+    public let table: String
+    /// Apple's version hash, hexadecimal, when known.
+    public let versionHash: String?
+    /// Own attributes.
+    public let attributes: [Attribute]
+    /// Own relationships.
+    public let relationships: [Relationship]
+  }
+
+  /// A model version.
+  public struct Version: Codable, Sendable {
+    /// The version's name.
+    public let name: String
+    /// Whether it is the set's current version.
+    public let current: Bool
+    /// Version identifiers.
+    public let identifiers: [String]
+    /// graphvault's fingerprint.
+    public let fingerprint: String
+    /// The entities.
+    public let entities: [Entity]
+  }
+
+  /// A store's metadata.
+  public struct Store: Codable, Sendable {
+    /// Path.
+    public let path: String
+    /// `Z_UUID`.
+    public let uuid: String
+    /// `NSPersistenceFrameworkVersion`.
+    public let frameworkVersion: Int64?
+    /// `NSStoreModelVersionIdentifiers`.
+    public let versionIdentifiers: [String]
+    /// Entities of `Z_PRIMARYKEY` with their number and last primary key.
+    public let entities: [String: Int64]
+    /// Whether it keeps its model in `Z_MODELCACHE`.
+    public let hasModelCache: Bool
+  }
+
+  /// The model set's name.
+  public let name: String
+  /// The versions, in migration order.
+  public let versions: [Version]
+  /// The store, when the path was a store.
+  public let store: Store?
+
+  /// The report for `path` (a model or a store).
+  public init(path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    let isModelFile = ["xcdatamodeld", "momd", "xcdatamodel", "mom"].contains(url.pathExtension)
+    var storeInfo: Store?
+    var set: ModelVersionSet?
+    if !isModelFile {
+      let store = try CoreDataStore(path: path)
+      storeInfo = Store(
+        path: path, uuid: store.uuid,
+        frameworkVersion: store.metadata["NSPersistenceFrameworkVersion"]?.integerValue,
+        versionIdentifiers: store.versionIdentifiers,
+        entities: Dictionary(
+          store.entityRows.map { ($0.name, $0.maxPrimaryKey) }, uniquingKeysWith: { a, _ in a }),
+        hasModelCache: try store.modelCacheBytes() != nil)
+      if try store.modelCacheBytes() != nil { set = try ModelSource.versions(at: path) }
+    } else {
+      set = try ModelSource.versions(at: path)
+    }
+    name = set?.name ?? url.deletingPathExtension().lastPathComponent
+    store = storeInfo
+    versions = (set?.versions ?? []).map { model in
+      Version(
+        name: model.versionName ?? model.name,
+        current: model.versionName == set?.currentVersionName,
+        identifiers: model.versionIdentifiers, fingerprint: model.fingerprint,
+        entities: ModelReport.entities(of: model))
+    }
+  }
+
+  static func entities(of model: ObjectModel) -> [Entity] {
+    let numbers = model.entityNumbers
+    return model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
+      Entity(
+        name: entity.name, parent: entity.parent, abstract: entity.isAbstract,
+        number: numbers[entity.name] ?? 0,
+        table: StoreSchema.tableName(model.root(of: entity.name)?.name ?? entity.name),
+        versionHash: entity.versionHash.map { Checksum.hex($0) },
+        attributes: entity.attributes.map {
+          Attribute(
+            name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,
+            derived: $0.isDerived, renamingIdentifier: $0.renamingIdentifier)
+        },
+        relationships: entity.relationships.map {
+          let count =
+            $0.maxCount == 1
+            ? "to-one" : ($0.maxCount == 0 ? "to-many" : "to-many (≤ \($0.maxCount))")
+          return Relationship(
+            name: $0.name, destination: $0.destination, inverse: $0.inverse,
+            cardinality: count + ($0.isOrdered ? ", ordered" : ""),
+            deleteRule: $0.deleteRule.rawValue,
+            optional: $0.isOptional)
+        })
+    }
+  }
+
+  /// The report as indented text lines.
+  public var text: String {
+    var lines: [String] = []
+    if let store {
+      lines.append("store \(store.path)")
+      lines.append("  uuid \(store.uuid)")
+      if let version = store.frameworkVersion { lines.append("  framework version \(version)") }
+      lines.append("  version identifiers [\(store.versionIdentifiers.joined(separator: ", "))]")
+      lines.append(
+        "  model cache: \(store.hasModelCache ? "yes" : "no (pass --model to back it up)")")
+    }
+    for version in versions {
+      let current = version.current && versions.count > 1 ? " (current)" : ""
+      lines.append("model \(name) version \(version.name)\(current)")
+      lines.append("  identifiers [\(version.identifiers.joined(separator: ", "))]")
+      lines.append("  fingerprint \(version.fingerprint)")
+      for entity in version.entities {
+        var header = "  entity \(entity.name)"
+        if let parent = entity.parent { header += " : \(parent)" }
+        if entity.abstract { header += " (abstract)" }
+        header += " Z_ENT \(entity.number) in \(entity.table)"
+        lines.append(header)
+        if let hash = entity.versionHash { lines.append("    hash \(hash)") }
+        for attribute in entity.attributes {
+          var flags: [String] = []
+          if attribute.optional { flags.append("optional") }
+          if !attribute.stored { flags.append("transient") }
+          if attribute.derived { flags.append("derived") }
+          if let id = attribute.renamingIdentifier { flags.append("renamed from \(id)") }
+          lines.append(
+            "    \(attribute.name): \(attribute.type)"
+              + (flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]"))
+        }
+        for relationship in entity.relationships {
+          lines.append(
+            "    \(relationship.name) → \(relationship.destination) \(relationship.cardinality)"
+              + (relationship.inverse.map { ", inverse \($0)" } ?? "")
+              + ", \(relationship.deleteRule)")
+        }
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+}

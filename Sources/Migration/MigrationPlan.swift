@@ -1,0 +1,126 @@
+import ObjectModel
+import ObjectStore
+
+/// How an archive written at one model version reaches another: the archive's version located
+/// in the target model set, then hop by hop through the versions in order.
+///
+/// The order is the mapping file's `order` when it gives one, else the model set's (natural
+/// order of version names, the current version last: see ``ModelVersionSet``).
+public struct MigrationPlan: Sendable {
+  /// The archive's version.
+  public let sourceVersion: String
+  /// The target version.
+  public let targetVersion: String
+  /// The target version's model.
+  public let target: ObjectModel
+  /// The hops, in order; empty when the archive is at the target version.
+  public let hops: [MigrationHop]
+  /// Custom stages, run with their hops.
+  public let stages: [MigrationStage]
+
+  /// Plans the migration of an archive of `source` (with its entity version hashes and schema)
+  /// into `set`'s version `targetVersion` (the current one when nil).
+  /// - Throws: ``MigrationError`` (``MigrationError/Kind/refused``) when the archive's version
+  ///   is not in the set, is newer than the target, or a hop cannot be migrated, naming both
+  ///   versions.
+  public static func make(
+    source: ObjectModel, schemaObjects: [CoreDataStore.SchemaObject], set: ModelVersionSet,
+    targetVersion: String? = nil, mapping: MappingFile? = nil, stages: [MigrationStage] = []
+  ) throws(MigrationError) -> MigrationPlan {
+    var versions = set.versions
+    if let order = mapping?.order {
+      var ordered: [ObjectModel] = []
+      for name in order {
+        guard let version = set.version(named: name) else {
+          throw MigrationError(
+            .refused,
+            "the mapping file's order names \(name), which is not a version of \(set.name) (versions: \(names(set.versions)))"
+          )
+        }
+        ordered.append(version)
+      }
+      versions = ordered
+    }
+    let targetName = targetVersion ?? set.currentVersionName
+    guard let targetIndex = versions.firstIndex(where: { versionName(of: $0) == targetName }) else {
+      throw MigrationError(
+        .refused,
+        "\(set.name) has no version \(targetName) (versions: \(names(versions)))")
+    }
+    let located: ObjectModel
+    do {
+      located = try VersionDetector.detect(
+        hashes: source.entityVersionHashes, schemaObjects: schemaObjects,
+        identifiers: source.versionIdentifiers,
+        in: ModelVersionSet(name: set.name, versions: versions, currentVersionName: targetName),
+        path: "the archive")
+    } catch {
+      throw MigrationError(
+        .refused,
+        "the archive's model version \(versionName(of: source)) is not a version of \(set.name) (versions: \(names(versions))), so there is no path to \(targetName)"
+      )
+    }
+    let sourceName = versionName(of: located)
+    let sourceIndex = versions.firstIndex { versionName(of: $0) == sourceName }!
+    guard sourceIndex <= targetIndex else {
+      throw MigrationError(
+        .refused,
+        "the archive's model version \(sourceName) is newer than the target version \(targetName) (order: \(names(versions))); restore it with a model that has \(sourceName) as its target"
+      )
+    }
+    for hop in mapping?.hops ?? [] {
+      guard let from = versions.firstIndex(where: { versionName(of: $0) == hop.from }),
+        let to = versions.firstIndex(where: { versionName(of: $0) == hop.to })
+      else {
+        throw MigrationError(
+          .refused,
+          "the mapping file has a hop \(hop.from) → \(hop.to), but \(set.name) has versions \(names(versions))"
+        )
+      }
+      guard to == from + 1 else {
+        throw MigrationError(
+          .refused,
+          "the mapping file's hop \(hop.from) → \(hop.to) does not join consecutive versions (order: \(names(versions)))"
+        )
+      }
+    }
+    var hops: [MigrationHop] = []
+    if sourceIndex < targetIndex {
+      for index in sourceIndex..<targetIndex {
+        let from = index == sourceIndex ? source : versions[index]
+        let to = versions[index + 1]
+        let rules = mapping?.hops.first {
+          $0.from == versionName(of: versions[index]) && $0.to == versionName(of: to)
+        }
+        hops.append(
+          try MigrationHop(
+            from: from.withVersionName(versionName(of: versions[index])), to: to,
+            mapping: rules))
+      }
+    }
+    for stage in stages
+    where !hops.contains(where: {
+      versionName(of: $0.source) == stage.from && versionName(of: $0.destination) == stage.to
+    }) {
+      throw MigrationError(
+        .refused,
+        "a custom stage runs with \(stage.from) → \(stage.to), which is not a hop of this migration (\(sourceName) → \(targetName))"
+      )
+    }
+    return MigrationPlan(
+      sourceVersion: sourceName, targetVersion: targetName, target: versions[targetIndex],
+      hops: hops, stages: stages)
+  }
+
+  private static func names(_ versions: [ObjectModel]) -> String {
+    versions.map { versionName(of: $0) }.joined(separator: ", ")
+  }
+
+  /// What `entity` of hop `hop`'s destination version (-1: of the source) becomes at the
+  /// target version, or nil when a later hop removes it.
+  func finalEntity(_ entity: String, after hop: Int) -> String? {
+    var name: String? = entity
+    for later in hops.dropFirst(hop + 1) { name = name.flatMap { later.entityMap[$0] } }
+    return name
+  }
+}

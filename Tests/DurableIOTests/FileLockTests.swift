@@ -1,0 +1,48 @@
+import DurableIO
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Kernel file locks")
+struct FileLockTests {
+  @Test func aSecondTakerIsRefusedNamingTheHolder() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".lock").path
+    let first = try FileLock(path: path)
+    #expect {
+      _ = try FileLock(path: path)
+    } throws: { error in
+      guard case .held(let holder) = error as? FileLock.Failure else { return false }
+      return holder.pid == getpid() && holder.host != nil && holder.since != nil
+        && holder.description.contains("pid \(getpid())")
+    }
+    first.release()
+    _ = try FileLock(path: path)
+  }
+
+  @Test func aWaitingTakerGetsTheLockOnceItIsReleased() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".lock").path
+    let first = try FileLock(path: path)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { first.release() }
+    let second = try FileLock(path: path, wait: 10)
+    second.release()
+  }
+
+  @Test func aLockOfAKilledProcessDoesNotBlock() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".lock").path
+    // A holder that is killed with SIGKILL while it holds the lock.
+    let result = try Subprocess.python(
+      """
+      import fcntl, os, sys
+      f = open(sys.argv[1], "w")
+      fcntl.flock(f, fcntl.LOCK_EX)
+      f.write("999999 elsewhere 2026-01-01T00:00:00Z\\n"); f.flush()
+      os.kill(os.getpid(), 9)
+      """, [path])
+    #expect(result.status != 0)
+    let lock = try FileLock(path: path)
+    lock.release()
+  }
+}
