@@ -40,7 +40,8 @@ let package = Package(
     .target(name: "LibArchive", dependencies: ["CArchive"]),
     .target(name: "Zlib", dependencies: ["CZlib"]),
 
-    // Durable file writes (temporary file, fsync, rename), below every layer that writes files.
+    // Durable file writes (temporary file, fsync, rename) and kernel file locks, below every
+    // layer that writes files.
     .target(name: "DurableIO"),
 
     // Property lists: binary, XML, keyed archives.
@@ -74,7 +75,8 @@ let package = Package(
     // Where archives live: the storage-backend protocol, the local folder, naming, locks.
     .target(name: "ArchiveStorage", dependencies: ["DurableIO"]),
 
-    // Backup, restore, verify, migration; and the services the command line calls.
+    // The services the command line calls (backup, restore, verify, list, model, create,
+    // sample), thin, composing the rooms above.
     .target(
       name: "GraphVault",
       dependencies: [
