@@ -40,18 +40,24 @@ public enum ListService {
         throw VaultError(.inputMissing, "no archive or folder at this path (\(path))")
       }
       guard isDirectory.boolValue else {
-        let summary = summarize(path)
+        let size =
+          ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?
+          .int64Value ?? 0
+        let summary = summarize(path, bytes: size)
         if let error = summary.error { throw VaultError(.invalidInput, "\(error) (\(path))") }
         return [summary]
       }
       let backend = LocalFolderBackend(folder: path)
-      let summaries = try backend.list().map { summarize(backend.path(of: $0.name)) }
+      let summaries = try backend.list().map {
+        summarize(backend.path(of: $0.name), bytes: $0.size)
+      }
       return summaries.sorted { ($0.created ?? "", $0.archive) > ($1.created ?? "", $1.archive) }
     }
   }
 
-  /// Reads the header and the index; object chunks are skipped, not decoded.
-  static func summarize(_ archive: String) -> ArchiveSummary {
+  /// Reads the header and the index of the archive at `archive`, `bytes` long; object chunks
+  /// are skipped, not decoded.
+  static func summarize(_ archive: String, bytes: Int64) -> ArchiveSummary {
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var failure: String?
@@ -74,9 +80,6 @@ public enum ListService {
     if header == nil && failure == nil {
       failure = "not a graphvault archive (no graphvault.plist)"
     }
-    let size =
-      ((try? FileManager.default.attributesOfItem(atPath: archive))?[.size] as? NSNumber)?
-      .int64Value ?? 0
     func counts(_ key: String) -> [String: Int] {
       (index?[key]?.dictionaryValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }
     }
@@ -84,7 +87,7 @@ public enum ListService {
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
-      tables: counts("tables"), bytes: size, complete: index != nil && header != nil,
+      tables: counts("tables"), bytes: bytes, complete: index != nil && header != nil,
       error: header == nil ? failure : nil)
   }
 }
