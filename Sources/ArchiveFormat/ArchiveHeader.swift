@@ -5,19 +5,19 @@ import PropertyList
 /// was made, how it is compressed, where the data came from and the model it was written with.
 package struct ArchiveHeader {
   /// The format version the archive was written in.
-  package var formatVersion: Int64
+  package let formatVersion: Int64
   /// When the backup was made.
-  package var created: PropertyListDate?
+  package let created: PropertyListDate?
   /// The source store's path (absolute, standardized).
-  package var sourcePath: String?
+  package let sourcePath: String?
   /// The source store's UUID (`Z_UUID`).
-  package var sourceUUID: String?
+  package let sourceUUID: String?
   /// The source store's journal mode (`wal`, `delete`, …).
-  package var journalMode: String?
+  package let journalMode: String?
   /// The model's name.
-  package var modelName: String?
+  package let modelName: String?
   /// The model version's name.
-  package var modelVersionName: String?
+  package let modelVersionName: String?
   /// The whole header, as read (keys this version does not know included).
   package let plist: PropertyListValue
 
