@@ -15,6 +15,7 @@ public final class PendingFile {
   /// The temporary path the bytes go to until published.
   public let temporaryPath: String
   private var fd: Int32
+  private var published = false
   /// Bytes written so far.
   public private(set) var bytesWritten: Int64 = 0
 
@@ -64,6 +65,7 @@ public final class PendingFile {
         throw DurableIOError("close failed", path: temporaryPath, errno: errno)
       }
       try DurableFile.moveIntoPlace(temporaryPath, as: path)
+      published = true
     } catch {
       abandon()
       throw error
@@ -75,9 +77,7 @@ public final class PendingFile {
     if fd >= 0 {
       close(fd)
       fd = -1
-      unlink(temporaryPath)
-    } else if FileManager.default.fileExists(atPath: temporaryPath) {
-      unlink(temporaryPath)
     }
+    if !published { unlink(temporaryPath) }
   }
 }
