@@ -22,8 +22,14 @@ public enum DurableFile {
   /// replaces. On failure the temporary database and its sidecars are removed and `path` is
   /// untouched.
   /// - Throws: ``DurableIOError``, or what `body` throws.
+  ///
+  /// The temporary file is created (empty, mode 0644 less the umask, as SQLite makes them) and
+  /// locked before `body` runs, so ``abandonedTemporaries(in:of:)`` never takes it for a dead
+  /// run's leftover.
   public static func buildDatabase<R>(at path: String, _ body: (String) throws -> R) throws -> R {
     let temporary = temporaryPath(beside: path)
+    let fd = try createLocked(temporary, mode: 0o644)
+    defer { close(fd) }
     do {
       let result = try body(temporary)
       // A replaced database's sidecars belong to the old file.
@@ -56,15 +62,62 @@ public enum DurableFile {
     guard fsync(fd) == 0 else { throw DurableIOError("fsync failed", path: path, errno: errno) }
   }
 
-  /// Renames `temporary` to `path` and syncs the folder, so the rename itself is durable.
-  static func moveIntoPlace(_ temporary: String, as path: String) throws(DurableIOError) {
-    guard rename(temporary, path) == 0 else {
-      throw DurableIOError("cannot move \(temporary) into place as", path: path, errno: errno)
+  /// Renames `temporary` to `path` and syncs the folder, so the rename itself is durable. When
+  /// not `replacing`, a file at `path` stays and the move fails with `EEXIST` (a hard link,
+  /// then the temporary name is removed: no window where either is missing).
+  static func moveIntoPlace(_ temporary: String, as path: String, replacing: Bool = true)
+    throws(DurableIOError)
+  {
+    if replacing {
+      guard rename(temporary, path) == 0 else {
+        throw DurableIOError("cannot move \(temporary) into place as", path: path, errno: errno)
+      }
+    } else {
+      guard link(temporary, path) == 0 else {
+        throw DurableIOError("cannot move \(temporary) into place as", path: path, errno: errno)
+      }
+      unlink(temporary)
     }
     let folder = open(URL(fileURLWithPath: path).deletingLastPathComponent().path, O_RDONLY)
     if folder >= 0 {
       fsync(folder)
       close(folder)
     }
+  }
+
+  /// Creates `path` (which must not exist) with `mode` and takes an exclusive `flock(2)` lock
+  /// on it, held as long as the returned descriptor is open.
+  /// - Throws: ``DurableIOError``.
+  static func createLocked(_ path: String, mode: mode_t) throws(DurableIOError) -> Int32 {
+    let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw DurableIOError("cannot create", path: path, errno: errno) }
+    flock(fd, LOCK_EX | LOCK_NB)
+    return fd
+  }
+
+  /// The temporary files in `folder` (of the destination `name` only, when given) that no
+  /// living run holds: what runs killed mid-write left behind, with the sidecars (`-journal`,
+  /// `-wal`, `-shm`) of their databases. A file whose writer is alive is never listed.
+  public static func abandonedTemporaries(in folder: String, of name: String? = nil) -> [String] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+      return []
+    }
+    let prefix = name.map { ".\($0)\(temporaryMarker)" }
+    var found: [String] = []
+    for entry in names.sorted() where entry.hasPrefix(".") && entry.contains(temporaryMarker) {
+      if let prefix, !entry.hasPrefix(prefix) { continue }
+      let path = URL(fileURLWithPath: folder).appendingPathComponent(entry).path
+      let sidecar = ["-journal", "-wal", "-shm"].first { entry.hasSuffix($0) }
+      if let sidecar {
+        // A sidecar goes with its database: left when the database is abandoned or gone.
+        let main = String(path.dropLast(sidecar.count))
+        if !FileManager.default.fileExists(atPath: main) || FileLock.isUnheld(main) {
+          found.append(path)
+        }
+      } else if FileLock.isUnheld(path) {
+        found.append(path)
+      }
+    }
+    return found
   }
 }

@@ -1,10 +1,15 @@
 import Foundation
 
-/// An exclusive lock held through `flock(2)` on a lock file, so the kernel releases it when its
-/// holder exits, however it exits (`kill -9` included): no stale lock ever blocks the next run.
+/// A lock held through `flock(2)` on a lock file, so the kernel releases it when its holder
+/// exits, however it exits (`kill -9` included): no stale lock ever blocks the next run.
 ///
-/// The holder writes its process id, host and start time into the file, so a refused run can
-/// name who holds it. The file itself stays (removing a lock file races with its next taker).
+/// Exclusive locks keep out every other taker; shared locks keep out only exclusive ones (many
+/// backups write into one folder while a prune of it waits). The holder writes its process id,
+/// host and start time into the file, so a refused run can name who holds it.
+///
+/// An exclusive holder removes the lock file when it lets go. That is safe because every taker
+/// checks, once it holds the lock, that the file it locked is still the one at the path, and
+/// starts again when it is not.
 ///
 /// ```swift
 /// let lock = try FileLock(path: "/backups/.graphvault.lock", wait: 30)
@@ -49,47 +54,78 @@ public final class FileLock: @unchecked Sendable {
 
   /// The lock file.
   public let path: String
+  /// Whether other shared holders may hold it at the same time.
+  public let shared: Bool
   /// Guarded by `guardian` once the initializer has returned.
   private var fd: Int32
   private let guardian = NSLock()
 
   /// Takes the lock on `path` (created if missing, mode 0600), waiting up to `wait` seconds
-  /// for another holder to let go (not at all when nil or 0).
+  /// for other holders to let go (not at all when nil or 0).
+  /// - Parameter shared: take a shared lock (held by many at once) instead of an exclusive one.
   /// - Throws: ``Failure``.
-  public init(path: String, wait: Double? = nil) throws(Failure) {
+  public init(path: String, shared: Bool = false, wait: Double? = nil) throws(Failure) {
     self.path = path
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw .io(DurableIOError("cannot open the lock file", path: path, errno: errno))
-    }
+    self.shared = shared
     let deadline = Date().addingTimeInterval(max(0, wait ?? 0))
-    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-      let reason = errno
-      guard reason == EWOULDBLOCK || reason == EINTR else {
-        close(fd)
-        throw .io(DurableIOError("cannot lock", path: path, errno: reason))
+    while true {
+      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+      guard fd >= 0 else {
+        throw .io(DurableIOError("cannot open the lock file", path: path, errno: errno))
       }
-      guard Date() < deadline else {
-        let holder = Self.holder(of: fd)
-        close(fd)
-        throw .held(holder)
+      while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
+        let reason = errno
+        guard reason == EWOULDBLOCK || reason == EINTR else {
+          close(fd)
+          throw .io(DurableIOError("cannot lock", path: path, errno: reason))
+        }
+        guard Date() < deadline else {
+          let holder = Self.holder(of: fd)
+          close(fd)
+          throw .held(holder)
+        }
+        usleep(50_000)
       }
-      usleep(50_000)
+      // The previous holder may have removed the file between our open and our lock: then we
+      // hold a lock nobody else can see, and must take the one at the path instead.
+      if Self.isStillAtPath(fd, path) {
+        self.fd = fd
+        break
+      }
+      close(fd)
     }
     Self.record(in: fd)
   }
 
   deinit { release() }
 
-  /// Lets go of the lock (also done when the lock is released from memory or the process ends).
+  /// Lets go of the lock (also done when the lock is released from memory or the process ends);
+  /// an exclusive holder removes the lock file first.
   public func release() {
     guardian.withLock {
       guard fd >= 0 else { return }
-      ftruncate(fd, 0)
+      if !shared { unlink(path) }
       flock(fd, LOCK_UN)
       close(fd)
       fd = -1
     }
+  }
+
+  /// Whether no process holds an `flock(2)` lock on the file at `path` (so a temporary file
+  /// whose writer locks it while writing has been left by a run that is gone).
+  /// - Returns: `false` when it is held, or cannot be opened.
+  public static func isUnheld(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return flock(fd, LOCK_EX | LOCK_NB) == 0
+  }
+
+  private static func isStillAtPath(_ fd: Int32, _ path: String) -> Bool {
+    var opened = stat()
+    var named = stat()
+    guard fstat(fd, &opened) == 0, stat(path, &named) == 0 else { return false }
+    return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
   }
 
   private static func record(in fd: Int32) {
@@ -97,6 +133,7 @@ public final class FileLock: @unchecked Sendable {
     gethostname(&host, host.count - 1)
     let formatter = ISO8601DateFormatter()
     let line = "\(getpid()) \(String(cString: host)) \(formatter.string(from: Date()))\n"
+    // Shared holders overwrite one another's line: a refused taker names the latest of them.
     ftruncate(fd, 0)
     _ = line.utf8CString.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
   }

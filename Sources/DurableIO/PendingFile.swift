@@ -2,7 +2,9 @@ import Foundation
 
 /// A file being written under a temporary name beside its destination, invisible under the final
 /// name until ``publish()`` syncs it and renames it into place. ``abandon()`` (or a failed
-/// publish) removes it; a killed process leaves only the hidden temporary file.
+/// publish) removes it; a killed process leaves only the hidden temporary file, which
+/// ``DurableFile/abandonedTemporaries(in:of:)`` finds: the writer holds an `flock(2)` lock on it
+/// while it lives.
 ///
 /// ```swift
 /// let file = try PendingFile(creating: "/backups/a.gvault", mode: 0o600)
@@ -19,13 +21,15 @@ public final class PendingFile {
   /// Bytes written so far.
   public private(set) var bytesWritten: Int64 = 0
 
-  /// Creates the temporary file beside `path` with `mode` (the final name is not touched).
+  /// Creates the temporary file beside `path` with `mode` (the final name is not touched) and
+  /// locks it, so that nobody takes it for a dead run's leftover.
   /// - Throws: ``DurableIOError`` when the folder does not take the file.
-  public init(creating path: String, mode: mode_t = 0o644) throws(DurableIOError) {
+  public init(creating path: String, mode: mode_t = 0o600) throws(DurableIOError) {
     self.path = path
     temporaryPath = DurableFile.temporaryPath(beside: path)
-    fd = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw DurableIOError("cannot create", path: temporaryPath, errno: errno) }
+    fd = try DurableFile.createLocked(temporaryPath, mode: mode)
+    // open(2) applies the umask; the mode asked for is the mode the file gets.
+    fchmod(fd, mode)
   }
 
   deinit { abandon() }
@@ -48,10 +52,12 @@ public final class PendingFile {
     }
   }
 
-  /// Syncs the file and renames it to ``path``, then syncs the folder. On failure the temporary
+  /// Syncs the file and moves it to ``path``, then syncs the folder. On failure the temporary
   /// file is removed.
+  /// - Parameter replacing: whether a file already at ``path`` is replaced; when `false`, a
+  ///   file that appeared there meanwhile is kept and the publish fails with `EEXIST`.
   /// - Throws: ``DurableIOError``.
-  public func publish() throws(DurableIOError) {
+  public func publish(replacing: Bool = true) throws(DurableIOError) {
     guard fd >= 0 else {
       throw DurableIOError("publish after close", path: temporaryPath, errno: EBADF)
     }
@@ -64,7 +70,7 @@ public final class PendingFile {
       guard close(closing) == 0 else {
         throw DurableIOError("close failed", path: temporaryPath, errno: errno)
       }
-      try DurableFile.moveIntoPlace(temporaryPath, as: path)
+      try DurableFile.moveIntoPlace(temporaryPath, as: path, replacing: replacing)
       published = true
     } catch {
       abandon()

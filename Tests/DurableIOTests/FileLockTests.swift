@@ -45,4 +45,31 @@ struct FileLockTests {
     let lock = try FileLock(path: path)
     lock.release()
   }
+
+  @Test func sharedHoldersExcludeOnlyAnExclusiveTaker() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".folder.lock").path
+    let first = try FileLock(path: path, shared: true)
+    let second = try FileLock(path: path, shared: true)
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path) }
+    first.release()
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path) }
+    second.release()
+    let exclusive = try FileLock(path: path)
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path, shared: true) }
+    exclusive.release()
+  }
+
+  @Test func anExclusiveHolderRemovesItsLockFileAndAWaiterStillGetsALockOthersSee() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".store.lock").path
+    let first = try FileLock(path: path)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { first.release() }
+    // The waiter opened the file before it was removed; it must end up holding the new one.
+    let second = try FileLock(path: path, wait: 10)
+    #expect(FileManager.default.fileExists(atPath: path))
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path) }
+    second.release()
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
 }

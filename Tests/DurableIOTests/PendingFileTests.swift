@@ -85,4 +85,55 @@ struct PendingFileTests {
     #expect(try Self.names(in: directory) == ["store.sqlite"])
     #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
   }
+
+  @Test func filesGetTheModeAskedForWhateverTheUmask() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("a.gvault").path
+    let file = try PendingFile(creating: path, mode: 0o600)
+    try file.publish()
+    let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+  }
+
+  @Test func aPublishThatMustNotReplaceKeepsAFileThatAppearedMeanwhile() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("a.gvault").path
+    let file = try PendingFile(creating: path)
+    try Array("new".utf8).withUnsafeBytes { try file.write($0) }
+    try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+    #expect {
+      try file.publish(replacing: false)
+    } throws: { ($0 as? DurableIOError)?.errno == EEXIST }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
+    #expect(try Self.names(in: directory) == ["a.gvault"])
+  }
+
+  @Test func onlyTemporariesWhoseWriterIsGoneAreAbandoned() throws {
+    let directory = try TemporaryDirectory()
+    let living = try PendingFile(creating: directory.path("a.gvault").path)
+    // A dead run's temporary database, its journal, and an orphaned journal.
+    let dead = directory.path(".b.sqlite.tmp-1").path
+    for name in [dead, dead + "-journal", directory.path(".c.sqlite.tmp-2-journal").path] {
+      try Data("x".utf8).write(to: URL(fileURLWithPath: name))
+    }
+    let abandoned = DurableFile.abandonedTemporaries(in: directory.url.path).map {
+      URL(fileURLWithPath: $0).lastPathComponent
+    }
+    #expect(abandoned == [".b.sqlite.tmp-1", ".b.sqlite.tmp-1-journal", ".c.sqlite.tmp-2-journal"])
+    #expect(
+      DurableFile.abandonedTemporaries(in: directory.url.path, of: "b.sqlite").count == 2)
+    living.abandon()
+  }
+
+  @Test func aDatabaseBeingBuiltIsNeverTakenForALeftover() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("s.sqlite").path
+    try DurableFile.buildDatabase(at: path) { temporary in
+      try Data().write(to: URL(fileURLWithPath: temporary + "-journal"))
+      #expect(DurableFile.abandonedTemporaries(in: directory.url.path).isEmpty)
+      try Data("db".utf8).write(to: URL(fileURLWithPath: temporary))
+      try? FileManager.default.removeItem(atPath: temporary + "-journal")
+    }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "db")
+  }
 }

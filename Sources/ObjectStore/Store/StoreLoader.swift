@@ -26,9 +26,10 @@ public final class StoreLoader {
     case raw(String)
   }
 
-  /// Creates an empty database at `path` (which must not exist).
+  /// Creates an empty database at `path` (which must not exist, or be an empty file).
   public init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
-    guard !FileManager.default.fileExists(atPath: path) else {
+    let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+    guard size == nil || size?.int64Value == 0 else {
       throw StoreError(.destinationExists, "the file exists", path: path)
     }
     self.path = path
