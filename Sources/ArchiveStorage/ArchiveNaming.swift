@@ -1,24 +1,63 @@
 import Foundation
 
-/// How archives are named: `<store name>-<UTC time>.gvault`, so that a folder's names sort by
-/// time within each store.
+/// How archives are named: `<store name>-<UTC time to the millisecond>.gvault`, so that a
+/// folder's names sort by time within each store.
 public enum ArchiveNaming {
   /// The extension every archive name ends with.
   public static let fileExtension = "gvault"
 
   /// The name of an archive of the store at `storePath` made at `time`
-  /// (`Library-20261122T030000Z.gvault` for `Library.sqlite`).
+  /// (`Library-20261122T030000.123Z.gvault` for `Library.sqlite`).
   public static func name(forStoreAt storePath: String, at time: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-    let store = URL(fileURLWithPath: storePath).deletingPathExtension().lastPathComponent
-    return "\(store)-\(formatter.string(from: time)).\(fileExtension)"
+    name(forStoreAt: storePath, milliseconds: milliseconds(time))
+  }
+
+  /// The first name not in `taken` for an archive of `storePath` made at `time`: the time's
+  /// own name, else the next free millisecond, so that names stay distinct and still sort by
+  /// time however close together backups start.
+  public static func freeName(
+    forStoreAt storePath: String, at time: Date, taken: (String) -> Bool
+  ) -> String {
+    var moment = milliseconds(time)
+    while true {
+      let name = name(forStoreAt: storePath, milliseconds: moment)
+      if !taken(name) { return name }
+      moment += 1
+    }
+  }
+
+  /// The part of an archive's name that names its store (`Library` for `Library.sqlite`).
+  public static func storeName(_ storePath: String) -> String {
+    URL(fileURLWithPath: storePath).deletingPathExtension().lastPathComponent
   }
 
   /// Whether `name` is an archive's name.
   public static func isArchive(_ name: String) -> Bool {
-    name.hasSuffix(".\(fileExtension)")
+    name.hasSuffix(".\(fileExtension)") && !name.hasPrefix(".")
+  }
+
+  private static func milliseconds(_ time: Date) -> Int64 {
+    Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
+  }
+
+  private static func name(forStoreAt storePath: String, milliseconds: Int64) -> String {
+    "\(storeName(storePath))-\(stamp(milliseconds)).\(fileExtension)"
+  }
+
+  /// `20261122T030000.123Z`: basic ISO 8601, UTC, milliseconds.
+  private static func stamp(_ total: Int64) -> String {
+    var seconds = time_t(total.quotientAndRemainder(dividingBy: 1000).quotient)
+    var milliseconds = total - Int64(seconds) * 1000
+    if milliseconds < 0 {
+      seconds -= 1
+      milliseconds += 1000
+    }
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    let millis = String(milliseconds)
+    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T"
+      + "\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))."
+      + String(repeating: "0", count: 3 - millis.count) + millis + "Z"
   }
 }

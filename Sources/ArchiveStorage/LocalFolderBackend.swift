@@ -46,10 +46,12 @@ public final class LocalFolderBackend: StorageBackend {
     try LocalInput(path: path(of: name))
   }
 
-  /// A new file `name`, written beside its final name and renamed into place when published.
+  /// A new file `name` (mode 0600: archives hold an app's private data), written beside its
+  /// final name and moved into place when published; a file that appeared under the name
+  /// meanwhile is never replaced.
   public func create(_ name: String) throws(StorageError) -> any ArchiveOutput {
     do {
-      return LocalOutput(file: try PendingFile(creating: path(of: name)))
+      return LocalOutput(file: try PendingFile(creating: path(of: name), mode: 0o600))
     } catch {
       throw StorageError(.io, error.description)
     }
@@ -64,10 +66,12 @@ public final class LocalFolderBackend: StorageBackend {
   }
 
   /// An `flock(2)` lock on the hidden file `.NAME.lock` in the folder.
-  public func lock(_ name: String, wait: Double?) throws(StorageError) -> any StorageLock {
+  public func lock(_ name: String, shared: Bool, wait: Double?) throws(StorageError)
+    -> any StorageLock
+  {
     let lockPath = path(of: ".\(name).lock")
     do {
-      return LocalLock(try FileLock(path: lockPath, wait: wait))
+      return LocalLock(try FileLock(path: lockPath, shared: shared, wait: wait))
     } catch {
       switch error {
       case .held(let holder):
@@ -76,6 +80,27 @@ public final class LocalFolderBackend: StorageBackend {
         throw StorageError(.io, failure.description)
       }
     }
+  }
+}
+
+extension LocalFolderBackend {
+  /// The hidden temporary files (`.NAME.tmp-UUID`, with their `-journal`, `-wal` and `-shm`)
+  /// that no living run holds, with their sizes.
+  public func leftovers() throws(StorageError) -> [StoredArchive] {
+    guard FileManager.default.fileExists(atPath: folder) else {
+      throw StorageError(.notFound, "no such folder (\(folder))")
+    }
+    return DurableFile.abandonedTemporaries(in: folder).map { path in
+      let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+      return StoredArchive(
+        name: URL(fileURLWithPath: path).lastPathComponent,
+        size: (attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+    }
+  }
+
+  /// Removes a leftover temporary file.
+  public func removeLeftover(_ name: String) throws(StorageError) {
+    try delete(name)
   }
 }
 
@@ -124,9 +149,12 @@ private final class LocalOutput: ArchiveOutput {
 
   func publish() throws(StorageError) -> Int64 {
     do {
-      try file.publish()
+      try file.publish(replacing: false)
       return file.bytesWritten
     } catch {
+      if error.errno == EEXIST {
+        throw StorageError(.exists, "the archive exists already (\(file.path))")
+      }
       throw StorageError(.io, error.description)
     }
   }

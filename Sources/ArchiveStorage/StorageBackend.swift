@@ -28,9 +28,17 @@ public protocol StorageBackend: AnyObject {
 
   /// Takes the lock `name` of this place (runs that must not overlap take the same name),
   /// waiting up to `wait` seconds; released by ``StorageLock/release()`` or when its holder
-  /// ends, however it ends.
+  /// ends, however it ends. Shared holders exclude only exclusive ones.
   /// - Throws: ``StorageError`` (``StorageError/Kind/locked`` naming the holder).
-  func lock(_ name: String, wait: Double?) throws(StorageError) -> any StorageLock
+  func lock(_ name: String, shared: Bool, wait: Double?) throws(StorageError) -> any StorageLock
+
+  /// What runs that died mid-write left here (partial archives under temporary names), never
+  /// what a living run is writing.
+  func leftovers() throws(StorageError) -> [StoredArchive]
+
+  /// Removes a leftover that ``leftovers()`` listed.
+  /// - Throws: ``StorageError``.
+  func removeLeftover(_ name: String) throws(StorageError)
 }
 
 /// One archive a backend keeps.

@@ -67,17 +67,17 @@ struct LocalFolderBackendTests {
   @Test func aLockIsRefusedToASecondRunUntilReleased() throws {
     let directory = try TemporaryDirectory()
     let backend = LocalFolderBackend(folder: directory.url.path)
-    let lock = try backend.lock("Library.sqlite", wait: nil)
+    let lock = try backend.lock("Library.sqlite", shared: false, wait: nil)
     #expect {
-      _ = try backend.lock("Library.sqlite", wait: nil)
+      _ = try backend.lock("Library.sqlite", shared: false, wait: nil)
     } throws: { error in
       let error = error as? StorageError
       return error?.kind == .locked && error?.detail.contains("pid \(getpid())") == true
     }
     // Another name is another lock.
-    try backend.lock("Other.sqlite", wait: nil).release()
+    try backend.lock("Other.sqlite", shared: false, wait: nil).release()
     lock.release()
-    try backend.lock("Library.sqlite", wait: nil).release()
+    try backend.lock("Library.sqlite", shared: false, wait: nil).release()
   }
 
   @Test func archiveNamesSortByTimeAndEndInGvault() throws {
@@ -85,9 +85,24 @@ struct LocalFolderBackendTests {
       forStoreAt: "/data/Library.sqlite", at: Date(timeIntervalSince1970: 1_800_000_000))
     let late = ArchiveNaming.name(
       forStoreAt: "/data/Library.sqlite", at: Date(timeIntervalSince1970: 1_800_003_600))
-    #expect(early == "Library-20270115T080000Z.gvault")
+    #expect(early == "Library-20270115T080000.000Z.gvault")
     #expect(early < late)
     #expect(ArchiveNaming.isArchive(early))
     #expect(!ArchiveNaming.isArchive("Library.sqlite"))
+    #expect(!ArchiveNaming.isArchive(".Library-20270115T080000.000Z.gvault"))
+  }
+
+  @Test func aTakenNameMovesToTheNextFreeMillisecondAndStillSortsByTime() {
+    let time = Date(timeIntervalSince1970: 1_800_000_000.999)
+    var taken: Set<String> = []
+    for _ in 0..<3 {
+      taken.insert(
+        ArchiveNaming.freeName(forStoreAt: "Library.sqlite", at: time, taken: taken.contains))
+    }
+    #expect(
+      taken.sorted() == [
+        "Library-20270115T080000.999Z.gvault", "Library-20270115T080001.000Z.gvault",
+        "Library-20270115T080001.001Z.gvault",
+      ])
   }
 }
