@@ -70,6 +70,7 @@ let package = Package(
       dependencies: [
         "ObjectStore", "ObjectModel", "PropertyList", "LibArchive",
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
 
     // Where archives live: the storage-backend protocol, the local folder, naming, locks.
@@ -89,7 +90,7 @@ let package = Package(
     .executableTarget(
       name: "graphvault",
       dependencies: [
-        "GraphVault", "ArchiveFormat",
+        "GraphVault", "ArchiveFormat", "ArchiveStorage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

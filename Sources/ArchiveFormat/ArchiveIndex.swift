@@ -39,6 +39,29 @@ package enum ArchiveIndex {
     func bad(_ detail: String) -> ArchiveFormatError {
       ArchiveFormatError(member: ArchiveLayout.index, detail)
     }
+    try checkMembers(index, against: seen)
+    for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) objects of \(entity); the archive holds \(objects[entity, default: 0])"
+      )
+    }
+    for (table, count) in index["tables"]?.dictionaryValue ?? [:]
+    where Int(count.integerValue ?? -1) != tables[table, default: 0] {
+      throw bad(
+        "the index counts \(count.integerValue ?? -1) rows of \(table); the archive holds \(tables[table, default: 0])"
+      )
+    }
+  }
+
+  /// The index must list exactly the members read, in order, with their sizes and checksums.
+  /// - Throws: ``ArchiveFormatError`` naming the first member that differs.
+  package static func checkMembers(
+    _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)]
+  ) throws(ArchiveFormatError) {
+    func bad(_ detail: String) -> ArchiveFormatError {
+      ArchiveFormatError(member: ArchiveLayout.index, detail)
+    }
     let listed = index["members"]?.arrayValue ?? []
     guard listed.count == seen.count else {
       throw bad("the index lists \(listed.count) members but the archive holds \(seen.count)")
@@ -54,18 +77,6 @@ package enum ArchiveIndex {
       else {
         throw bad("\(member.path) is damaged: its size or SHA-256 differs from the index")
       }
-    }
-    for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
-    where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
-      throw bad(
-        "the index counts \(count.integerValue ?? -1) objects of \(entity); the archive holds \(objects[entity, default: 0])"
-      )
-    }
-    for (table, count) in index["tables"]?.dictionaryValue ?? [:]
-    where Int(count.integerValue ?? -1) != tables[table, default: 0] {
-      throw bad(
-        "the index counts \(count.integerValue ?? -1) rows of \(table); the archive holds \(tables[table, default: 0])"
-      )
     }
   }
 }

@@ -4,7 +4,10 @@ import PropertyList
 
 /// Writes archive members and keeps the index: each member's size and SHA-256, in order.
 ///
-/// Hashing, compressing and writing happen on a second thread while the caller encodes the next
+/// With a seal, every member is sealed (``ArchiveSeal``) under its own name, the header inside
+/// the clear header; the index lists each member's path, size and SHA-256 as without one.
+///
+/// Hashing, compressing, sealing and writing happen on a second thread while the caller encodes the next
 /// member: at most two members wait, so memory stays bounded. A failure there is thrown by the
 /// next call.
 package final class MemberWriter: @unchecked Sendable {
@@ -16,6 +19,9 @@ package final class MemberWriter: @unchecked Sendable {
 
   private let archive: ArchiveWriter
   private let modificationTime: Int64
+  private let seal: ArchiveSeal?
+  /// Used on the second thread only.
+  private var position: UInt64 = 0
   private let worker = DispatchQueue(label: "graphvault.archive-writer")
   private let slots = DispatchSemaphore(value: 2)
   private let lock = NSLock()
@@ -24,9 +30,11 @@ package final class MemberWriter: @unchecked Sendable {
   /// Guarded by `lock`.
   private var failure: (any Error)?
 
-  package init(archive: ArchiveWriter, modificationTime: Int64) {
+  /// A writer of `archive`'s members, sealed with `seal` when there is one.
+  package init(archive: ArchiveWriter, modificationTime: Int64, seal: ArchiveSeal? = nil) {
     self.archive = archive
     self.modificationTime = modificationTime
+    self.seal = seal
   }
 
   /// Queues one member; throws the error of an earlier member, if one failed.
@@ -37,7 +45,23 @@ package final class MemberWriter: @unchecked Sendable {
       defer { slots.signal() }
       guard lock.withLock({ failure == nil }) else { return }
       do {
-        try archive.writeEntry(path: path, contents: bytes, modificationTime: modificationTime)
+        if let seal {
+          var sealed = try seal.seal(bytes, path: path, position: position)
+          if position == 0 {
+            // The real header travels sealed inside the clear one.
+            guard path == ArchiveLayout.header else {
+              throw ArchiveFormatError(
+                member: path, "a sealed archive must begin with \(ArchiveLayout.header)")
+            }
+            sealed = seal.clearHeader(sealedHeader: sealed).binaryPropertyList()
+          }
+          try archive.writeEntry(
+            path: path, contents: sealed, modificationTime: modificationTime)
+          position += 1
+        } else {
+          try archive.writeEntry(
+            path: path, contents: bytes, modificationTime: modificationTime)
+        }
         let entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
         lock.withLock { written.append(entry) }
       } catch {

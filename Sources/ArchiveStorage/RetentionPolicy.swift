@@ -125,16 +125,21 @@ public struct RetentionPolicy: Sendable, Equatable {
       hours = values["h"] ?? 0
     }
 
-    /// `time` moved back by the span, in UTC calendar terms.
+    /// `time` moved back by the span as restic (Go's `AddDate`, in UTC) does: years and months
+    /// first, a day past the month's end rolling over into the next (31 March less a month is
+    /// 3 March), then days, then hours.
     public func subtracted(from time: Date) -> Date {
       var calendar = Calendar(identifier: .gregorian)
       calendar.timeZone = TimeZone(identifier: "UTC")!
-      var parts = DateComponents()
-      parts.year = -years
-      parts.month = -months
-      parts.day = -days
-      parts.hour = -hours
-      return calendar.date(byAdding: parts, to: time) ?? time
+      let parts = calendar.dateComponents([.year, .month, .day], from: time)
+      let startOfDay = calendar.startOfDay(for: time)
+      var month = parts.month! - 1 - months
+      let year = parts.year! - years + month.floorDivided(by: 12)
+      month = month - 12 * month.floorDivided(by: 12)
+      let first = calendar.date(from: DateComponents(year: year, month: month + 1, day: 1))!
+      let days = parts.day! - 1 - self.days
+      return first.addingTimeInterval(
+        Double(days) * 86_400 + time.timeIntervalSince(startOfDay) - Double(hours) * 3_600)
     }
 
     /// `1y5m7d2h`, with the parts that are set.
@@ -142,5 +147,13 @@ public struct RetentionPolicy: Sendable, Equatable {
       [(years, "y"), (months, "m"), (days, "d"), (hours, "h")].filter { $0.0 > 0 }
         .map { "\($0.0)\($0.1)" }.joined()
     }
+  }
+}
+
+extension Int {
+  /// The quotient rounded toward minus infinity.
+  fileprivate func floorDivided(by divisor: Int) -> Int {
+    let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+    return remainder < 0 ? quotient - 1 : quotient
   }
 }

@@ -25,6 +25,11 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
     case locked
     /// No model, a model that does not fit, or no migration path.
     case modelUnavailable
+    /// A password is missing, wrong or unreadable (or access was denied).
+    case accessDenied
+    /// The request itself cannot be carried out as given (options that contradict each other,
+    /// a policy that keeps nothing).
+    case usage
   }
 
   /// What kind of failure it is.
@@ -78,7 +83,8 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
         }
       }
     case let error as ArchiveFormatError:
-      self.init(.invalidInput, error.description, cause: error)
+      self.init(
+        error.kind == .malformed ? .invalidInput : .accessDenied, error.description, cause: error)
     case let error as StorageError:
       let kind: Kind
       switch error.kind {

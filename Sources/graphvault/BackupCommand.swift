@@ -10,7 +10,7 @@ struct BackupCommand: ParsableCommand {
     commandName: "backup",
     abstract: "Back up a store into a compressed, verifiable archive; print the archive's path.",
     discussion:
-      "Without --model, the model is read from the store's Z_MODELCACHE. The store is never changed; the archive appears under its final name only when complete."
+      "Without --model, the model is read from the store's Z_MODELCACHE. The store is never changed; the archive (mode 0600) appears under its final name only when complete, and names never collide. With a password (--password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND) the archive is encrypted. With --output -, the archive goes to standard output and the summary (--json) to standard error."
   )
 
   @Argument(help: "The store (a Core Data SQLite file; its -wal is read too).")
@@ -22,13 +22,30 @@ struct BackupCommand: ParsableCommand {
 
   @Option(
     help:
-      "The archive file, or a folder for <store>-<UTC time>.gvault (default: the current folder).")
+      "The archive file, a folder for <store>-<UTC time>.gvault (default: the current folder), or - for standard output."
+  )
   var output: String?
 
   @Option(help: "zstd, xz, gzip or none.")
   var compression: Compression = .zstd
 
+  @Option(
+    help: ArgumentHelp(
+      "Record this time (ISO 8601, such as 2026-01-31T03:00:00Z) as the archive's creation time, as restic's backup --time.",
+      valueName: "time"))
+  var time: String?
+
+  @OptionGroup var password: PasswordOptions
+  @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
+
+  func validate() throws {
+    if let time, TimeOption.parse(time) == nil {
+      throw ValidationError(
+        "--time \(time) is not an ISO 8601 time (such as 2026-01-31T03:00:00Z or 2026-01-31T04:00:00+01:00)"
+      )
+    }
+  }
 
   func run() throws {
     try Failure.exitOnError {
@@ -36,11 +53,16 @@ struct BackupCommand: ParsableCommand {
       settings.modelPath = model
       settings.output = output
       settings.compression = compression
+      settings.now = time.flatMap(TimeOption.parse)
+      settings.password = password.source
+      settings.wait = lock.wait
       settings.progress = Progress.reporter(quiet: options.quiet || options.json)
       let result = try BackupService.backup(storePath: store, options: settings)
+      // Standard output carries the archive itself when it is -: nothing else goes there.
+      let toStandardError = output == "-"
       if options.json {
-        try Output.json(result)
-      } else if !options.quiet {
+        try Output.json(result, toStandardError: toStandardError)
+      } else if !options.quiet && !toStandardError {
         print(result.archive)
       }
     }

@@ -10,6 +10,7 @@ enum ExitStatus: Int32, CaseIterable {
   case cannotCreate = 73
   case ioError = 74
   case temporaryFailure = 75
+  case permissionDenied = 77
   case configuration = 78
 
   /// What the status means to a user or a script.
@@ -23,7 +24,9 @@ enum ExitStatus: Int32, CaseIterable {
     case .noInput: return "input missing or unreadable"
     case .cannotCreate: return "destination exists (use --force)"
     case .ioError: return "I/O error (disk full, write failed)"
-    case .temporaryFailure: return "locked by another run; retry later"
+    case .temporaryFailure: return "locked by another run; retry later (or use --wait)"
+    case .permissionDenied:
+      return "password missing, wrong or unreadable, or access denied"
     case .configuration: return "no model, no migration path, or archive newer than the model"
     }
   }
@@ -37,6 +40,8 @@ enum ExitStatus: Int32, CaseIterable {
     case .ioFailure: self = .ioError
     case .locked: self = .temporaryFailure
     case .modelUnavailable: self = .configuration
+    case .accessDenied: self = .permissionDenied
+    case .usage: self = .usage
     }
   }
 

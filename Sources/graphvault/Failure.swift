@@ -16,11 +16,26 @@ enum Failure {
 
 /// Writes JSON documents on standard output.
 enum Output {
-  static func json<T: Encodable>(_ value: T) throws {
+  static func json<T: Encodable>(_ value: T, toStandardError: Bool = false) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    FileHandle.standardOutput.write(try encoder.encode(value))
-    FileHandle.standardOutput.write(Data("\n".utf8))
+    let handle = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
+    handle.write(try encoder.encode(value))
+    handle.write(Data("\n".utf8))
+  }
+}
+
+/// Times given on the command line: ISO 8601 with a zone (`Z` or `±hh:mm`), seconds optional
+/// fractions.
+enum TimeOption {
+  static func parse(_ text: String) -> Date? {
+    for withFractions in [false, true] {
+      let formatter = ISO8601DateFormatter()
+      formatter.formatOptions =
+        withFractions ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+      if let date = formatter.date(from: text) { return date }
+    }
+    return nil
   }
 }
 

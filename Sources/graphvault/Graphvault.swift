@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GraphVault
 
 /// The `graphvault` command: backs up, restores and migrates Core Data object graphs.
@@ -18,7 +19,7 @@ struct Graphvault: ParsableCommand {
     version: ToolInfo.version,
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
-      ModelCommand.self,
+      PruneCommand.self, ModelCommand.self,
       CreateCommand.self, SampleCommand.self,
     ]
   )
@@ -26,9 +27,39 @@ struct Graphvault: ParsableCommand {
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-  @Flag(help: "Print one JSON document on standard output.")
+  @Flag(help: "Print one JSON document on standard output (messages go to standard error).")
   var json = false
 
   @Flag(name: .shortAndLong, help: "Print nothing but errors.")
   var quiet = false
+}
+
+/// The password of encrypted archives, for every command that reads or writes archives.
+struct PasswordOptions: ParsableArguments {
+  @Option(
+    name: .customLong("password-file"),
+    help: ArgumentHelp(
+      "A file whose first line is the archives' password (else GRAPHVAULT_PASSWORD_FILE, or GRAPHVAULT_PASSWORD_COMMAND's output).",
+      valueName: "file"))
+  var passwordFile: String?
+
+  /// The source named by the option or the environment.
+  var source: PasswordSource? {
+    PasswordSource.resolve(file: passwordFile, environment: ProcessInfo.processInfo.environment)
+  }
+}
+
+/// Waiting for another run's lock.
+struct LockOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Wait up to this many seconds for another run's lock (default: fail at once with 75).",
+      valueName: "seconds"))
+  var wait: Double?
+
+  func validate() throws {
+    if let wait, !(wait >= 0) || !wait.isFinite {
+      throw ValidationError("--wait must be a number of seconds, 0 or more")
+    }
+  }
 }

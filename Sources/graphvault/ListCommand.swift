@@ -10,14 +10,15 @@ struct ListCommand: ParsableCommand {
       "Show an archive's model, creation time and object counts; for a folder, one line per archive, newest first."
   )
 
-  @Argument(help: "An archive, or a folder of archives.")
+  @Argument(help: "An archive, a folder of archives, or - for an archive on standard input.")
   var path: String
 
+  @OptionGroup var password: PasswordOptions
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
     try Failure.exitOnError {
-      let summaries = try ListService.list(path: path)
+      let summaries = try ListService.list(path: path, password: password.source)
       if options.json {
         try Output.json(summaries)
         return
@@ -26,7 +27,9 @@ struct ListCommand: ParsableCommand {
       var isDirectory: ObjCBool = false
       _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       if !isDirectory.boolValue, let summary = summaries.first {
-        print("archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")")
+        print(
+          "archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")\(summary.encrypted ? " (encrypted)" : "")"
+        )
         print("  created \(summary.created ?? "?")")
         print("  source \(summary.source ?? "?")")
         print(
@@ -44,6 +47,7 @@ struct ListCommand: ParsableCommand {
         let state =
           summary.error.map { "UNREADABLE: \($0)" }
           ?? (summary.complete ? "complete" : "INCOMPLETE")
+          + (summary.encrypted ? ", encrypted" : "")
         print(
           "\(summary.created ?? "-")  \(summary.totalObjects) objects  \(summary.bytes) bytes  \(state)  \(summary.archive)"
         )

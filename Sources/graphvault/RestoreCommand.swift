@@ -12,7 +12,7 @@ struct RestoreCommand: ParsableCommand {
       "The store is built beside the destination and renamed into place only when every member's checksum matched the index and the migration succeeded; an existing store is refused unless --force. With --model, the archive's version is found in the model set and its objects are migrated hop by hop, in the set's order, to --model-version (default: the current version); --mapping gives what cannot be inferred (see graphvault(1), MAPPING FILES). --dry-run prints the plan and the objects affected, and writes nothing."
   )
 
-  @Argument(help: "The archive (.gvault).")
+  @Argument(help: "The archive (.gvault), or - for standard input.")
   var archive: String
 
   @Option(help: "The store to create.")
@@ -33,6 +33,8 @@ struct RestoreCommand: ParsableCommand {
   @Flag(name: .customLong("dry-run"), help: "Print the plan and counts; write nothing.")
   var dryRun = false
 
+  @OptionGroup var password: PasswordOptions
+  @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
 
   func validate() throws {
@@ -49,10 +51,12 @@ struct RestoreCommand: ParsableCommand {
       settings.modelVersion = modelVersion
       settings.mappingPath = mapping
       settings.dryRun = dryRun
+      settings.password = password.source
+      settings.wait = lock.wait
       let result = try RestoreService.restore(archivePath: archive, to: to, options: settings)
       if options.json {
         try Output.json(result)
-      } else if dryRun {
+      } else if dryRun && !options.quiet {
         print(Self.plan(result), terminator: "")
       } else if !options.quiet {
         print(result.store)

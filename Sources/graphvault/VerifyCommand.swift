@@ -11,14 +11,15 @@ struct VerifyCommand: ParsableCommand {
       "Exits 0 when the archive passed every check and 65 when it did not, naming the first problems and the entities that are still intact."
   )
 
-  @Argument(help: "The archive (.gvault).")
+  @Argument(help: "The archive (.gvault), or - for standard input.")
   var archive: String
 
+  @OptionGroup var password: PasswordOptions
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
     try Failure.exitOnError {
-      let report = try VerifyService.verify(archivePath: archive)
+      let report = try VerifyService.verify(archivePath: archive, password: password.source)
       if options.json {
         try Output.json(report)
       } else if !options.quiet || !report.ok {

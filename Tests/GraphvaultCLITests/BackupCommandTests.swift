@@ -29,10 +29,11 @@ struct BackupCommandTests {
     let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(path.hasPrefix(output.path + "/Library-"))
     #expect(path.hasSuffix("Z.gvault"))
+    // Beside the archive, only hidden lock files.
     #expect(
-      try FileManager.default.contentsOfDirectory(atPath: output.path) == [
-        URL(fileURLWithPath: path).lastPathComponent
-      ])
+      try FileManager.default.contentsOfDirectory(atPath: output.path).filter {
+        !$0.hasPrefix(".")
+      } == [URL(fileURLWithPath: path).lastPathComponent])
     if Subprocess.isInstalled("bsdtar") {
       let listing = try Subprocess.run("bsdtar", ["-tf", path])
       #expect(listing.stdout.hasPrefix("graphvault.plist\n"))

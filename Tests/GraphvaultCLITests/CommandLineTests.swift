@@ -56,7 +56,7 @@ struct CommandLineTests {
 
   @Test func theManPageDocumentsTheSameExitStatusesAsHelp() throws {
     let help = try Self.helpExitStatuses()
-    #expect(help.count == 8)
+    #expect(help.count == 9)
     #expect(try Self.manPageExitStatuses() == help)
   }
 }

@@ -19,8 +19,19 @@ public enum BuiltTool {
     return SharedFixtures.packageRoot.appendingPathComponent(".build/debug/graphvault").path
   }()
 
-  /// Runs the tool with `arguments`.
-  public static func run(_ arguments: [String], input: [UInt8] = []) throws -> ProcessResult {
-    try Subprocess.run(path, arguments, input: input)
+  /// Runs the tool with `arguments`, with `environment` added to the test's own.
+  public static func run(
+    _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]
+  ) throws -> ProcessResult {
+    try Subprocess.run(
+      path, arguments, input: input,
+      environment: environment.isEmpty
+        ? nil
+        : ProcessInfo.processInfo.environment.merging(environment) { $1 })
+  }
+
+  /// Starts the tool with `arguments` without waiting for it.
+  public static func start(_ arguments: [String]) throws -> RunningProcess {
+    try RunningProcess(path, arguments)
   }
 }

@@ -26,12 +26,17 @@ public enum BackupService {
   public struct Options: Sendable {
     /// The model (for stores without `Z_MODELCACHE`); a version set is matched to the store.
     public var modelPath: String?
-    /// A file, or a folder for `<store>-<UTC time>.gvault`; the current folder when nil.
+    /// A file, a folder for `<store>-<UTC time>.gvault`, or `-` for standard output; the
+    /// current folder when nil.
     public var output: String?
     /// The compression.
     public var compression: Compression = .zstd
-    /// The creation time recorded (now when nil).
+    /// The creation time recorded (now when nil; restic's `backup --time`).
     public var now: Date?
+    /// Encrypt the archive with the password from here (``ArchiveSeal``).
+    public var password: PasswordSource?
+    /// How long to wait for another run's lock, in seconds (not at all when nil).
+    public var wait: Double?
     /// Called with a line of progress as each entity and table is written.
     public var progress: (@Sendable (String) -> Void)?
 
@@ -40,8 +45,11 @@ public enum BackupService {
   }
 
   /// Backs up the store at `storePath`. The store is read in one read transaction and never
-  /// changed; the archive is written to a temporary file beside the destination, synced and
-  /// renamed into place only when complete.
+  /// changed; the archive is written to a temporary file beside the destination (mode 0600),
+  /// synced and moved into place only when complete, under a name no other archive has.
+  ///
+  /// Two backups of stores of one name into one folder do not overlap: the second waits up to
+  /// ``Options/wait`` for the first, else fails as locked; a prune of the folder waits for both.
   public static func backup(storePath: String, options: Options = Options()) throws(VaultError)
     -> BackupResult
   {
@@ -49,17 +57,40 @@ public enum BackupService {
       let store = try CoreDataStore(path: storePath)
       let model = try resolveModel(store: store, modelPath: options.modelPath)
       let layout = try store.layout(for: model)
-      let now = options.now ?? Date()
-      let (backend, name) = try destination(store: storePath, output: options.output, now: now)
-      let output = try backend.create(name)
+      let seal = try options.password.map {
+        try ArchiveSeal.create(password: $0.read(), compression: options.compression)
+      }
+      let target = try destination(store: storePath, output: options.output)
+      var locks: [any StorageLock] = []
+      defer { locks.forEach { $0.release() } }
+      let output: any ArchiveOutput
+      let now: Date
+      switch target {
+      case .standardOutput:
+        now = options.now ?? Date()
+        output = StandardStream.output()
+      case .folder(let backend, let fixedName):
+        locks.append(try backend.lock(folderLock, shared: true, wait: options.wait))
+        locks.append(
+          try backend.lock(
+            storeLock(ArchiveNaming.storeName(storePath)), shared: false, wait: options.wait))
+        // The time is taken once the locks are held, so names follow the order runs write in.
+        now = options.now ?? Date()
+        let name =
+          fixedName
+          ?? ArchiveNaming.freeName(forStoreAt: storePath, at: now, taken: backend.exists)
+        output = try backend.create(name)
+      }
       defer { output.abandon() }
       // One zstd thread: libzstd's multithreaded mode raised peak RSS from 48 to 120 MiB for
-      // a gain lost in the noise of single runs (measure before turning it on).
+      // a gain lost in the noise of single runs (measure before turning it on). A sealed
+      // archive's members are compressed one by one before sealing, so its stream is not.
       let archive = try ArchiveWriter(
-        name: output.location, format: .pax, filter: options.compression.filter
+        name: output.location, format: .pax,
+        filter: seal == nil ? options.compression.filter : .none
       ) { bytes in try output.write(bytes) }
       let members = MemberWriter(
-        archive: archive, modificationTime: Int64(now.timeIntervalSince1970))
+        archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal)
       let (objects, rows): ([String: Int], [String: Int])
       do {
         defer { members.drain() }
@@ -99,12 +130,25 @@ public enum BackupService {
     return model
   }
 
-  /// Where the archive goes: `output` itself when it names a file that does not exist yet,
-  /// else a new name (``ArchiveNaming``) in the folder `output` names (the current folder when
-  /// nil).
-  static func destination(store: String, output: String?, now: Date) throws -> (
-    any StorageBackend, String
-  ) {
+  /// The lock every backup into a folder shares and a prune of it takes alone.
+  static let folderLock = "graphvault-folder"
+
+  /// The lock of backups of stores named `storeName` into one folder.
+  static func storeLock(_ storeName: String) -> String { "graphvault-backup-\(storeName)" }
+
+  /// Where an archive goes.
+  enum Destination {
+    /// Standard output (`-`).
+    case standardOutput
+    /// A folder, and the archive's name when the user gave one (else a new one is chosen).
+    case folder(any StorageBackend, String?)
+  }
+
+  /// Where the archive goes: standard output for `-`; `output` itself when it names a file
+  /// that does not exist yet; else a new name (``ArchiveNaming``) in the folder `output` names
+  /// (the current folder when nil).
+  static func destination(store: String, output: String?) throws -> Destination {
+    if output == StandardStream.name { return .standardOutput }
     var isDirectory: ObjCBool = false
     let output = output ?? FileManager.default.currentDirectoryPath
     let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
@@ -113,14 +157,9 @@ public enum BackupService {
         throw VaultError(.destinationExists, "the archive exists already (\(output))")
       }
       let (backend, name) = ArchiveAccess.locate(output)
-      return (backend, name)
+      return .folder(backend, name)
     }
-    let backend = LocalFolderBackend(folder: output)
-    let name = ArchiveNaming.name(forStoreAt: store, at: now)
-    guard !backend.exists(name) else {
-      throw VaultError(.destinationExists, "the archive exists already (\(backend.path(of: name)))")
-    }
-    return (backend, name)
+    return .folder(LocalFolderBackend(folder: output), nil)
   }
 
   private static func write(

@@ -23,6 +23,8 @@ public struct ArchiveSummary: Codable, Sendable {
   public let bytes: Int64
   /// Whether the index is present (an archive without it is incomplete).
   public let complete: Bool
+  /// Whether the archive is encrypted.
+  public let encrypted: Bool
   /// Why the archive could not be read, when it could not.
   public let error: String?
 
@@ -32,41 +34,59 @@ public struct ArchiveSummary: Codable, Sendable {
 
 /// `graphvault list`: what archives hold, from their headers and indexes.
 public enum ListService {
-  /// Summaries of one archive, or of every `.gvault` archive in a folder, newest first.
-  public static func list(path: String) throws(VaultError) -> [ArchiveSummary] {
+  /// Summaries of one archive (`-`: standard input), or of every `.gvault` archive in a
+  /// folder, newest first. Encrypted archives are opened with the password from `password`;
+  /// in a folder, one that cannot be opened is listed with the reason.
+  /// - Throws: ``VaultError``; for a single archive, also when it cannot be read or opened.
+  public static func list(path: String, password: PasswordSource? = nil) throws(VaultError)
+    -> [ArchiveSummary]
+  {
     try vault {
       var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      guard
+        ArchiveAccess.isStandardStream(path)
+          || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      else {
         throw VaultError(.inputMissing, "no archive or folder at this path (\(path))")
       }
       guard isDirectory.boolValue else {
-        let size =
-          ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?
-          .int64Value ?? 0
-        let summary = summarize(path, bytes: size)
-        if let error = summary.error { throw VaultError(.invalidInput, "\(error) (\(path))") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+        let (summary, failure) = summarize(path, bytes: size?.int64Value, password: password)
+        if let failure { throw failure }
         return [summary]
       }
       let backend = LocalFolderBackend(folder: path)
       let summaries = try backend.list().map {
-        summarize(backend.path(of: $0.name), bytes: $0.size)
+        summarize(backend.path(of: $0.name), bytes: $0.size, password: password).summary
       }
       return summaries.sorted { ($0.created ?? "", $0.archive) > ($1.created ?? "", $1.archive) }
     }
   }
 
-  /// Reads the header and the index of the archive at `archive`, `bytes` long; object chunks
-  /// are skipped, not decoded.
-  static func summarize(_ archive: String, bytes: Int64) -> ArchiveSummary {
+  /// Reads the header and the index of the archive at `archive`; object chunks are skipped,
+  /// not decoded (a sealed archive's are opened, to reach its index).
+  /// - Parameter bytes: the archive's size, when known (else the bytes read are counted).
+  /// - Returns: the summary, and why the archive could not be read when it could not.
+  static func summarize(_ archive: String, bytes: Int64?, password: PasswordSource?) -> (
+    summary: ArchiveSummary, failure: VaultError?
+  ) {
     var header: ArchiveHeader?
     var index: PropertyListValue?
-    var failure: String?
+    var failure: VaultError?
+    var size = bytes ?? 0
+    var encrypted = false
     do {
+      let reader = try ArchiveAccess.reader(archive)
+      let stream = MemberStream(reader: reader, name: ArchiveAccess.displayName(archive)) {
+        () throws -> [UInt8]? in try password?.read()
+      }
+      defer {
+        if bytes == nil { size = reader.archiveOffset }
+        encrypted = stream.isSealed
+      }
       let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
-      try ArchiveScanner(reader: ArchiveAccess.reader(archive)).forEachMember(
-        hashAll: false, wantBytes: wanted
-      ) { member in
-        guard let bytes = member.bytes else { return }
+      while let member = try stream.next(hash: false, wantBytes: wanted) {
+        guard let bytes = member.bytes else { continue }
         let value = try PropertyListValue(binaryPropertyList: bytes)
         if member.path == ArchiveLayout.header {
           header = ArchiveHeader(reading: value)
@@ -75,19 +95,25 @@ public enum ListService {
         }
       }
     } catch {
-      failure = VaultError(wrapping: error).detail
+      let wrapped = VaultError(wrapping: error)
+      failure =
+        wrapped.detail.contains(archive)
+        ? wrapped : VaultError(wrapped.kind, "\(wrapped.detail) (\(archive))", cause: wrapped)
+      if wrapped.kind == .accessDenied { encrypted = true }
     }
     if header == nil && failure == nil {
-      failure = "not a graphvault archive (no graphvault.plist)"
+      failure = VaultError(
+        .invalidInput, "not a graphvault archive (no graphvault.plist) (\(archive))")
     }
     func counts(_ key: String) -> [String: Int] {
       (index?[key]?.dictionaryValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }
     }
-    return ArchiveSummary(
+    let summary = ArchiveSummary(
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
-      tables: counts("tables"), bytes: bytes, complete: index != nil && header != nil,
-      error: header == nil ? failure : nil)
+      tables: counts("tables"), bytes: size, complete: index != nil && header != nil,
+      encrypted: encrypted, error: header == nil ? failure?.detail : nil)
+    return (summary, header == nil ? failure : nil)
   }
 }

@@ -32,11 +32,16 @@ public enum VerifyService {
   /// reference points at an object in the archive, counts as indexed.
   ///
   /// Holds one primary key per object in memory, to check references.
-  public static func verify(archivePath: String) throws(VaultError) -> VerifyReport {
+  ///
+  /// A sealed archive is opened with the password from `password`; each of its members must
+  /// also pass authentication.
+  /// - Throws: ``VaultError``: the archive is missing, or its password is missing or wrong
+  ///   (every other problem is in the report).
+  public static func verify(archivePath: String, password: PasswordSource? = nil)
+    throws(VaultError) -> VerifyReport
+  {
     try vault {
-      guard FileManager.default.fileExists(atPath: archivePath) else {
-        throw VaultError(.inputMissing, "no archive at this path (\(archivePath))")
-      }
+      try ArchiveAccess.requireInput(archivePath)
       var problems: [String] = []
       func problem(_ text: String) { if problems.count < problemLimit { problems.append(text) } }
       var seen: [(path: String, size: Int, sha256: String)] = []
@@ -50,17 +55,16 @@ public enum VerifyService {
       var memberCount = 0
       var readToTheEnd = false
       do {
-        try ArchiveScanner(reader: ArchiveAccess.reader(archivePath)).forEachMember(
-          hashAll: true, wantBytes: { _ in true }
-        ) { member in
+        let stream = try ArchiveAccess.members(archivePath, password: password)
+        while let member = try stream.next(hash: true, wantBytes: { _ in true }) {
           memberCount += 1
-          guard let bytes = member.bytes else { return }
+          guard let bytes = member.bytes else { continue }
           if memberCount == 1 { headerFirst = member.path == ArchiveLayout.header }
           if index != nil { problem("\(member.path) follows index.plist, which must be last") }
           if member.path == ArchiveLayout.index {
             index = try? PropertyListValue(binaryPropertyList: bytes)
             if index == nil { problem("index.plist is not a valid property list") }
-            return
+            continue
           }
           seen.append((member.path, bytes.count, member.sha256 ?? ""))
           if member.path == ArchiveLayout.modelDescriptor {
@@ -71,10 +75,10 @@ public enum VerifyService {
             }
           }
           let parts = member.path.split(separator: "/").map(String.init)
-          guard parts.count == 3, parts[0] == "objects" else { return }
+          guard parts.count == 3, parts[0] == "objects" else { continue }
           guard let model else {
             problem("\(member.path) comes before a readable model descriptor")
-            return
+            continue
           }
           do {
             let items = try PropertyListValue(binaryPropertyList: bytes).arrayValue ?? []
@@ -110,6 +114,8 @@ public enum VerifyService {
         }
         readToTheEnd = true
       } catch {
+        let failure = VaultError(wrapping: error)
+        if failure.kind == .accessDenied || failure.kind == .inputMissing { throw failure }
         problem(
           "the archive cannot be read past member \(memberCount): \(VaultError(wrapping: error).detail)"
         )

@@ -38,6 +38,10 @@ public struct RestoreOptions: Sendable {
   public var stages: [MigrationStage] = []
   /// Read and check the archive and migrate its objects, but write nothing.
   public var dryRun = false
+  /// The password of an encrypted archive.
+  public var password: PasswordSource?
+  /// How long to wait for another restore to the same destination, in seconds.
+  public var wait: Double?
 
   /// Default options: refuse an existing store, restore at the archive's version.
   public init() {}
@@ -63,25 +67,51 @@ public enum RestoreService {
   /// succeeded); an existing destination is refused unless `force`. On any failure the
   /// destination is untouched and the temporary file removed. A dry run reads and checks the
   /// whole archive and migrates its objects, and writes nothing.
+  ///
+  /// Two restores to one destination do not overlap: the second waits up to
+  /// ``RestoreOptions/wait`` for the first (a lock file `.NAME.lock` beside the destination,
+  /// removed when done), else fails as locked. Holding it, a restore removes what killed
+  /// restores to the same destination left (their hidden temporary stores and journals).
   public static func restore(
     archivePath: String, to destination: String, options: RestoreOptions
   ) throws(VaultError) -> RestoreResult {
     try vault {
-      if FileManager.default.fileExists(atPath: destination) && !options.force && !options.dryRun {
-        throw VaultError(
-          .destinationExists, "the store exists (use --force to replace it) (\(destination))")
-      }
-      guard FileManager.default.fileExists(atPath: archivePath) else {
-        throw VaultError(.inputMissing, "no archive at this path (\(archivePath))")
-      }
+      try ArchiveAccess.requireInput(archivePath)
       let target = try RestoreTarget(options: options)
       if options.dryRun {
         return try load(
-          archivePath: archivePath, into: nil, destination: destination, target: target)
+          archivePath: archivePath, into: nil, destination: destination, target: target,
+          password: options.password)
+      }
+      let url = URL(fileURLWithPath: destination)
+      let folder = url.deletingLastPathComponent().path
+      let lock: FileLock
+      do throws(FileLock.Failure) {
+        lock = try FileLock(
+          path: url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).lock"
+          )
+          .path, wait: options.wait)
+      } catch {
+        switch error {
+        case .held(let holder):
+          throw VaultError(
+            .locked, "another restore to this store is running (\(holder)) (\(destination))")
+        case .io(let failure): throw failure
+        }
+      }
+      defer { lock.release() }
+      for leftover in DurableFile.abandonedTemporaries(in: folder, of: url.lastPathComponent) {
+        unlink(leftover)
+      }
+      if FileManager.default.fileExists(atPath: destination) && !options.force {
+        throw VaultError(
+          .destinationExists, "the store exists (use --force to replace it) (\(destination))")
       }
       return try DurableFile.buildDatabase(at: destination) { temporary in
         try load(
-          archivePath: archivePath, into: temporary, destination: destination, target: target)
+          archivePath: archivePath, into: temporary, destination: destination, target: target,
+          password: options.password)
       }
     }
   }
@@ -123,9 +153,10 @@ public enum RestoreService {
   }
 
   private static func load(
-    archivePath: String, into temporary: String?, destination: String, target: RestoreTarget
+    archivePath: String, into temporary: String?, destination: String, target: RestoreTarget,
+    password: PasswordSource?
   ) throws -> RestoreResult {
-    let reader = try ArchiveAccess.reader(archivePath)
+    let stream = try ArchiveAccess.members(archivePath, password: password)
     var seen: [(path: String, size: Int, sha256: String)] = []
     var header: ArchiveHeader?
     var model: ObjectModel?
@@ -160,15 +191,14 @@ public enum RestoreService {
       return made
     }
 
-    while let entry = try reader.nextEntry() {
+    while let member = try stream.next(hash: true, wantBytes: { _ in true }) {
       guard index == nil else {
-        throw bad("member \(entry.path) follows index.plist, which must be last")
+        throw bad("member \(member.path) follows index.plist, which must be last")
       }
-      let bytes = try reader.readAll()
-      let path = entry.path
+      let bytes = member.bytes ?? []
+      let path = member.path
       if path != ArchiveLayout.index {
-        seen.append(
-          (path, bytes.count, Checksum.sha256(bytes)))
+        seen.append((path, bytes.count, member.sha256 ?? ""))
       }
       if header == nil && path != ArchiveLayout.header {
         throw bad(

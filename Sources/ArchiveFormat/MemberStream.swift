@@ -1,0 +1,136 @@
+import Crypto
+import LibArchive
+import PropertyList
+
+/// An archive's members in the order they were written, as their writer gave them: a plain
+/// archive's entries as they are, a sealed archive's opened (the first member given is the real
+/// header, opened from inside the clear one).
+package final class MemberStream {
+  /// One member as read.
+  package struct Member {
+    /// Its path (`objects/Book/000001.plist`).
+    package let path: String
+    /// Its bytes, when asked for.
+    package let bytes: [UInt8]?
+    /// Its size in bytes.
+    package let size: Int
+    /// Its SHA-256 (hex), when asked for.
+    package let sha256: String?
+  }
+
+  /// Gives the password, asked only when the archive turns out to be sealed.
+  package typealias PasswordProvider = () throws -> [UInt8]?
+
+  private let reader: ArchiveReader
+  private let name: String
+  private let password: PasswordProvider?
+  private var started = false
+  private var seal: ArchiveSeal?
+  private var position: UInt64 = 0
+  /// The largest member accepted, in memory.
+  private let limit = 256 << 20
+
+  /// The members of the archive `reader` reads (from its start), which messages call `name`;
+  /// `password` is asked for when the archive is sealed.
+  package init(reader: ArchiveReader, name: String, password: PasswordProvider?) {
+    self.reader = reader
+    self.name = name
+    self.password = password
+  }
+
+  /// Whether the archive is sealed (known once the first member was read).
+  package var isSealed: Bool { seal != nil }
+
+  /// The next member, or nil at the end. `wantBytes` decides which members are read into
+  /// memory (a plain archive's others are skipped, or hashed in chunks when `hash`).
+  /// - Throws: ``ArchiveError``, ``ArchiveFormatError`` (a sealed member that fails
+  ///   authentication; a missing or wrong password), or what the password provider throws.
+  package func next(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
+    do {
+      return try read(hash: hash, wantBytes: wantBytes)
+    } catch let error as ArchiveFormatError {
+      // Name the archive: a sealed member's or the password's problem says nothing of it.
+      throw ArchiveFormatError(
+        member: error.member, "\(error.detail) (\(name))", kind: error.kind)
+    }
+  }
+
+  private func read(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
+    if !started {
+      started = true
+      if let first = try readPlain(hash: true, wantBytes: { _ in true }) {
+        guard first.path == ArchiveLayout.header, let bytes = first.bytes,
+          let plist = try? PropertyListValue(binaryPropertyList: bytes),
+          let encryption = plist["encryption"]
+        else { return first }
+        let seal = try unlock(encryption: encryption, header: plist)
+        guard let sealed = plist["header"]?.dataValue else {
+          throw ArchiveFormatError(
+            member: ArchiveLayout.header, "the encrypted archive's header holds no sealed header")
+        }
+        let header = try seal.open(sealed, path: ArchiveLayout.header, position: 0, limit: limit)
+        position = 1
+        return Member(
+          path: ArchiveLayout.header, bytes: header, size: header.count,
+          sha256: Checksum.sha256(header))
+      } else {
+        return nil
+      }
+    }
+    if seal != nil { return try readSealed(hash: hash, wantBytes: wantBytes) }
+    return try readPlain(hash: hash, wantBytes: wantBytes)
+  }
+
+  private func unlock(encryption: PropertyListValue, header: PropertyListValue) throws
+    -> ArchiveSeal
+  {
+    let parameters = try ArchiveSeal.Parameters(reading: encryption)
+    guard let compression = header["compression"]?.stringValue.flatMap(Compression.init) else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        "the encrypted archive names no compression this graphvault knows")
+    }
+    guard let password = try password?() else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        "the archive is encrypted: give its password with --password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND",
+        kind: .passwordRequired)
+    }
+    let opened = try ArchiveSeal.open(
+      password: password, parameters: parameters, compression: compression)
+    seal = opened
+    return opened
+  }
+
+  private func readSealed(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
+    guard let seal, let entry = try reader.nextEntry() else { return nil }
+    let path = entry.path
+    let sealed = try reader.readAll(limit: limit + (64 << 10))
+    let content = try seal.open(sealed, path: path, position: position, limit: limit)
+    position += 1
+    let wanted = wantBytes(path)
+    return Member(
+      path: path, bytes: wanted ? content : nil, size: content.count,
+      sha256: hash || wanted ? Checksum.sha256(content) : nil)
+  }
+
+  private func readPlain(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
+    guard let entry = try reader.nextEntry() else { return nil }
+    if wantBytes(entry.path) {
+      let bytes = try reader.readAll(limit: limit)
+      return Member(
+        path: entry.path, bytes: bytes, size: bytes.count, sha256: Checksum.sha256(bytes))
+    }
+    if hash {
+      var hasher = SHA256()
+      var size = 0
+      try reader.readData { chunk in
+        hasher.update(bufferPointer: chunk)
+        size += chunk.count
+      }
+      return Member(
+        path: entry.path, bytes: nil, size: size, sha256: Checksum.hex(hasher.finalize()))
+    }
+    return Member(path: entry.path, bytes: nil, size: Int(entry.size ?? 0), sha256: nil)
+  }
+}

@@ -1,0 +1,199 @@
+import ArchiveFormat
+import ArchiveStorage
+import Foundation
+import PropertyList
+
+/// What a prune kept, removed and found.
+public struct PruneReport: Codable, Sendable {
+  /// An archive a policy keeps.
+  public struct Kept: Codable, Sendable {
+    /// The archive's name.
+    public let archive: String
+    /// When it was made (ISO 8601, UTC, from its header).
+    public let created: String
+    /// The policies that keep it (`last`, `daily`, `within`, `oldest monthly`, …).
+    public let reasons: [String]
+  }
+
+  /// An archive no policy keeps.
+  public struct Removed: Codable, Sendable {
+    /// The archive's name.
+    public let archive: String
+    /// When it was made.
+    public let created: String
+    /// Its size in bytes.
+    public let bytes: Int64
+  }
+
+  /// The archives of one source store.
+  public struct Group: Codable, Sendable {
+    /// The store the archives were made from (as their headers record it).
+    public let source: String
+    /// What stays, newest first.
+    public let keep: [Kept]
+    /// What goes, newest first.
+    public let remove: [Removed]
+  }
+
+  /// An archive that is incomplete or damaged: never counted by a policy, never removed.
+  public struct Unusable: Codable, Sendable {
+    /// The archive's name.
+    public let archive: String
+    /// What is wrong with it.
+    public let problem: String
+  }
+
+  /// What a killed run left (a hidden temporary file no living run holds).
+  public struct Leftover: Codable, Sendable {
+    /// The file's name.
+    public let name: String
+    /// Its size in bytes.
+    public let bytes: Int64
+  }
+
+  /// The folder pruned.
+  public let folder: String
+  /// Whether nothing was removed.
+  public let dryRun: Bool
+  /// The archives, by source store.
+  public let groups: [Group]
+  /// Incomplete or damaged archives, kept and not counted.
+  public let unusable: [Unusable]
+  /// Leftovers of killed runs (removed unless dry run).
+  public let leftovers: [Leftover]
+}
+
+/// `graphvault prune`: removes the archives a retention policy does not keep, with restic's
+/// `forget` semantics (``RetentionPolicy``), and what killed runs left.
+public enum PruneService {
+  /// Prune settings.
+  public struct Options: Sendable {
+    /// What to keep.
+    public var policy = RetentionPolicy()
+    /// Say what would go; remove nothing.
+    public var dryRun = false
+    /// The password of encrypted archives (prune reads each archive's header and index).
+    public var password: PasswordSource?
+    /// How long to wait for running backups into the folder, in seconds.
+    public var wait: Double?
+
+    /// A policy that keeps nothing: set at least one count.
+    public init() {}
+  }
+
+  /// Prunes the archives in `folder`.
+  ///
+  /// Holds the folder's lock alone (backups into it share it), so nothing is written meanwhile.
+  /// Each archive is read whole and checked against its index (sizes, SHA-256; a sealed
+  /// archive's members authenticated): one that fails is unusable, reported and kept, and
+  /// never counts toward a policy. The others are grouped by the source store their header
+  /// names, and each group is pruned on its own by the creation times their headers record.
+  /// - Throws: ``VaultError``: no folder, a locked folder, an encrypted archive without its
+  ///   password (before anything is removed), an empty policy.
+  public static func prune(folder: String, options: Options) throws(VaultError) -> PruneReport {
+    try vault {
+      guard !options.policy.isEmpty else {
+        throw VaultError(
+          .usage, "give at least one --keep-* option: an empty policy would remove every archive")
+      }
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
+        isDirectory.boolValue
+      else {
+        throw VaultError(.inputMissing, "no folder at this path (\(folder))")
+      }
+      let backend = LocalFolderBackend(folder: folder)
+      let lock = try backend.lock(BackupService.folderLock, shared: false, wait: options.wait)
+      defer { lock.release() }
+
+      var usable: [(archive: StoredArchive, header: ArchiveHeader, created: Date)] = []
+      var unusable: [PruneReport.Unusable] = []
+      for archive in try backend.list().sorted(by: { $0.name < $1.name }) {
+        do {
+          let header = try check(backend.path(of: archive.name), password: options.password)
+          guard let created = header.created, header.sourcePath != nil else {
+            unusable.append(
+              .init(archive: archive.name, problem: "its header records no creation time or source")
+            )
+            continue
+          }
+          usable.append((archive, header, Date(timeIntervalSince1970: created.secondsSince1970)))
+        } catch {
+          let failure = VaultError(wrapping: error)
+          guard failure.kind != .accessDenied else {
+            throw VaultError(
+              .accessDenied,
+              "\(archive.name) cannot be opened, so prune cannot tell its time or source: \(failure.detail); nothing was removed",
+              cause: failure)
+          }
+          unusable.append(.init(archive: archive.name, problem: failure.detail))
+        }
+      }
+
+      var groups: [PruneReport.Group] = []
+      var doomed: [String] = []
+      let bySource = Dictionary(grouping: usable, by: { $0.header.sourcePath ?? "" })
+      for source in bySource.keys.sorted() {
+        let members = bySource[source]!.sorted {
+          ($0.created, $0.archive.name) > ($1.created, $1.archive.name)
+        }
+        let reasons = options.policy.apply(to: members.map(\.created))
+        var keep: [PruneReport.Kept] = []
+        var remove: [PruneReport.Removed] = []
+        for (member, why) in zip(members, reasons) {
+          let created = member.header.created?.description ?? ""
+          if why.isEmpty {
+            remove.append(
+              .init(archive: member.archive.name, created: created, bytes: member.archive.size))
+            doomed.append(member.archive.name)
+          } else {
+            keep.append(.init(archive: member.archive.name, created: created, reasons: why))
+          }
+        }
+        groups.append(.init(source: source, keep: keep, remove: remove))
+      }
+      let leftovers = try backend.leftovers()
+      if !options.dryRun {
+        for name in doomed { try backend.delete(name) }
+        for leftover in leftovers { try? backend.removeLeftover(leftover.name) }
+      }
+      return PruneReport(
+        folder: folder, dryRun: options.dryRun, groups: groups, unusable: unusable,
+        leftovers: leftovers.map { .init(name: $0.name, bytes: $0.size) })
+    }
+  }
+
+  /// Reads the whole archive at `path` and checks every member against its index.
+  /// - Returns: its header.
+  /// - Throws: what makes it unusable.
+  static func check(_ path: String, password: PasswordSource?) throws -> ArchiveHeader {
+    let stream = try ArchiveAccess.members(path, password: password)
+    var header: ArchiveHeader?
+    var index: PropertyListValue?
+    var seen: [(path: String, size: Int, sha256: String)] = []
+    let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
+    while let member = try stream.next(hash: true, wantBytes: wanted) {
+      if index != nil {
+        throw VaultError(.invalidInput, "\(member.path) follows index.plist, which must be last")
+      }
+      if member.path == ArchiveLayout.index, let bytes = member.bytes {
+        index = try PropertyListValue(binaryPropertyList: bytes)
+        continue
+      }
+      if member.path == ArchiveLayout.header, let bytes = member.bytes {
+        header = ArchiveHeader(reading: try PropertyListValue(binaryPropertyList: bytes))
+      }
+      seen.append((member.path, member.size, member.sha256 ?? ""))
+    }
+    guard let header else {
+      throw VaultError(.invalidInput, "not a graphvault archive (no graphvault.plist)")
+    }
+    guard let index else {
+      throw VaultError(
+        .invalidInput,
+        "incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)")
+    }
+    try ArchiveIndex.checkMembers(index, against: seen)
+    return header
+  }
+}

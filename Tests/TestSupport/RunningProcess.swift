@@ -1,0 +1,54 @@
+import Foundation
+
+/// A child process started without waiting for it: tests stop it, resume it, kill it, or wait
+/// for it.
+public final class RunningProcess: @unchecked Sendable {
+  private let process = Process()
+  private let stdout = Pipe()
+  private let stderr = Pipe()
+  private let group = DispatchGroup()
+  nonisolated(unsafe) private var outData = Data()
+  nonisolated(unsafe) private var errData = Data()
+
+  /// Starts `executable` with `arguments`, its standard input empty.
+  public init(_ executable: String, _ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    DispatchQueue.global().async(group: group) { [self] in
+      outData = stdout.fileHandleForReading.readDataToEndOfFile()
+    }
+    DispatchQueue.global().async(group: group) { [self] in
+      errData = stderr.fileHandleForReading.readDataToEndOfFile()
+    }
+  }
+
+  /// Its process id.
+  public var pid: Int32 { process.processIdentifier }
+
+  /// Sends it `signal` (`SIGSTOP`, `SIGCONT`, `SIGKILL`).
+  public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+  /// Waits for it to end.
+  public func wait() -> ProcessResult {
+    group.wait()
+    process.waitUntilExit()
+    return ProcessResult(
+      status: process.terminationStatus, stdoutBytes: [UInt8](outData),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+
+  /// Polls `condition` every 10 ms for up to `seconds`.
+  /// - Returns: whether it became true.
+  public static func eventually(within seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(10_000)
+    }
+    return condition()
+  }
+}
