@@ -62,7 +62,7 @@ public enum BackupService {
       }
       let target = try destination(store: storePath, output: options.output)
       var locks: [any StorageLock] = []
-      defer { locks.forEach { $0.release() } }
+      defer { for lock in locks { lock.release() } }
       let output: any ArchiveOutput
       let now: Date
       switch target {
