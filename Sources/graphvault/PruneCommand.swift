@@ -122,13 +122,17 @@ struct PruneCommand: ParsableCommand {
     for group in report.groups {
       lines.append(
         "archives of \(group.source): keep \(group.keep.count), \(verb) \(group.remove.count)")
+      let width = verb.count
+      func label(_ word: String) -> String {
+        word + String(repeating: " ", count: max(0, width - word.count))
+      }
       for kept in group.keep {
         lines.append(
-          "  keep    \(kept.created)  \(kept.archive)  (\(kept.reasons.joined(separator: ", ")))")
+          "  \(label("keep"))  \(kept.created)  \(kept.archive)  (\(kept.reasons.joined(separator: ", ")))"
+        )
       }
       for removed in group.remove {
-        lines.append(
-          "  \(report.dryRun ? "would remove" : "remove ")  \(removed.created)  \(removed.archive)")
+        lines.append("  \(verb)  \(removed.created)  \(removed.archive)")
       }
     }
     for unusable in report.unusable {

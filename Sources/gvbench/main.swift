@@ -4,12 +4,15 @@ import Foundation
 //   gvbench [records]          the property-list codec against Foundation (default 100,000)
 //   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 5N objects
 //   gvbench store [objects]    backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
+//   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
   try memoryBenchmark(objects: objects)
 } else if arguments.first == "store" {
   try storeBenchmark(objects: objects)
+} else if arguments.first == "encryption" {
+  try encryptionBenchmark(objects: objects)
 } else {
   try codecBenchmark(count: arguments.first.flatMap { Int($0) } ?? 100_000)
 }
