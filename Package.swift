@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "ObjectStore", targets: ["ObjectStore"]),
     .library(name: "ArchiveFormat", targets: ["ArchiveFormat"]),
     .library(name: "ArchiveStorage", targets: ["ArchiveStorage"]),
+    .library(name: "S3", targets: ["S3"]),
     .library(name: "Migration", targets: ["Migration"]),
     .library(name: "GraphVault", targets: ["GraphVault"]),
   ],
@@ -39,6 +40,9 @@ let package = Package(
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     .target(name: "LibArchive", dependencies: ["CArchive"]),
     .target(name: "Zlib", dependencies: ["CZlib"]),
+
+    // A small S3 client: Signature Version 4, the requests graphvault needs, retries.
+    .target(name: "S3", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
     // Durable file writes (temporary file, fsync, rename) and kernel file locks, below every
     // layer that writes files.
@@ -74,7 +78,7 @@ let package = Package(
       ]),
 
     // Where archives live: the storage-backend protocol, the local folder, naming, locks.
-    .target(name: "ArchiveStorage", dependencies: ["DurableIO"]),
+    .target(name: "ArchiveStorage", dependencies: ["DurableIO", "S3"]),
 
     // The services the command line calls (backup, restore, verify, list, model, create,
     // sample), thin, composing the rooms above.
@@ -82,7 +86,7 @@ let package = Package(
       name: "GraphVault",
       dependencies: [
         "ArchiveFormat", "ArchiveStorage", "Migration", "ObjectStore", "ObjectModel", "LibArchive",
-        "PropertyList", "DurableIO",
+        "PropertyList", "DurableIO", "S3",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
@@ -118,6 +122,7 @@ let package = Package(
         "TestSupport",
       ]),
     .testTarget(name: "ArchiveStorageTests", dependencies: ["ArchiveStorage", "TestSupport"]),
+    .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
     .testTarget(
       name: "MigrationTests",
       dependencies: [
