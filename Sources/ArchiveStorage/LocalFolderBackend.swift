@@ -21,6 +21,9 @@ public final class LocalFolderBackend: StorageBackend {
     URL(fileURLWithPath: folder).appendingPathComponent(name).path
   }
 
+  /// The archive's path.
+  public func address(of name: String) -> String { path(of: name) }
+
   /// The `.gvault` files in the folder, with their sizes.
   public func list() throws(StorageError) -> [StoredArchive] {
     let names: [String]

@@ -6,6 +6,9 @@ public protocol StorageBackend: AnyObject {
   /// The place, as messages show it (`/var/backups/app`).
   var location: String { get }
 
+  /// How messages and commands name the archive `name` kept here (a path, a URL).
+  func address(of name: String) -> String
+
   /// The archives kept here (names ending in `.gvault`), in no particular order.
   /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when the place does not exist).
   func list() throws(StorageError) -> [StoredArchive]

@@ -10,8 +10,12 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     case notAnArchive
     /// Another run holds the lock.
     case locked
-    /// Reading or writing failed.
+    /// Reading or writing failed (for object storage, after its retries).
     case io
+    /// The credentials were refused, or lack the permission.
+    case denied
+    /// The place is misconfigured (no credentials, a malformed endpoint).
+    case configuration
   }
 
   /// What kind of failure it is.

@@ -2,18 +2,50 @@ import ArchiveFormat
 import ArchiveStorage
 import Foundation
 import LibArchive
+import S3
 
-/// Archives named by the paths users give (`-` for standard input), reached through their
-/// storage backend.
+/// Archives and folders named by the paths users give: a local path, `s3://BUCKET/PREFIX/…`,
+/// or `-` for standard input; each reached through its storage backend.
 enum ArchiveAccess {
-  /// The backend and name of the archive at `path` (a file on this machine).
-  static func locate(_ path: String) -> (backend: LocalFolderBackend, name: String) {
+  /// The URL scheme of object storage.
+  static let s3Scheme = "s3://"
+
+  /// Whether `path` names a place in object storage.
+  static func isRemote(_ path: String) -> Bool { path.hasPrefix(s3Scheme) }
+
+  /// Whether `path` names standard input or output.
+  static func isStandardStream(_ path: String) -> Bool { path == StandardStream.name }
+
+  /// Whether `path` names a folder (or prefix) rather than an archive: an existing local
+  /// folder, or an `s3://` URL that ends with `/` or does not end with `.gvault`.
+  static func isFolder(_ path: String) -> Bool {
+    if isRemote(path) {
+      return path.hasSuffix("/") || !ArchiveNaming.isArchive(lastComponent(path))
+    }
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      && isDirectory.boolValue
+  }
+
+  /// The backend and name of the archive at `path`.
+  static func locate(_ path: String) throws -> (backend: any StorageBackend, name: String) {
+    if isRemote(path) {
+      let (bucket, key) = try split(path)
+      let name = lastComponent(key)
+      return (try s3Backend(bucket: bucket, prefix: String(key.dropLast(name.count))), name)
+    }
     let url = URL(fileURLWithPath: path)
     return (LocalFolderBackend(folder: url.deletingLastPathComponent().path), url.lastPathComponent)
   }
 
-  /// Whether `path` names standard input or output.
-  static func isStandardStream(_ path: String) -> Bool { path == StandardStream.name }
+  /// The backend of the folder (or prefix) at `path`.
+  static func folder(_ path: String) throws -> any StorageBackend {
+    if isRemote(path) {
+      let (bucket, key) = try split(path)
+      return try s3Backend(bucket: bucket, prefix: key)
+    }
+    return LocalFolderBackend(folder: path)
+  }
 
   /// A reader of the archive at `path`, streamed from its backend (or standard input).
   /// - Throws: ``StorageError`` or ``ArchiveError``.
@@ -22,7 +54,7 @@ enum ArchiveAccess {
     if isStandardStream(path) {
       input = StandardStream.input()
     } else {
-      let (backend, name) = locate(path)
+      let (backend, name) = try locate(path)
       input = try backend.openForReading(name)
     }
     return try ArchiveReader(name: displayName(path)) { buffer in try input.read(into: buffer) }
@@ -41,11 +73,31 @@ enum ArchiveAccess {
     }
   }
 
-  /// Throws ``VaultError/Kind/inputMissing`` unless `path` is standard input or an existing
-  /// file.
+  /// Throws ``VaultError/Kind/inputMissing`` unless `path` is standard input, object storage
+  /// (asked when read), or an existing file.
   static func requireInput(_ path: String) throws(VaultError) {
-    guard isStandardStream(path) || FileManager.default.fileExists(atPath: path) else {
+    guard isStandardStream(path) || isRemote(path) || FileManager.default.fileExists(atPath: path)
+    else {
       throw VaultError(.inputMissing, "no archive at this path (\(path))")
     }
+  }
+
+  private static func lastComponent(_ path: String) -> String {
+    path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+  }
+
+  /// `s3://bucket/key` → (bucket, key).
+  private static func split(_ path: String) throws(VaultError) -> (String, String) {
+    let rest = path.dropFirst(s3Scheme.count)
+    let bucket = rest.prefix { $0 != "/" }
+    guard !bucket.isEmpty else {
+      throw VaultError(.usage, "no bucket in \(path) (write s3://BUCKET/PREFIX/)")
+    }
+    return (String(bucket), String(rest.dropFirst(bucket.count + 1)))
+  }
+
+  private static func s3Backend(bucket: String, prefix: String) throws -> S3Backend {
+    let configuration = try S3Configuration.fromEnvironment(ProcessInfo.processInfo.environment)
+    return S3Backend(bucket: bucket, prefix: prefix, client: S3Client(configuration: configuration))
   }
 }

@@ -7,6 +7,7 @@ import Migration
 import ObjectModel
 import ObjectStore
 import PropertyList
+import S3
 
 /// An error from graphvault's services, classified by what a user or script must do about it,
 /// with the lower layer's error as its cause.
@@ -27,6 +28,8 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
     case modelUnavailable
     /// A password is missing, wrong or unreadable (or access was denied).
     case accessDenied
+    /// The environment is misconfigured (no credentials for object storage, a bad endpoint).
+    case configuration
     /// The request itself cannot be carried out as given (options that contradict each other,
     /// a policy that keeps nothing).
     case usage
@@ -93,6 +96,17 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       case .notAnArchive: kind = .invalidInput
       case .locked: kind = .locked
       case .io: kind = .ioFailure
+      case .denied: kind = .accessDenied
+      case .configuration: kind = .configuration
+      }
+      self.init(kind, error.detail, cause: error)
+    case let error as S3Error:
+      let kind: Kind
+      switch error.kind {
+      case .notFound: kind = .inputMissing
+      case .denied: kind = .accessDenied
+      case .unavailable, .failed: kind = .ioFailure
+      case .configuration: kind = .configuration
       }
       self.init(kind, error.detail, cause: error)
     case let error as DurableIOError:

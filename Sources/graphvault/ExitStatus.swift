@@ -27,7 +27,8 @@ enum ExitStatus: Int32, CaseIterable {
     case .temporaryFailure: return "locked by another run; retry later (or use --wait)"
     case .permissionDenied:
       return "password missing, wrong or unreadable, or access denied"
-    case .configuration: return "no model, no migration path, or archive newer than the model"
+    case .configuration:
+      return "no model or migration path, archive newer than model, no S3 credentials"
     }
   }
 
@@ -41,6 +42,7 @@ enum ExitStatus: Int32, CaseIterable {
     case .locked: self = .temporaryFailure
     case .modelUnavailable: self = .configuration
     case .accessDenied: self = .permissionDenied
+    case .configuration: self = .configuration
     case .usage: self = .usage
     }
   }

@@ -11,7 +11,7 @@ struct PackageLayoutTests {
     ["ArchiveFormat", "Migration", "ArchiveStorage"],
     ["ObjectStore"],
     ["ObjectModel"],
-    ["PropertyList", "SQLite", "LibArchive", "Zlib", "DurableIO"],
+    ["PropertyList", "SQLite", "LibArchive", "Zlib", "DurableIO", "S3"],
     ["CSQLite", "CArchive", "CZlib"],
   ]
 

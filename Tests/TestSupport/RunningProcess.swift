@@ -10,10 +10,14 @@ public final class RunningProcess: @unchecked Sendable {
   nonisolated(unsafe) private var outData = Data()
   nonisolated(unsafe) private var errData = Data()
 
-  /// Starts `executable` with `arguments`, its standard input empty.
-  public init(_ executable: String, _ arguments: [String]) throws {
+  /// Starts `executable` with `arguments` (and `environment` instead of the test's own, when
+  /// given), its standard input empty.
+  public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil)
+    throws
+  {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = stdout
     process.standardError = stderr

@@ -144,22 +144,21 @@ public enum BackupService {
     case folder(any StorageBackend, String?)
   }
 
-  /// Where the archive goes: standard output for `-`; `output` itself when it names a file
-  /// that does not exist yet; else a new name (``ArchiveNaming``) in the folder `output` names
-  /// (the current folder when nil).
+  /// Where the archive goes: standard output for `-`; `output` itself when it names an
+  /// archive that does not exist yet (a file, or an `s3://…/NAME.gvault` URL); else a new name
+  /// (``ArchiveNaming``) in the folder or `s3://BUCKET/PREFIX/` that `output` names (the
+  /// current folder when nil).
   static func destination(store: String, output: String?) throws -> Destination {
     if output == StandardStream.name { return .standardOutput }
-    var isDirectory: ObjCBool = false
     let output = output ?? FileManager.default.currentDirectoryPath
-    let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
-    guard exists && isDirectory.boolValue else {
-      if exists {
-        throw VaultError(.destinationExists, "the archive exists already (\(output))")
-      }
-      let (backend, name) = ArchiveAccess.locate(output)
-      return .folder(backend, name)
+    if ArchiveAccess.isFolder(output) { return .folder(try ArchiveAccess.folder(output), nil) }
+    let (backend, name) = try ArchiveAccess.locate(output)
+    if ArchiveAccess.isRemote(output)
+      ? backend.exists(name) : FileManager.default.fileExists(atPath: output)
+    {
+      throw VaultError(.destinationExists, "the archive exists already (\(output))")
     }
-    return .folder(LocalFolderBackend(folder: output), nil)
+    return .folder(backend, name)
   }
 
   private static func write(

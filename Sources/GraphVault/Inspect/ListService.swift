@@ -42,22 +42,24 @@ public enum ListService {
     -> [ArchiveSummary]
   {
     try vault {
-      var isDirectory: ObjCBool = false
+      let remote = ArchiveAccess.isRemote(path)
       guard
-        ArchiveAccess.isStandardStream(path)
-          || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        remote || ArchiveAccess.isStandardStream(path)
+          || FileManager.default.fileExists(atPath: path)
       else {
         throw VaultError(.inputMissing, "no archive or folder at this path (\(path))")
       }
-      guard isDirectory.boolValue else {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+      guard ArchiveAccess.isFolder(path) else {
+        let size =
+          remote
+          ? nil : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
         let (summary, failure) = summarize(path, bytes: size?.int64Value, password: password)
         if let failure { throw failure }
         return [summary]
       }
-      let backend = LocalFolderBackend(folder: path)
+      let backend = try ArchiveAccess.folder(path)
       let summaries = try backend.list().map {
-        summarize(backend.path(of: $0.name), bytes: $0.size, password: password).summary
+        summarize(backend.address(of: $0.name), bytes: $0.size, password: password).summary
       }
       return summaries.sorted { ($0.created ?? "", $0.archive) > ($1.created ?? "", $1.archive) }
     }

@@ -96,13 +96,10 @@ public enum PruneService {
         throw VaultError(
           .usage, "give at least one --keep-* option: an empty policy would remove every archive")
       }
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
-        isDirectory.boolValue
-      else {
+      guard ArchiveAccess.isRemote(folder) || ArchiveAccess.isFolder(folder) else {
         throw VaultError(.inputMissing, "no folder at this path (\(folder))")
       }
-      let backend = LocalFolderBackend(folder: folder)
+      let backend = try ArchiveAccess.folder(folder)
       let lock = try backend.lock(BackupService.folderLock, shared: false, wait: options.wait)
       defer { lock.release() }
 
@@ -110,7 +107,7 @@ public enum PruneService {
       var unusable: [PruneReport.Unusable] = []
       for archive in try backend.list().sorted(by: { $0.name < $1.name }) {
         do {
-          let header = try check(backend.path(of: archive.name), password: options.password)
+          let header = try check(backend.address(of: archive.name), password: options.password)
           guard let created = header.created, header.sourcePath != nil else {
             unusable.append(
               .init(archive: archive.name, problem: "its header records no creation time or source")

@@ -1,0 +1,237 @@
+import Foundation
+import S3
+
+/// Archives kept under a prefix of an S3 bucket (AWS, or anything that speaks its API).
+///
+/// New archives are multipart uploads, part by part as the archive is produced, so memory holds
+/// one part at a time; an archive appears under its key only when the upload completes, and an
+/// abandoned upload is aborted. A killed run leaves an incomplete upload, which ``leftovers()``
+/// lists once it is a day old.
+///
+/// Locks are objects under `PREFIX.graphvault-locks/NAME/`, one per holder, refreshed while the
+/// holder lives; a lock is stale once it has not been refreshed for ``staleAfter`` (by the
+/// service's clock), or at once when it names this host and a process that is gone.
+public final class S3Backend: StorageBackend {
+  /// The bucket.
+  public let bucket: String
+  /// The prefix (empty, or ending in `/`).
+  public let prefix: String
+  /// The client.
+  public let client: S3Client
+  /// The size of each uploaded part and of each ranged read.
+  public var partSize = 8 << 20
+  /// How long a lock lives without a refresh.
+  public var staleAfter: TimeInterval = 30 * 60
+  /// How often a held lock is refreshed.
+  public var refreshEvery: TimeInterval = 5 * 60
+
+  /// The place `s3://bucket/prefix/`.
+  public init(bucket: String, prefix: String, client: S3Client) {
+    self.bucket = bucket
+    self.prefix = prefix.isEmpty || prefix.hasSuffix("/") ? prefix : prefix + "/"
+    self.client = client
+  }
+
+  /// `s3://bucket/prefix/`.
+  public var location: String { "s3://\(bucket)/\(prefix)" }
+
+  /// The URL of `name`.
+  public func url(of name: String) -> String { location + name }
+
+  /// The archive's URL.
+  public func address(of name: String) -> String { url(of: name) }
+
+  /// The `.gvault` objects directly under the prefix (every page of the listing).
+  public func list() throws(StorageError) -> [StoredArchive] {
+    try storage {
+      try client.list(bucket: bucket, prefix: prefix).objects.compactMap { object in
+        let name = String(object.key.dropFirst(prefix.count))
+        return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
+      }
+    }
+  }
+
+  /// Whether the object `name` is there (a HEAD request).
+  public func exists(_ name: String) -> Bool {
+    (try? client.head(bucket: bucket, key: prefix + name)) != nil
+  }
+
+  /// The object `name`, read by ranged GETs of one part each, pinned to its ETag.
+  public func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput {
+    let key = prefix + name
+    let (size, etag) = try storage {
+      do {
+        return try client.head(bucket: bucket, key: key)
+      } catch let error as S3Error where error.kind == .notFound {
+        throw S3Error(
+          .notFound, "no archive at \(url(of: name)) (or no bucket \(bucket))", status: 404)
+      }
+    }
+    return S3Input(backend: self, key: key, size: size, etag: etag)
+  }
+
+  /// A multipart upload into `name`: visible only once complete, aborted when abandoned.
+  public func create(_ name: String) throws(StorageError) -> any ArchiveOutput {
+    let key = prefix + name
+    let id = try storage { try client.createUpload(bucket: bucket, key: key) }
+    return S3Output(backend: self, name: name, key: key, uploadID: id)
+  }
+
+  /// Removes the object `name`.
+  public func delete(_ name: String) throws(StorageError) {
+    try storage { try client.delete(bucket: bucket, key: prefix + name) }
+  }
+
+  /// Incomplete multipart uploads under the prefix begun more than a day ago (by the
+  /// service's clock): what killed backups left. Named `KEY NAME?uploadId=ID`.
+  public func leftovers() throws(StorageError) -> [StoredArchive] {
+    try storage {
+      let (uploads, now) = try client.listUploads(bucket: bucket, prefix: prefix)
+      let cutoff = (now ?? Date()).addingTimeInterval(-86_400)
+      return uploads.filter { ($0.initiated ?? .distantFuture) < cutoff }.map {
+        StoredArchive(name: "\($0.key.dropFirst(prefix.count))?uploadId=\($0.uploadID)", size: 0)
+      }
+    }
+  }
+
+  /// Aborts a leftover upload that ``leftovers()`` listed.
+  public func removeLeftover(_ name: String) throws(StorageError) {
+    let parts = name.components(separatedBy: "?uploadId=")
+    guard parts.count == 2 else { throw StorageError(.notFound, "not an upload: \(name)") }
+    try storage {
+      try client.abortUpload(bucket: bucket, key: prefix + parts[0], uploadID: parts[1])
+    }
+  }
+
+  /// A lock object under `PREFIX.graphvault-locks/NAME/` (see ``S3Backend``).
+  public func lock(_ name: String, shared: Bool, wait: Double?) throws(StorageError)
+    -> any StorageLock
+  {
+    try S3Lock.take(backend: self, name: name, shared: shared, wait: wait)
+  }
+
+  /// Runs `body`, turning an ``S3Error`` into a ``StorageError`` of the matching kind.
+  func storage<R>(_ body: () throws -> R) throws(StorageError) -> R {
+    do {
+      return try body()
+    } catch let error as StorageError {
+      throw error
+    } catch {
+      guard let error = error as? S3Error else { throw StorageError(.io, "\(error)") }
+      let kind: StorageError.Kind
+      switch error.kind {
+      case .notFound: kind = .notFound
+      case .denied: kind = .denied
+      case .unavailable, .failed: kind = .io
+      case .configuration: kind = .configuration
+      }
+      throw StorageError(kind, error.detail)
+    }
+  }
+}
+
+/// An object read by ranged GETs of one part each, pinned to the ETag it had when opened.
+private final class S3Input: ArchiveInput {
+  let backend: S3Backend
+  let key: String
+  let size: Int64
+  let etag: String?
+  private var offset: Int64 = 0
+  private var buffer = Data()
+  private var position = 0
+
+  init(backend: S3Backend, key: String, size: Int64, etag: String?) {
+    (self.backend, self.key, self.size, self.etag) = (backend, key, size, etag)
+  }
+
+  func read(into target: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
+    if position == buffer.count {
+      guard offset < size else { return 0 }
+      let end = min(size, offset + Int64(backend.partSize))
+      let (bucket, key, etag, start) = (backend.bucket, self.key, self.etag, offset)
+      buffer = try backend.storage {
+        try backend.client.get(bucket: bucket, key: key, range: start..<end, etag: etag)
+      }
+      guard buffer.count == Int(end - start) else {
+        throw StorageError(
+          .io, "read s3://\(bucket)/\(key): \(buffer.count) bytes where \(end - start) were asked")
+      }
+      offset = end
+      position = 0
+    }
+    let count = min(target.count, buffer.count - position)
+    buffer.withUnsafeBytes { source in
+      target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[position..<position + count]))
+    }
+    position += count
+    return count
+  }
+}
+
+/// A multipart upload, one part in memory at a time.
+private final class S3Output: ArchiveOutput {
+  let backend: S3Backend
+  let name: String
+  let key: String
+  let uploadID: String
+  private var part = Data()
+  private var etags: [String] = []
+  private var written: Int64 = 0
+  private var finished = false
+
+  init(backend: S3Backend, name: String, key: String, uploadID: String) {
+    (self.backend, self.name, self.key, self.uploadID) = (backend, name, key, uploadID)
+    part.reserveCapacity(backend.partSize)
+  }
+
+  var location: String { backend.url(of: name) }
+
+  func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    var remaining = bytes
+    while !remaining.isEmpty {
+      let take = min(remaining.count, backend.partSize - part.count)
+      part.append(contentsOf: UnsafeRawBufferPointer(rebasing: remaining[..<take]))
+      written += Int64(take)
+      remaining = UnsafeRawBufferPointer(rebasing: remaining[take...])
+      if part.count == backend.partSize { try flush() }
+    }
+  }
+
+  private func flush() throws(StorageError) {
+    let (bucket, key, id, number, body) = (
+      backend.bucket, self.key, uploadID, etags.count + 1, part
+    )
+    let etag = try backend.storage {
+      try backend.client.uploadPart(
+        bucket: bucket, key: key, uploadID: id, number: number, body: body)
+    }
+    etags.append(etag)
+    part.removeAll(keepingCapacity: true)
+  }
+
+  func publish() throws(StorageError) -> Int64 {
+    do throws(StorageError) {
+      if !part.isEmpty || etags.isEmpty { try flush() }
+      if backend.exists(name) {
+        throw StorageError(.exists, "the archive exists already (\(location))")
+      }
+      let (bucket, key, id, parts) = (backend.bucket, self.key, uploadID, etags)
+      try backend.storage {
+        try backend.client.completeUpload(bucket: bucket, key: key, uploadID: id, parts: parts)
+      }
+      finished = true
+      return written
+    } catch {
+      abandon()
+      throw error
+    }
+  }
+
+  func abandon() {
+    guard !finished else { return }
+    finished = true
+    try? backend.client.abortUpload(bucket: backend.bucket, key: key, uploadID: uploadID)
+  }
+
+  deinit { abandon() }
+}
