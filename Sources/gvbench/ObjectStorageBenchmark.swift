@@ -1,0 +1,86 @@
+import Foundation
+import GraphVault
+
+/// Backup and restore of one generated store into a local folder and into a bucket of moto's
+/// S3 server on 127.0.0.1 (from the package's `.venv`, as `scripts/setup` makes it), in one
+/// run: time, upload throughput and peak RSS.
+func objectStorageBenchmark(objects: Int) throws {
+  let workspace = try BenchWorkspace()
+  defer { workspace.remove() }
+  let (tool, model) = (workspace.tool, workspace.model)
+  func path(_ name: String) -> String { workspace.path(name) }
+  let venv = FileManager.default.currentDirectoryPath + "/.venv/bin"
+  guard FileManager.default.isExecutableFile(atPath: venv + "/moto_server") else {
+    FileHandle.standardError.write(Data("gvbench s3: run scripts/setup first (moto)\n".utf8))
+    exit(1)
+  }
+  FileHandle.standardError.write(Data("gvbench s3: generating \(objects) objects\n".utf8))
+  try SampleLibrary.generate(at: path("store.sqlite"), objects: objects)
+
+  let port = 47_000 + Int.random(in: 0..<1_000)
+  let server = Process()
+  server.executableURL = URL(fileURLWithPath: venv + "/moto_server")
+  server.arguments = ["-H", "127.0.0.1", "-p", String(port)]
+  server.standardOutput = FileHandle.nullDevice
+  server.standardError = FileHandle.nullDevice
+  try server.run()
+  defer {
+    kill(server.processIdentifier, SIGKILL)
+    server.waitUntilExit()
+  }
+  let endpoint = "http://127.0.0.1:\(port)"
+  for (name, value) in [
+    ("AWS_ACCESS_KEY_ID", "bench"), ("AWS_SECRET_ACCESS_KEY", "bench"), ("AWS_REGION", "us-east-1"),
+    ("AWS_ENDPOINT_URL", endpoint),
+  ] {
+    setenv(name, value, 1)
+  }
+  var created = false
+  for _ in 0..<100 where !created {
+    usleep(200_000)
+    created =
+      (try? timedShell(
+        "'\(venv)/python' -c \"import boto3; boto3.client('s3', endpoint_url='\(endpoint)').create_bucket(Bucket='bench')\" 2>/dev/null"
+      )) != nil
+  }
+  guard created else { throw NSError(domain: "gvbench", code: 1) }
+
+  func run(_ arguments: [String]) throws -> Measured {
+    let measured = try runMeasured(tool, arguments)
+    guard measured.status == 0 else {
+      throw NSError(
+        domain: "gvbench", code: 1,
+        userInfo: [NSLocalizedDescriptionKey: "failed: \(arguments.joined(separator: " "))"])
+    }
+    return measured
+  }
+  let store = path("store.sqlite")
+  let localBackup = try run(
+    ["backup", store, "--model", model, "--output", path("local.gvault"), "-q"])
+  let remoteBackup = try run(
+    ["backup", store, "--model", model, "--output", "s3://bench/nightly/local.gvault", "-q"])
+  let localRestore = try run(
+    ["restore", path("local.gvault"), "--to", path("local.sqlite"), "-q"])
+  let remoteRestore = try run(
+    ["restore", "s3://bench/nightly/local.gvault", "--to", path("remote.sqlite"), "-q"])
+  let megabytes = workspace.size("local.gvault") / 1_000_000
+  print(
+    "| \(objects) objects, archive \(String(format: "%.1f", megabytes)) MB | local folder | moto on 127.0.0.1 | ratio |"
+  )
+  print("|---|---:|---:|---:|")
+  print(
+    String(
+      format: "| backup time | %.2f s | %.2f s (%.0f MB/s uploaded) | %.2f× |",
+      localBackup.seconds, remoteBackup.seconds, megabytes / remoteBackup.seconds,
+      remoteBackup.seconds / localBackup.seconds))
+  print(
+    "| backup peak RSS | \(localBackup.peakKiB / 1024) MiB | \(remoteBackup.peakKiB / 1024) MiB | \(String(format: "%.2f", Double(remoteBackup.peakKiB) / Double(localBackup.peakKiB)))× |"
+  )
+  print(
+    String(
+      format: "| restore time | %.2f s | %.2f s | %.2f× |", localRestore.seconds,
+      remoteRestore.seconds, remoteRestore.seconds / localRestore.seconds))
+  print(
+    "| restore peak RSS | \(localRestore.peakKiB / 1024) MiB | \(remoteRestore.peakKiB / 1024) MiB | \(String(format: "%.2f", Double(remoteRestore.peakKiB) / Double(localRestore.peakKiB)))× |"
+  )
+}
