@@ -10,7 +10,8 @@ import Zlib
 /// for a to-one, 0 or -1 for an unbounded to-many and larger for a bounded one;
 /// `NSRenamingIdentifier` equals the name when there was no rename; bit 16 of `NSFlagsKey` is
 /// "preserve after deletion". Whether an attribute allows external storage is not recognised
-/// in compiled models (no fixture shows its flag) and reads as false.
+/// in Apple's compiled models (no fixture shows its flag) and reads as false, unless the model
+/// was written by ``CompiledModelWriter``, which keeps it under a key of its own.
 public enum CompiledModelLoader {
   /// The most bytes a `Z_MODELCACHE` may inflate to.
   public static let modelCacheLimit = 64 << 20
@@ -198,7 +199,9 @@ public enum CompiledModelLoader {
       defaultValue: try defaultValue(object.value(forKey: "NSDefaultValue"), type: type),
       renamingIdentifier: renaming(try string(object, "NSRenamingIdentifier"), name),
       versionHashModifier: try string(object, "NSVersionHashModifier"),
-      allowsExternalBinaryDataStorage: false, preservesValueInHistoryOnDeletion: flags & 16 != 0,
+      allowsExternalBinaryDataStorage: try object.value(forKey: "GVAllowsExternalBinaryDataStorage")
+        .boolValue ?? false,
+      preservesValueInHistoryOnDeletion: flags & 16 != 0,
       valueTransformerName: try string(object, "NSValueTransformerName"),
       valueClassName: type == .transformable
         ? try string(object, "NSAttributeValueClassName") : nil,
@@ -213,9 +216,17 @@ public enum CompiledModelLoader {
       return value.integerValue.map(AttributeValue.integer)
     case (.boolean, _): return value.boolValue.map(AttributeValue.bool)
     case (.double, _), (.float, _): return value.doubleValue.map(AttributeValue.double)
+    case (.decimal, .object(let object)):
+      return (try? DecimalArchive.decode(object)).flatMap { $0 }.map(AttributeValue.decimal)
     case (.decimal, _):
       return value.doubleValue.map { AttributeValue.decimal(String($0)) }
         ?? value.stringValue.map(AttributeValue.decimal)
+    case (.uuid, .object(let object)):
+      guard let bytes = try? object.value(forKey: "NS.uuidbytes").dataValue, bytes.count == 16
+      else { return nil }
+      return .uuid(bytes)
+    case (.uri, .object(let object)):
+      return (try? object.string(forKey: "NS.relative")).flatMap { $0 }.map(AttributeValue.uri)
     case (.string, .string(let text)): return .string(text)
     case (.uri, .string(let text)): return .uri(text)
     case (.date, .date(let date)): return .date(date.secondsSinceReferenceDate)
@@ -265,6 +276,7 @@ enum ExpressionRenderer {
     case "NSConstantValueExpression":
       let value = try expression.value(forKey: "NSConstantValue")
       if let text = value.stringValue { return "\"\(text)\"" }
+      if case .integer(let number) = value { return String(number) }
       if let number = value.doubleValue { return String(number) }
       return "nil"
     case "NSKeyPathExpression":

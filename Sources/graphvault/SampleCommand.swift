@@ -8,7 +8,7 @@ struct SampleCommand: ParsableCommand {
     abstract:
       "Create a store of the sample Library model filled with generated objects (for trying graphvault out, and load tests).",
     discussion:
-      "The same seed gives the same store. The model is Fixtures/Library.xcdatamodeld, built in code; pass that file as --model to back the store up."
+      "The same seed gives the same store. The model is Fixtures/Library.xcdatamodeld, built in code; the store carries it in Z_MODELCACHE, so backup needs no --model."
   )
 
   @Argument(help: "The store to create.")

@@ -37,7 +37,7 @@ struct ModelAndCreateCommandTests {
     #expect(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == store)
     let described = try BuiltTool.run(["model", store])
     #expect(described.status == 0, "\(described.stderr)")
-    #expect(described.stdout.contains("model cache: no"))
+    #expect(described.stdout.contains("model cache: yes"))
     #expect(described.stdout.contains("version identifiers [3]"))
     // Only the finished store is left: no temporary file beside it.
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {

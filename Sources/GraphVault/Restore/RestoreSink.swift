@@ -134,13 +134,10 @@ final class RestoreSink {
     }
     let (metadata, hashNote) = Self.metadata(archived.metadata, for: run.plan.target)
     if let hashNote { notes.append(hashNote) }
-    notes.append(
-      "Z_MODELCACHE is left empty (the archive's cache describes the old model); Core Data does not need it"
-    )
     if let loader {
       try loader.writeBookkeeping(
         entityRows: targetSchema.entityRows(maxima: run.maxima), uuid: archived.uuid,
-        metadata: metadata, modelCache: nil)
+        metadata: metadata, modelCache: try CompiledModelWriter.modelCache(run.plan.target))
       try loader.finish(indexesAndTriggers: schemaObjects, journalMode: journalMode)
       let afters = run.plan.stages.compactMap(\.after)
       if !afters.isEmpty {

@@ -181,7 +181,7 @@ public enum SampleLibrary {
       ]),
       uuid: UUID().uuidString,
       metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model)).binaryPropertyList(),
-      modelCache: nil)
+      modelCache: try CompiledModelWriter.modelCache(model))
     try loader.finish(indexesAndTriggers: schema.schemaObjects, journalMode: "wal")
   }
 }

@@ -16,7 +16,8 @@ public enum StoreCreator {
     public var uuid: String?
     /// The metadata to write; made from the model when nil.
     public var metadata: [String: PropertyListValue]?
-    /// `Z_MODELCACHE` contents (raw DEFLATE of a keyed archive), when known.
+    /// `Z_MODELCACHE` contents (raw DEFLATE of a keyed archive); the model's own, written by
+    /// `CompiledModelWriter`, when nil.
     public var modelCache: [UInt8]?
     /// Whether the store has a `Z_MODELCACHE` table (stores written before about 2014 do not).
     public var hasModelCacheTable = true
@@ -88,7 +89,8 @@ public enum StoreCreator {
           .blob(PropertyListValue.dictionary(metadata).binaryPropertyList()),
         ])
         try insertMetadata.run()
-        if let cache = options.modelCache {
+        if options.hasModelCacheTable {
+          let cache = try options.modelCache ?? CompiledModelWriter.modelCache(schema.model)
           let insertCache = try db.prepare("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)")
           try insertCache.bind([.blob(cache)])
           try insertCache.run()
@@ -100,6 +102,8 @@ public enum StoreCreator {
       throw error
     } catch let error as SQLiteError {
       throw StoreError(.database, "cannot create the store", path: path, underlying: error)
+    } catch let error as ModelError {
+      throw StoreError(.database, "cannot write Z_MODELCACHE", path: path, underlying: error)
     } catch {
       throw StoreError(.database, "cannot create the store: \(error)", path: path)
     }
