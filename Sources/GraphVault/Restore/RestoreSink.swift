@@ -141,7 +141,12 @@ final class RestoreSink {
       try loader.finish(indexesAndTriggers: schemaObjects, journalMode: journalMode)
       let afters = run.plan.stages.compactMap(\.after)
       if !afters.isEmpty {
-        let context = try ObjectContext(storePath: loader.path, model: run.plan.target)
+        // Stages see transformable values as bytes unless Core Data's transformers read them;
+        // a model naming an app's own transformer must not stop the restore.
+        var transformers = ValueTransformerRegistry.standard
+        transformers.refusesUnknownNames = false
+        let context = try ObjectContext(
+          storePath: loader.path, model: run.plan.target, transformers: transformers)
         for after in afters { try after(context) }
         try context.save()
       }

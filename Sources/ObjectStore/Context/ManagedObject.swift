@@ -12,6 +12,8 @@ public final class ManagedObject: CustomStringConvertible {
   var toOne: [String: ObjectReference]
   var toMany: [String: [ObjectReference]] = [:]
   var version: Int64
+  /// Values of transient attributes of any type (`undefined` ones), kept only in memory.
+  var transients: [String: any Sendable] = [:]
   /// Whether the object was deleted (pending or saved), or discarded by a rollback.
   public internal(set) var isDeleted = false
 
@@ -40,6 +42,46 @@ public final class ManagedObject: CustomStringConvertible {
   ///   attribute, it is derived, or the value does not fit its type.
   public func setValue(_ value: AttributeValue?, for key: String) throws(StoreError) {
     try context.setValue(value, for: key, of: self)
+  }
+
+  /// The value of transformable attribute `key`, through its value transformer (nil when it
+  /// has none).
+  /// - Throws: ``StoreError`` when the attribute is not transformable, its transformer is not
+  ///   registered, or cannot read the stored bytes.
+  public func transformedValue(for key: String) throws(StoreError) -> (any Sendable)? {
+    try context.transformedValue(for: key, of: self)
+  }
+
+  /// Sets transformable attribute `key` to `value`, stored through its value transformer.
+  /// - Throws: ``StoreError`` when the value is not of the attribute's value class (naming
+  ///   entity, attribute, expected and actual class), or the transformer cannot store it;
+  ///   nothing is set then.
+  public func setTransformedValue(_ value: (any Sendable)?, for key: String) throws(StoreError) {
+    try context.setTransformedValue(value, for: key, of: self)
+  }
+
+  /// The value of transient attribute `key`: what ``setTransientValue(_:for:)`` or
+  /// ``setPrimitiveTransientValue(_:for:)`` put there, or an `AttributeValue` set with
+  /// ``setValue(_:for:)`` (nil when none).
+  public func transientValue(for key: String) -> (any Sendable)? {
+    transients[key] ?? attributes[key]
+  }
+
+  /// Sets transient attribute `key` (of any type; `undefined` ones hold any value), which is
+  /// a change: ``ObjectContext/hasChanges`` turns true and `willSave` hooks run for the object,
+  /// though the store keeps nothing of it.
+  /// - Throws: ``StoreError`` when the entity has no such transient attribute.
+  public func setTransientValue(_ value: (any Sendable)?, for key: String) throws(StoreError) {
+    try context.setTransient(value, for: key, of: self, tracked: true)
+  }
+
+  /// Sets transient attribute `key` without making it a change, as Core Data's
+  /// `setPrimitiveValue:forKey:`: for a getter that caches a value decoded from its shadow
+  /// attribute, or an `awakeFromFetch` hook.
+  public func setPrimitiveTransientValue(_ value: (any Sendable)?, for key: String)
+    throws(StoreError)
+  {
+    try context.setTransient(value, for: key, of: self, tracked: false)
   }
 
   /// The object a to-one relationship points at.

@@ -9,6 +9,7 @@ extension ObjectContext {
   ///   relationship when a Deny rule refuses; nothing is changed then.
   public func delete(_ object: ManagedObject) throws(StoreError) {
     guard !object.isDeleted else { return }
+    try checkChangeable(object)
     // Everything cascading deletes reaches, before anything changes.
     var closure = [object.reference]
     var doomed = Set(closure)

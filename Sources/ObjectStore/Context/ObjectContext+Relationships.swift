@@ -134,7 +134,7 @@ extension ObjectContext {
   func setToOne(of object: ManagedObject, _ name: String, to target: ObjectReference?)
     throws(StoreError)
   {
-    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    try checkChangeable(object)
     let relationship = try relationship(name, of: object.entity)
     guard !relationship.isToMany else {
       throw fail(.invalidValue, "\(object.entity).\(name) is to-many")
@@ -192,7 +192,7 @@ extension ObjectContext {
   func addMember(_ member: ObjectReference, to object: ManagedObject, _ name: String)
     throws(StoreError)
   {
-    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    try checkChangeable(object)
     let relationship = try relationship(name, of: object.entity)
     guard relationship.isToMany, let inverse = model.inverse(of: relationship) else {
       throw fail(

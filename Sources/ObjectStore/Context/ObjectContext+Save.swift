@@ -48,6 +48,9 @@ extension ObjectContext {
   ///   database's error. Nothing is written then, and the changes stay pending.
   public func save() throws(StoreError) {
     guard hasChanges || !reordered.isEmpty else { return }
+    // Hooks first, so that what they write is validated (Core Data validates before willSave,
+    // and a required shadow attribute written there fails its first save).
+    try runWillSave()
     try validate()
     let orderKeys = try pendingOrderKeys()
     do {
@@ -69,8 +72,15 @@ extension ObjectContext {
     }
     for reference in inserted { registered[reference]?.version = 1 }
     for reference in updated { registered[reference]?.version += 1 }
+    let saved = inserted.union(updated).union(deleted).sorted {
+      $0.description < $1.description
+    }
+    let savedObjects = saved.compactMap { registered[$0] }
     for reference in deleted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
+    inDidSave = true
+    defer { inDidSave = false }
+    for object in savedObjects { try runHooks(.didSave, object) }
   }
 
   /// Order keys for the members of reordered one-to-many relationships, by member and column;
@@ -228,6 +238,7 @@ extension ObjectContext {
     joinInserts.removeAll()
     joinDeletes.removeAll()
     reordered.removeAll()
+    transientChanges.removeAll()
   }
 
   // MARK: Rolling back
@@ -247,6 +258,7 @@ extension ObjectContext {
       var fresh: ObjectRecord?
       try? reader.bind([.integer(reference.primaryKey)])
       try? reader.readRows { fresh = $0 }
+      object.transients.removeAll()
       if let fresh {
         object.attributes = fresh.attributes
         object.toOne = fresh.toOne

@@ -28,11 +28,28 @@ public final class ObjectContext {
   var reordered = Set<OrderedMembership>()
   var nextKeys: [String: Int64] = [:]
   let entityNames: [Int: String]
+  /// The value transformers of the model's transformable attributes.
+  public let transformers: ValueTransformerRegistry
+  /// Objects whose transient values changed (nothing to write, but a change).
+  var transientChanges = Set<ObjectReference>()
+  /// Lifecycle hooks by event and entity.
+  var hooks: [LifecycleEvent: [String: [Hook]]] = [:]
+  /// Set while `didSave` hooks run, when no object may change.
+  var inDidSave = false
 
-  /// Opens a context on the store at `storePath`, which `model` must describe.
-  /// - Throws: ``StoreError`` when the store cannot be opened for writing or the model does not
-  ///   match it.
-  public init(storePath: String, model: ObjectModel) throws(StoreError) {
+  /// Opens a context on the store at `storePath`, which `model` must describe, with the value
+  /// transformers its transformable attributes name.
+  /// - Throws: ``StoreError`` when the store cannot be opened for writing, the model does not
+  ///   match it, or a transformable attribute names a transformer or a value class that
+  ///   `transformers` does not know (naming entity, attribute and the name).
+  public init(
+    storePath: String, model: ObjectModel,
+    transformers: ValueTransformerRegistry = .standard
+  ) throws(StoreError) {
+    if let problem = Self.checkTransformables(model, transformers) {
+      throw StoreError(.invalidValue, problem, path: storePath)
+    }
+    self.transformers = transformers
     store = try CoreDataStore(path: storePath, writable: true)
     self.model = model
     layout = try store.layout(for: model)
@@ -61,7 +78,7 @@ public final class ObjectContext {
   /// Whether there are unsaved changes.
   public var hasChanges: Bool {
     !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !joinInserts.isEmpty
-      || !joinDeletes.isEmpty
+      || !joinDeletes.isEmpty || !transientChanges.isEmpty
   }
 
   func fail(_ kind: StoreError.Kind, _ detail: String) -> StoreError {
@@ -87,22 +104,27 @@ public final class ObjectContext {
   func load(_ table: StoreLayout.Table, filter: String?, bindings: [SQLiteValue]) throws(StoreError)
     -> [ManagedObject]
   {
+    var records: [ObjectRecord] = []
     do {
       let reader = try TableReader(
         table: table, layout: layout, database: store.database, filter: filter)
       try reader.bind(bindings)
-      var result: [ManagedObject] = []
-      try reader.readRows { record in result.append(register(record)) }
-      return result
+      try reader.readRows { record in records.append(record) }
     } catch {
       throw wrap(error, "cannot read \(table.name)")
     }
+    // Registered once the statement is done: awakeFromFetch hooks may read the store.
+    var result: [ManagedObject] = []
+    result.reserveCapacity(records.count)
+    for record in records { result.append(try register(record)) }
+    return result
   }
 
-  func register(_ record: ObjectRecord) -> ManagedObject {
+  func register(_ record: ObjectRecord) throws(StoreError) -> ManagedObject {
     if let existing = registered[record.reference] { return existing }
     let object = ManagedObject(record: record, context: self)
     registered[record.reference] = object
+    try runHooks(.awakeFromFetch, object)
     return object
   }
 
@@ -124,6 +146,7 @@ public final class ObjectContext {
   /// Inserts a new object of `entity`, with its attributes' default values, and a primary key
   /// from its hierarchy's counter.
   public func insert(_ entity: String) throws(StoreError) -> ManagedObject {
+    guard !inDidSave else { throw fail(.invalidValue, "no object can be inserted in didSave") }
     guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
       throw fail(.invalidValue, "the model has no entity \(entity)")
     }
@@ -140,6 +163,7 @@ public final class ObjectContext {
       context: self)
     registered[object.reference] = object
     inserted.insert(object.reference)
+    try runHooks(.awakeFromInsert, object)
     return object
   }
 
@@ -169,7 +193,7 @@ public final class ObjectContext {
   func setValue(_ value: AttributeValue?, for key: String, of object: ManagedObject)
     throws(StoreError)
   {
-    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    try checkChangeable(object)
     guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
     else {
       throw fail(.invalidValue, "\(object.entity) has no attribute \(key)")
@@ -183,6 +207,17 @@ public final class ObjectContext {
         "\(object.entity).\(key) is \(attribute.type.rawValue); \(value) does not fit")
     }
     object.attributes[key] = value
-    if !attribute.isTransient { markUpdated(object) }
+    if attribute.isTransient {
+      transientChanges.insert(object.reference)
+    } else {
+      markUpdated(object)
+    }
+  }
+
+  func checkChangeable(_ object: ManagedObject) throws(StoreError) {
+    guard !object.isDeleted else { throw fail(.invalidValue, "\(object) is deleted") }
+    guard !inDidSave else {
+      throw fail(.invalidValue, "\(object) cannot change in didSave; change it in willSave")
+    }
   }
 }

@@ -1,0 +1,61 @@
+/// Named value transformers, for the transformable attributes of the models a context opens.
+///
+/// ``standard`` holds Core Data's own: `NSKeyedUnarchiveFromData` (also used when an attribute
+/// names none) and `NSSecureUnarchiveFromData` (with its `…Transformer` spelling), both
+/// ``KeyedArchiveTransformer``s.
+public struct ValueTransformerRegistry: Sendable {
+  /// Core Data's default transformer name, used when an attribute gives none.
+  public static let defaultName = "NSKeyedUnarchiveFromData"
+
+  private var transformers: [String: any AttributeValueTransformer] = [:]
+  private var classNames = Set<String>()
+
+  /// Whether a context refuses to open on a model naming a transformer or a value class this
+  /// registry does not know (the default). Off, the context opens, and only reading or setting
+  /// such an attribute's value fails; for tools that copy the bytes without looking at them.
+  public var refusesUnknownNames = true
+
+  /// An empty registry (not even the default transformer).
+  public init() {}
+
+  /// Core Data's transformers.
+  public static let standard: ValueTransformerRegistry = {
+    var registry = ValueTransformerRegistry()
+    registry.register(KeyedArchiveTransformer(secure: false), as: defaultName)
+    registry.register(KeyedArchiveTransformer(secure: true), as: "NSSecureUnarchiveFromData")
+    registry.register(
+      KeyedArchiveTransformer(secure: true), as: "NSSecureUnarchiveFromDataTransformer")
+    return registry
+  }()
+
+  /// Registers `transformer` under `name`, replacing one registered before.
+  public mutating func register(_ transformer: any AttributeValueTransformer, as name: String) {
+    transformers[name] = transformer
+  }
+
+  /// Declares a class name that values may have (one of an app's own classes that archives
+  /// carry, such as `Color`), so an attribute's `valueClassName` naming it is known.
+  public mutating func registerValueClass(_ name: String) {
+    classNames.insert(name)
+  }
+
+  /// The transformer for an attribute's `valueTransformerName` (the default one when nil or
+  /// empty), or nil when none is registered under that name.
+  public func transformer(named name: String?) -> (any AttributeValueTransformer)? {
+    transformers[name.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultName]
+  }
+
+  /// Whether values may be of class `name`: a Foundation class the keyed-archive
+  /// transformers know, one of the Apple frameworks' classes that archives commonly carry
+  /// (`UIColor`, `NSColor`, `UIImage`, `CLLocation`, …), a class declared with
+  /// ``registerValueClass(_:)``, or one a registered transformer makes.
+  public func knowsValueClass(_ name: String) -> Bool {
+    knownValueClasses.contains(name)
+  }
+
+  /// Every class name ``knowsValueClass(_:)`` accepts.
+  public var knownValueClasses: Set<String> {
+    ValueClass.foundationClasses.union(ValueClass.platformClasses).union(classNames).union(
+      transformers.values.flatMap(\.valueClassNames))
+  }
+}
