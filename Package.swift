@@ -63,7 +63,8 @@ let package = Package(
     .target(
       name: "ObjectStore",
       dependencies: [
-        "ObjectModel", "PropertyList", "SQLite", "DurableIO", .product(name: "Crypto", package: "swift-crypto"),
+        "ObjectModel", "PropertyList", "SQLite", "DurableIO",
+        .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
     // The migration engine: plans, hops, inferred rules, mapping files, custom stages, writer.
