@@ -64,6 +64,7 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       case .destinationExists: kind = .destinationExists
       case .database: kind = .ioFailure
       case .conflict: kind = .locked
+      case .invalidPredicate: kind = .usage
       }
       self.init(kind, error.description, cause: error)
     case let error as ArchiveError:

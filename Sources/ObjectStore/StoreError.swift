@@ -25,6 +25,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     case deleteDenied
     /// Another writer changed an object since it was read (optimistic locking).
     case conflict
+    /// A predicate is malformed, names an unknown key, or misuses an operator (the underlying
+    /// ``PredicateFormatError`` says where).
+    case invalidPredicate
   }
 
   /// What went wrong.

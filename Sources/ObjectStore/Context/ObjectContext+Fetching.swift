@@ -11,8 +11,13 @@ extension ObjectContext {
     let numbers = entities.compactMap { layout.entityNumbers[$0] }
     var filter = "Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
     var bindings: [SQLiteValue] = []
+    var formats: [String: ResolvedPredicate] = [:]
+    for text in request.predicate?.formats ?? [] {
+      formats[text] = try resolve(text, for: request.entity)
+    }
     if let predicate = request.predicate,
-      let sql = PredicateSQLTranslator(table: table).translate(predicate, bindings: &bindings)
+      let sql = PredicateSQLTranslator(table: table, layout: layout, formats: formats).translate(
+        predicate, bindings: &bindings)
     {
       filter += " AND (\(sql))"
     }
@@ -25,9 +30,12 @@ extension ObjectContext {
     for (reference, object) in registered where wanted.contains(reference.entity) {
       candidates[reference] = object
     }
-    let evaluator = request.predicate.map(PredicateEvaluator.init)
-    var result = candidates.values.filter { object in
-      !object.isDeleted && (evaluator?.matches(object) ?? true)
+    let evaluator = request.predicate.map {
+      PredicateEvaluator(predicate: $0, formats: formats, context: self)
+    }
+    var result: [ManagedObject] = []
+    for object in candidates.values where !object.isDeleted {
+      if try evaluator?.matches(object) ?? true { result.append(object) }
     }
     result.sort { a, b in
       for descriptor in request.sortDescriptors {
@@ -41,5 +49,17 @@ extension ObjectContext {
       result = Array(result.prefix(request.fetchLimit))
     }
     return result
+  }
+
+  /// Checks a predicate in `NSPredicate` format against the model for objects of `entity`.
+  /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidPredicate`` whose underlying
+  ///   ``PredicateFormatError`` gives the position and what was expected.
+  func resolve(_ text: String, for entity: String) throws(StoreError) -> ResolvedPredicate {
+    do {
+      return try ResolvedPredicate.resolve(
+        PredicateParser.parse(text), text: text, model: model, entity: entity)
+    } catch {
+      throw StoreError(.invalidPredicate, error.description, path: store.path, underlying: error)
+    }
   }
 }

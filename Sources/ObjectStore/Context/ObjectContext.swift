@@ -57,7 +57,10 @@ public final class ObjectContext {
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
     do {
+      // Another context or process on the store holds its lock only briefly: wait for it.
+      store.database.setBusyTimeout(milliseconds: 10_000)
       try StandInFunctions.register(on: store.database)
+      try PredicateSQL.registerFunctions(on: store.database)
     } catch {
       throw StoreError(
         .database, "cannot register Core Data's trigger functions", path: storePath,

@@ -22,4 +22,22 @@ public indirect enum Predicate: Sendable, Equatable {
   case or([Predicate])
   /// The condition does not hold.
   case not(Predicate)
+  /// A predicate in `NSPredicate` format (`"author.name BEGINSWITH[c] 'a' AND pages.@count > 2"`),
+  /// checked against the model when the fetch runs.
+  case format(String)
+}
+
+extension Predicate: ExpressibleByStringLiteral {
+  /// A predicate in `NSPredicate` format: `FetchRequest(entity: "Book", predicate: "price > 10")`.
+  public init(stringLiteral text: String) { self = .format(text) }
+
+  /// Every `NSPredicate`-format text in the predicate.
+  var formats: [String] {
+    switch self {
+    case .format(let text): return [text]
+    case .and(let parts), .or(let parts): return parts.flatMap(\.formats)
+    case .not(let inner): return inner.formats
+    default: return []
+    }
+  }
 }

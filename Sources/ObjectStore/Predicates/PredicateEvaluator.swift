@@ -5,13 +5,16 @@ import ObjectModel
 /// this decides.
 struct PredicateEvaluator {
   let predicate: Predicate
+  /// The `NSPredicate`-format parts, checked.
+  var formats: [String: ResolvedPredicate] = [:]
+  let context: ObjectContext
 
   /// Whether `object` satisfies the predicate.
-  func matches(_ object: ManagedObject) -> Bool {
-    Self.matches(predicate, object)
+  func matches(_ object: ManagedObject) throws(StoreError) -> Bool {
+    try matches(predicate, object)
   }
 
-  private static func matches(_ predicate: Predicate, _ object: ManagedObject) -> Bool {
+  private func matches(_ predicate: Predicate, _ object: ManagedObject) throws(StoreError) -> Bool {
     func compare(_ key: String, _ value: AttributeValue, _ test: (Int) -> Bool) -> Bool {
       guard let current = object.attributes[key], let order = AttributeValue.compare(current, value)
       else {
@@ -27,9 +30,16 @@ struct PredicateEvaluator {
     case .greater(let key, let value): return compare(key, value) { $0 > 0 }
     case .greaterOrEqual(let key, let value): return compare(key, value) { $0 >= 0 }
     case .relatedTo(let key, let reference): return object.toOne[key] == reference
-    case .and(let all): return all.allSatisfy { matches($0, object) }
-    case .or(let any): return any.contains { matches($0, object) }
-    case .not(let inner): return !matches(inner, object)
+    case .and(let all):
+      for part in all where !(try matches(part, object)) { return false }
+      return true
+    case .or(let any):
+      for part in any where try matches(part, object) { return true }
+      return false
+    case .not(let inner): return !(try matches(inner, object))
+    case .format(let text):
+      guard let resolved = formats[text] else { return false }
+      return try PredicateMemory(context: context).matches(resolved, object)
     }
   }
 }

@@ -8,6 +8,10 @@ import SQLite
 struct PredicateSQLTranslator {
   /// The table whose columns the condition names.
   let table: StoreLayout.Table
+  /// The store's layout, for `NSPredicate`-format parts.
+  let layout: StoreLayout
+  /// The `NSPredicate`-format parts, checked.
+  var formats: [String: ResolvedPredicate] = [:]
 
   /// The predicate as SQL over the table's columns, when every key maps to a column; it only
   /// narrows the rows read (the predicate is evaluated again in memory).
@@ -54,6 +58,14 @@ struct PredicateSQLTranslator {
       return parts.joined(separator: " OR ")
     case .not:
       return nil
+    case .format(let text):
+      guard let resolved = formats[text] else { return nil }
+      var sql = PredicateSQL(layout: layout)
+      var local: [SQLiteValue] = []
+      guard let condition = try? sql.condition(resolved, alias: table.name, bindings: &local)
+      else { return nil }
+      bindings += local
+      return condition
     }
   }
 }
