@@ -158,7 +158,7 @@ struct KeyedArchiveBuilderTests {
   /// Random graphs: objects of a few classes holding every kind of value, shared, in cycles.
   @Test(arguments: 0..<40)
   func randomGraphsReadBackAsBuilt(seed: Int) throws {
-    var random = SplitMix(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+    var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
     var builder = KeyedArchiveBuilder()
     let count = 1 + Int(random.next() % 30)
     let ids = (0..<count).map { builder.makeObject(classes: ["Node\($0 % 3)", "NSObject"]) }
@@ -252,19 +252,6 @@ struct KeyedArchiveBuilderTests {
     #expect(
       result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         == "NSKeyedArchiver naïve True Thing")
-  }
-}
-
-/// SplitMix64, for reproducible random graphs.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 
