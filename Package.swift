@@ -97,7 +97,7 @@ let package = Package(
     .executableTarget(
       name: "graphvault",
       dependencies: [
-        "GraphVault", "ArchiveFormat", "ArchiveStorage", "CMalloc",
+        "GraphVault", "ArchiveFormat", "ArchiveStorage", "ObjectStore", "CMalloc",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

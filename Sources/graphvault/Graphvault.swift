@@ -23,7 +23,7 @@ struct Graphvault: ParsableCommand {
     version: ToolInfo.version,
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
-      PruneCommand.self, ModelCommand.self,
+      PruneCommand.self, FixtureCommand.self, ModelCommand.self,
       CreateCommand.self, SampleCommand.self,
     ]
   )

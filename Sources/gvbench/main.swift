@@ -6,6 +6,7 @@ import Foundation
 //   gvbench store [objects]    backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
+//   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
@@ -16,6 +17,8 @@ if arguments.first == "memory" {
   try encryptionBenchmark(objects: objects)
 } else if arguments.first == "s3" {
   try objectStorageBenchmark(objects: objects)
+} else if arguments.first == "fixture" {
+  try fixtureBenchmark(objects: objects)
 } else {
   try codecBenchmark(count: arguments.first.flatMap { Int($0) } ?? 100_000)
 }

@@ -39,6 +39,9 @@ public enum BackupService {
     public var wait: Double?
     /// Called with a line of progress as each entity and table is written.
     public var progress: (@Sendable (String) -> Void)?
+    /// The source path recorded in the header (the store's own when nil); a fixture records
+    /// the store it was cut from, not its temporary copy.
+    public var recordedSourcePath: String?
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -172,7 +175,8 @@ public enum BackupService {
     let header = ArchiveHeader(
       created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
       compression: options.compression, tool: "graphvault \(ToolInfo.version)",
-      sourcePath: URL(fileURLWithPath: store.path).standardizedFileURL.path,
+      sourcePath: options.recordedSourcePath
+        ?? URL(fileURLWithPath: store.path).standardizedFileURL.path,
       sourceUUID: bookkeeping.uuid, journalMode: try store.journalMode(), model: model)
     try members.write(ArchiveLayout.header, plist: header.plist)
     try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))

@@ -85,7 +85,7 @@ struct PredicateSQL {
   }
 
   /// `FROM … WHERE` linking the destination of a to-many hop (alias `inner`) to `outer`.
-  private func membership(_ hop: ResolvedPredicate.Hop, outer: String, inner: String)
+  func membership(_ hop: ResolvedPredicate.Hop, outer: String, inner: String)
     throws(PredicateFormatError) -> String
   {
     let relationship = hop.relationship

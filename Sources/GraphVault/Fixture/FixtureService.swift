@@ -1,0 +1,113 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import ObjectStore
+
+/// What a fixture holds.
+public struct FixtureResult: Codable, Sendable {
+  /// The archive's path (`-` for standard output).
+  public let archive: String
+  /// Objects per entity, closure included.
+  public let objects: [String: Int]
+  /// How many objects the selection itself chose.
+  public let selected: Int
+  /// The archive's size in bytes.
+  public let bytes: Int64
+}
+
+/// `graphvault fixture`: a small, whole, deterministic archive cut from a store or an archive,
+/// for test suites.
+public enum FixtureService {
+  /// What to cut, and where to write it.
+  public struct Options: Sendable {
+    /// The selection: entity, predicate, sort, limit, include paths.
+    public var selection: FixtureCutter.Selection
+    /// The model, for stores without `Z_MODELCACHE`.
+    public var modelPath: String?
+    /// The archive file, or `-` for standard output.
+    public var output: String
+    /// The creation time recorded; 2001-01-01T00:00:00Z when nil, so that the same input
+    /// always gives the same bytes.
+    public var time: Date?
+    /// The compression.
+    public var compression: Compression = .zstd
+    /// Replacements for data that must not leave production, applied in order.
+    public var scrubs: [ScrubRule] = []
+    /// The key of `hash` scrubbing (a key derived from the store's UUID when empty: then
+    /// values that can be guessed can be tried against the hashes).
+    public var scrubKey: [UInt8] = []
+
+    /// Options for a selection written to `output`.
+    public init(selection: FixtureCutter.Selection, output: String) {
+      self.selection = selection
+      self.output = output
+    }
+  }
+
+  /// Whether `source` is an archive rather than a store: standard input, object storage, or a
+  /// file that does not start with SQLite's header.
+  static func isArchive(_ source: String) -> Bool {
+    if ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source) { return true }
+    guard let handle = FileHandle(forReadingAtPath: source) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 16)) ?? Data()
+    return head != Data("SQLite format 3\u{0}".utf8)
+  }
+
+  /// The time a fixture records when none is given: Core Data's reference date.
+  public static let defaultTime = Date(timeIntervalSinceReferenceDate: 0)
+
+  /// Cuts a fixture out of the store or archive at `source`. An archive is restored into a
+  /// temporary store first; nothing is written beside the source, and the fixture appears under
+  /// its name only when complete.
+  public static func cut(source: String, options: Options) throws(VaultError) -> FixtureResult {
+    try vault {
+      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "graphvault-fixture-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+      defer { try? FileManager.default.removeItem(at: scratch) }
+      var storePath = source
+      let recorded =
+        isArchive(source)
+          && (ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source))
+        ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+      if isArchive(source) {
+        storePath = scratch.appendingPathComponent("source.sqlite").path
+        _ = try RestoreService.restore(archivePath: source, to: storePath)
+      }
+      let store = try CoreDataStore(path: storePath)
+      let model = try BackupService.resolveModel(store: store, modelPath: options.modelPath)
+      let cutter = try FixtureCutter(store: store, model: model)
+      let subset: FixtureCutter.Subset
+      do {
+        try cutter.check(options.scrubs)
+        subset = try store.read { _ in try cutter.select(options.selection) }
+      } catch let error as StoreError
+        where error.kind == .invalidValue || error.kind == .invalidPredicate
+      {
+        // A selection naming what the model does not have is a mistake in the command line.
+        throw VaultError(.usage, error.detail, cause: error)
+      }
+      let fixtureName = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
+      let fixturePath = scratch.appendingPathComponent("\(fixtureName).sqlite").path
+      do {
+        try store.read { _ in
+          try cutter.write(
+            subset, to: fixturePath, scrubs: options.scrubs, scrubKey: options.scrubKey)
+        }
+      } catch let error as StoreError where error.kind == .validation {
+        throw VaultError(.usage, error.detail, cause: error)
+      }
+      var backup = BackupService.Options()
+      backup.output = options.output
+      backup.compression = options.compression
+      backup.now = options.time ?? defaultTime
+      backup.recordedSourcePath = recorded
+      backup.modelPath = options.modelPath
+      let written = try BackupService.backup(storePath: fixturePath, options: backup)
+      return FixtureResult(
+        archive: written.archive, objects: subset.counts, selected: subset.selected.count,
+        bytes: written.bytes)
+    }
+  }
+}

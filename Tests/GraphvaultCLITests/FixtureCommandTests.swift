@@ -1,0 +1,297 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `graphvault fixture` on the built binary, checked with SQL written here against the source
+/// store and the restored fixture.
+@Suite(
+  "graphvault fixture", .enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
+struct FixtureCommandTests {
+  let workspace: TemporaryDirectory
+  let store: String
+
+  init() throws {
+    workspace = try TemporaryDirectory()
+    store = workspace.path("Library.sqlite").path
+    let made = try BuiltTool.run(["sample", store, "--objects", "600", "-q"])
+    #expect(made.status == 0, "\(made.stderr)")
+  }
+
+  /// The rows of `sql` in `database`, each as one text line.
+  func query(_ database: String, _ sql: String) throws -> [String] {
+    let result = try Subprocess.python(
+      "import sqlite3,sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
+      [database, sql])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout.split(separator: "\n").map(String.init)
+  }
+
+  func keys(_ database: String, _ sql: String) throws -> Set<Int> {
+    Set(try query(database, sql).compactMap { Int($0) })
+  }
+
+  /// Cuts a fixture and restores it; returns the restored store's path.
+  func cut(_ arguments: [String], name: String) throws -> (archive: String, restored: String) {
+    let archive = workspace.path("\(name).gvault").path
+    let result = try BuiltTool.run(["fixture", store] + arguments + ["--output", archive, "-q"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let verify = try BuiltTool.run(["verify", archive])
+    #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    let restored = workspace.path("\(name).sqlite").path
+    let restore = try BuiltTool.run(["restore", archive, "--to", restored, "-q"])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    return (archive, restored)
+  }
+
+  @Test func theSelectionIsWhatThePredicateSelectsWithItsToOneClosureAndNothingElse() throws {
+    let (_, fixture) = try cut(
+      [
+        "--entity", "Book", "--where", "rating < 1 AND title CONTAINS 'orbit'", "--sort", "-sales",
+        "--limit", "6",
+      ],
+      name: "plain")
+    let selected = try keys(
+      store,
+      "SELECT Z_PK FROM ZBOOK WHERE ZRATING < 1 AND instr(ZTITLE, 'orbit') > 0 ORDER BY ZSALES DESC, Z_PK LIMIT 6"
+    )
+    #expect(selected.count == 6)
+    #expect(try keys(fixture, "SELECT Z_PK FROM ZBOOK") == selected)
+    let list = selected.map(String.init).joined(separator: ",")
+    // Their authors (to-one), and nothing along to-many relationships.
+    #expect(
+      try keys(fixture, "SELECT Z_PK FROM ZWRITER")
+        == keys(store, "SELECT DISTINCT ZAUTHOR FROM ZBOOK WHERE Z_PK IN (\(list))"))
+    #expect(try query(fixture, "SELECT count(*) FROM ZPAGE") == ["0"])
+    #expect(try query(fixture, "SELECT count(*) FROM ZTAG") == ["0"])
+    #expect(try query(fixture, "SELECT count(*) FROM Z_1TAGS") == ["0"])
+    // Every reference resolves, and Z_MAX covers the keys.
+    #expect(
+      try query(
+        fixture, "SELECT count(*) FROM ZBOOK WHERE ZAUTHOR NOT IN (SELECT Z_PK FROM ZWRITER)")
+        == ["0"])
+    #expect(
+      try query(fixture, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'")
+        == query(fixture, "SELECT max(Z_PK) FROM ZBOOK"))
+  }
+
+  @Test func includeFollowsExactlyThePathsGiven() throws {
+    let (_, fixture) = try cut(
+      ["--entity", "Book", "--where", "sales > 900000", "--include", "pages", "--include", "tags"],
+      name: "included")
+    let selected = try keys(store, "SELECT Z_PK FROM ZBOOK WHERE ZSALES > 900000")
+    let list = selected.map(String.init).joined(separator: ",")
+    #expect(try keys(fixture, "SELECT Z_PK FROM ZBOOK") == selected)
+    #expect(
+      try keys(fixture, "SELECT Z_PK FROM ZPAGE")
+        == keys(store, "SELECT Z_PK FROM ZPAGE WHERE ZBOOK IN (\(list))"))
+    #expect(
+      try keys(fixture, "SELECT Z_PK FROM ZTAG")
+        == keys(store, "SELECT DISTINCT Z_4TAGS FROM Z_1TAGS WHERE Z_1BOOKS IN (\(list))"))
+    // Join rows between the selected books and their tags; the tags' other books stay out.
+    #expect(
+      Set(try query(fixture, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS"))
+        == Set(
+          try query(store, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS WHERE Z_1BOOKS IN (\(list))")))
+    // Ordered pages keep their order keys.
+    #expect(
+      try query(fixture, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK")
+        == query(store, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE WHERE ZBOOK IN (\(list)) ORDER BY Z_PK")
+    )
+
+    // Through a to-one, then a to-many: the author's other books come, their pages do not.
+    let (_, deep) = try cut(
+      ["--entity", "Book", "--where", "sales > 990000", "--include", "author.books"], name: "deep")
+    let authors = try keys(store, "SELECT DISTINCT ZAUTHOR FROM ZBOOK WHERE ZSALES > 990000")
+    #expect(!authors.isEmpty)
+    #expect(
+      try keys(deep, "SELECT Z_PK FROM ZBOOK")
+        == keys(
+          store,
+          "SELECT Z_PK FROM ZBOOK WHERE ZAUTHOR IN (\(authors.map(String.init).joined(separator: ",")))"
+        ))
+    #expect(try query(deep, "SELECT count(*) FROM ZPAGE") == ["0"])
+  }
+
+  @Test func twoRunsAreByteIdenticalAndTheTimeIsTheOnlyClock() throws {
+    let arguments = ["--entity", "Page", "--where", "number == 2", "--limit", "20"]
+    let (first, _) = try cut(arguments, name: "one")
+    let (second, _) = try cut(arguments, name: "two")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: first))
+        == Data(contentsOf: URL(fileURLWithPath: second)))
+    let (timed, _) = try cut(arguments + ["--time", "2026-01-31T03:00:00Z"], name: "timed")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: first))
+        != Data(contentsOf: URL(fileURLWithPath: timed)))
+    let listed = try BuiltTool.run(["list", timed])
+    #expect(listed.stdout.contains("created 2026-01-31T03:00:00Z"), "\(listed.stdout)")
+  }
+
+  @Test func aFixtureCutFromAnArchiveHoldsWhatOneCutFromTheStoreHolds() throws {
+    let archive = workspace.path("full.gvault").path
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    let arguments = [
+      "--entity", "Book", "--where", "ANY tags.name BEGINSWITH 'sci'", "--limit", "4",
+    ]
+    let fromArchive = workspace.path("from-archive.gvault").path
+    let result = try BuiltTool.run(["fixture", archive] + arguments + ["--output", fromArchive])
+    #expect(result.status == 0, "\(result.stderr)")
+    let (_, fromStore) = try cut(arguments, name: "from-store")
+    let restored = workspace.path("from-archive.sqlite").path
+    #expect(try BuiltTool.run(["restore", fromArchive, "--to", restored, "-q"]).status == 0)
+    for table in ["ZBOOK", "ZWRITER", "ZPAGE", "ZTAG", "Z_1TAGS", "Z_PRIMARYKEY"] {
+      #expect(
+        try query(restored, "SELECT * FROM \(table) ORDER BY 1, 2")
+          == query(fromStore, "SELECT * FROM \(table) ORDER BY 1, 2"), "\(table)")
+    }
+  }
+
+  @Test func mistakesInTheSelectionAreUsageErrorsAndWriteNothing() throws {
+    let output = workspace.path("never.gvault").path
+    let cases: [([String], Int32, String)] = [
+      (["--entity", "Nope"], 64, "the model has no entity Nope"),
+      (["--entity", "Book", "--where", "title =="], 64, "at position 8"),
+      (["--entity", "Book", "--where", "nosuch > 1"], 64, "Book has no key nosuch"),
+      (["--entity", "Book", "--include", "pages.nope"], 64, "Page has no relationship nope"),
+      (["--entity", "Book", "--sort", "nope"], 64, "no attribute nope to sort by"),
+    ]
+    for (arguments, status, message) in cases {
+      let result = try BuiltTool.run(["fixture", store] + arguments + ["--output", output])
+      #expect(result.status == status, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+    }
+    let missing = try BuiltTool.run([
+      "fixture", workspace.path("missing.sqlite").path, "--entity", "Book", "--output", output,
+    ])
+    #expect(missing.status == 66, "\(missing.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  /// Every table's rows, as text, with one column left out of one table.
+  func rows(_ database: String, skipping: (table: String, column: String)? = nil) throws -> [String]
+  {
+    var lines: [String] = []
+    for table in ["ZBOOK", "ZWRITER", "ZPAGE", "ZTAG", "Z_1TAGS", "Z_PRIMARYKEY", "Z_METADATA"] {
+      let columns = try query(database, "SELECT name FROM pragma_table_info('\(table)')")
+        .filter { table != skipping?.table || $0 != skipping?.column }
+      lines += try query(
+        database, "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY 1, 2"
+      )
+      .map { "\(table): \($0)" }
+    }
+    return lines
+  }
+
+  @Test func eachScrubRuleChangesItsAttributeAndNothingElse() throws {
+    let base = [
+      "--entity", "Book", "--where", "sales > 700000", "--include", "pages", "--include", "tags",
+    ]
+    let (_, plain) = try cut(base, name: "unscrubbed")
+    let rules: [(rule: String, table: String, column: String)] = [
+      ("Book.title", "ZBOOK", "ZTITLE"), ("Book.sales", "ZBOOK", "ZSALES"),
+      ("Book.publishedAt", "ZBOOK", "ZPUBLISHEDAT"), ("Book.cover", "ZBOOK", "ZCOVER"),
+      ("Book.uniqueID", "ZBOOK", "ZUNIQUEID"), ("Book.price=hash", "ZBOOK", "ZPRICE"),
+      ("Writer.alias=hash", "ZWRITER", "ZALIAS"), ("Page.text=null", "ZPAGE", "ZTEXT"),
+      ("Tag.name=value:redacted", "ZTAG", "ZNAME"),
+    ]
+    for (index, rule) in rules.enumerated() {
+      let (_, scrubbed) = try cut(base + ["--scrub", rule.rule], name: "scrubbed-\(index)")
+      // Everything else is as it was.
+      #expect(
+        try rows(scrubbed, skipping: (rule.table, rule.column))
+          == rows(plain, skipping: (rule.table, rule.column)), "\(rule.rule)")
+      let before = try query(plain, "SELECT Z_PK, \(rule.column) FROM \(rule.table) ORDER BY Z_PK")
+      let after = try query(
+        scrubbed, "SELECT Z_PK, \(rule.column) FROM \(rule.table) ORDER BY Z_PK")
+      #expect(before.count == after.count && !before.isEmpty)
+      // Present values changed; missing ones stayed missing.
+      for (old, new) in zip(before, after) {
+        if old.hasSuffix("|None") {
+          #expect(new == old, "\(rule.rule)")
+        } else {
+          #expect(new != old, "\(rule.rule): \(old) kept")
+        }
+      }
+    }
+    // Shapes: a fake string names the attribute and object, a fake blob keeps its length.
+    let (_, fake) = try cut(
+      base + ["--scrub", "Book.title", "--scrub", "Book.cover"], name: "shapes")
+    #expect(
+      try query(fake, "SELECT count(*) FROM ZBOOK WHERE ZTITLE <> 'Book.title-' || Z_PK") == ["0"])
+    #expect(
+      try query(fake, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK")
+        == query(plain, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK"))
+    #expect(try query(fake, "SELECT count(DISTINCT ZUNIQUEID) = count(*) FROM ZBOOK") == ["1"])
+  }
+
+  @Test func hashingKeepsEqualValuesEqualAcrossFixturesAndDependsOnTheKey() throws {
+    let (_, small) = try cut(
+      ["--entity", "Book", "--limit", "5", "--scrub", "Writer.alias=hash"], name: "small")
+    let (_, large) = try cut(
+      ["--entity", "Book", "--limit", "40", "--scrub", "Writer.alias=hash"], name: "large")
+    let smallAliases = try query(small, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
+    let largeAliases = Set(try query(large, "SELECT Z_PK, ZALIAS FROM ZWRITER"))
+    #expect(!smallAliases.isEmpty && Set(smallAliases).isSubset(of: largeAliases))
+    let key = workspace.path("scrub.key").path
+    try Data("a secret of our own".utf8).write(to: URL(fileURLWithPath: key))
+    let (_, keyed) = try cut(
+      [
+        "--entity", "Book", "--limit", "5", "--scrub", "Writer.alias=hash", "--scrub-key-file", key,
+      ],
+      name: "keyed")
+    let keyedAliases = try query(keyed, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
+    #expect(keyedAliases.count == smallAliases.count)
+    #expect(Set(keyedAliases).isDisjoint(with: smallAliases))
+    // Unique before, unique after.
+    #expect(try query(large, "SELECT count(DISTINCT ZALIAS) = count(*) FROM ZWRITER") == ["1"])
+  }
+
+  @Test func scrubRulesThatCannotHoldAreRefused() throws {
+    let output = workspace.path("refused.gvault").path
+    let cases: [([String], Int32, String)] = [
+      (
+        ["--scrub", "Writer.alias=null"], 64, "--scrub Writer.alias=null: the attribute is required"
+      ),
+      (["--scrub", "Writer.alias=value:same"], 64, "which must be unique"),
+      (["--scrub", "Book.nope"], 64, "Book has no attribute nope"),
+      (["--scrub", "Book.sales=value:many"], 64, "not a value of type Integer 64"),
+      (["--scrub", "Writer.color"], 64, "no stand-in can be made for Transformable values"),
+      (["--scrub", "Book"], 64, "expected ENTITY.ATTRIBUTE"),
+      (["--scrub", "Book.title=scramble"], 64, "expected ENTITY.ATTRIBUTE"),
+    ]
+    for (arguments, status, message) in cases {
+      let result = try BuiltTool.run(
+        ["fixture", store, "--entity", "Book", "--limit", "5"] + arguments + ["--output", output])
+      #expect(result.status == status, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: output))
+  }
+
+  /// A real Core Data store: a derived `pagesCount` is recomputed over the pages the fixture
+  /// keeps, and the persistent-history tables come empty.
+  @Test(.enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote))
+  func aFixtureOfACoreDataStoreKeepsDerivedCountsConsistent() throws {
+    let source = try SharedFixtures.copyStore(
+      "CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", into: workspace.url)
+    let archive = workspace.path("cd.gvault").path
+    let result = try BuiltTool.run([
+      "fixture", source.path, "--entity", "Book", "--limit", "3", "--include", "pages",
+      "--output", archive, "-q",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let restored = workspace.path("cd.sqlite").path
+    let restore = try BuiltTool.run(["restore", archive, "--to", restored, "-q"])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(try query(restored, "SELECT count(*) FROM ZBOOK") == ["3"])
+    #expect(
+      try query(
+        restored,
+        "SELECT count(*) FROM ZBOOK b WHERE b.ZPAGESCOUNT IS NOT (SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK)"
+      ) == ["0"])
+    #expect(try query(restored, "SELECT count(*) FROM ZPAGE") != ["0"])
+    #expect(try query(restored, "SELECT count(*) FROM ACHANGE") == ["0"])
+    // Feedbacks point at books by a to-one the fixture did not follow from books: none came.
+    #expect(try query(restored, "SELECT count(*) FROM ZFEEDBACK") == ["0"])
+  }
+}
