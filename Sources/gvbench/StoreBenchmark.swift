@@ -17,21 +17,28 @@ func timedShell(_ command: String) throws -> Double {
   return Date().timeIntervalSince(start)
 }
 
-/// Backup and restore of one generated store against the baselines, in one run:
-/// `sqlite3 STORE .dump | zstd -3` for backup (time and size), `sqlite3 NEW < dump.sql` for
-/// restore. Needs the sqlite3 and zstd command-line tools.
-func storeBenchmark(objects: Int) throws {
+/// Backup and restore of generated stores against the baselines, in one run, for each
+/// workload asked for (``SampleWorkload``): `sqlite3 STORE .dump | zstd -3` for backup (time
+/// and size), `sqlite3 NEW < dump.sql` for restore, with peak RSS. Needs the sqlite3 and zstd
+/// command-line tools.
+func storeBenchmark(objects: Int, workloads: [SampleWorkload]) throws {
+  for workload in workloads {
+    try storeBenchmark(objects: objects, workload: workload)
+  }
+}
+
+private func storeBenchmark(objects: Int, workload: SampleWorkload) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
-  let (tool, model) = (workspace.tool, workspace.model)
+  let tool = workspace.tool
   func path(_ name: String) -> String { workspace.path(name) }
   func size(_ name: String) -> Double { workspace.size(name) }
-  FileHandle.standardError.write(Data("gvbench store: generating \(objects) objects\n".utf8))
-  try SampleLibrary.generate(at: path("store.sqlite"), objects: objects)
+  FileHandle.standardError.write(
+    Data("gvbench store: generating \(objects) objects (\(workload.rawValue))\n".utf8))
+  try workload.generate(at: path("store.sqlite"), objects: objects)
   let store = path("store.sqlite")
 
-  let backup = try runMeasured(
-    tool, ["backup", store, "--model", model, "--output", path("store.gvault"), "-q"])
+  let backup = try runMeasured(tool, ["backup", store, "--output", path("store.gvault"), "-q"])
   let dump = try timedShell("sqlite3 '\(store)' .dump | zstd -3 -q -o '\(path("dump.sql.zst"))'")
   _ = try timedShell("zstd -dq '\(path("dump.sql.zst"))' -o '\(path("dump.sql"))'")
   let restore = try runMeasured(
@@ -44,7 +51,7 @@ func storeBenchmark(objects: Int) throws {
   let archiveMB = size("store.gvault") / 1_000_000
   let dumpMB = size("dump.sql.zst") / 1_000_000
   print(
-    "| \(objects) objects (store \(String(format: "%.1f", size("store.sqlite") / 1_000_000)) MB) | graphvault | baseline | ratio | target |"
+    "| \(workload.rawValue): \(objects) objects (store \(String(format: "%.1f", size("store.sqlite") / 1_000_000)) MB) | graphvault | baseline | ratio | target |"
   )
   print("|---|---:|---:|---:|---:|")
   print(

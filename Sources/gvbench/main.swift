@@ -1,9 +1,11 @@
 import Foundation
+import GraphVault
 
 // Release-built benchmarks (not tests):
 //   gvbench [records]          the property-list codec against Foundation (default 100,000)
 //   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 5N objects
-//   gvbench store [objects]    backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
+//   gvbench store [objects] [--workload library|text|relationships|all]
+//                              backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
@@ -12,7 +14,22 @@ let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
   try memoryBenchmark(objects: objects)
 } else if arguments.first == "store" {
-  try storeBenchmark(objects: objects)
+  let named = arguments.firstIndex(of: "--workload").flatMap {
+    $0 + 1 < arguments.count ? arguments[$0 + 1] : nil
+  }
+  let workloads: [SampleWorkload]
+  if named == nil {
+    workloads = [.library]
+  } else if named == "all" {
+    workloads = SampleWorkload.allCases
+  } else if let workload = named.flatMap(SampleWorkload.init(rawValue:)) {
+    workloads = [workload]
+  } else {
+    FileHandle.standardError.write(
+      Data("gvbench store: --workload is library, text, relationships or all\n".utf8))
+    exit(64)
+  }
+  try storeBenchmark(objects: objects, workloads: workloads)
 } else if arguments.first == "encryption" {
   try encryptionBenchmark(objects: objects)
 } else if arguments.first == "s3" {

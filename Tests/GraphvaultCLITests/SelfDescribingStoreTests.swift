@@ -34,6 +34,26 @@ struct SelfDescribingStoreTests {
     }
   }
 
+  @Test(arguments: ["text", "relationships"])
+  func aStoreOfEachWorkloadBacksUpWithoutModelAndRestoresEqual(workload: String) throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("\(workload).sqlite").path
+    let made = try BuiltTool.run([
+      "sample", store, "--objects", "700", "--workload", workload, "-q",
+    ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let archive = directory.path("\(workload).gvault").path
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    let verify = try BuiltTool.run(["verify", archive])
+    #expect(verify.stdout.contains("OK, 700 objects"), "\(verify.stdout)\(verify.stderr)")
+    let restored = directory.path("restored.sqlite").path
+    #expect(try BuiltTool.run(["restore", archive, "--to", restored, "-q"]).status == 0)
+    if Subprocess.isInstalled("python3") && SharedFixtures.isAvailable {
+      let diff = try SharedFixtures.storediff([store, restored])
+      #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+    }
+  }
+
   @Test func aCreatedStoreDescribesItselfAsItsModelDoes() throws {
     let directory = try TemporaryDirectory()
     let store = directory.path("Library.sqlite").path

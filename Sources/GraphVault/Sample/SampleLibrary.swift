@@ -186,18 +186,12 @@ public enum SampleLibrary {
   }
 }
 
-/// A small deterministic generator (SplitMix64) for sample data.
+/// A small deterministic generator (``SplitMix64``) for sample data.
 struct SeededRandom {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
+  private var generator: SplitMix64
+  init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-  mutating func nextRaw() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func nextRaw() -> UInt64 { generator.next() }
 
   /// A number in 0..<bound.
   mutating func next(_ bound: Int) -> Int { Int(nextRaw() % UInt64(max(bound, 1))) }

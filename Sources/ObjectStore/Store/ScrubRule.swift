@@ -69,15 +69,15 @@ public struct ScrubRule: Sendable, Equatable {
         random: &random)
     case .hash:
       let digest = Array(HMAC<SHA256>.authenticationCode(for: Self.bytes(of: value), using: secret))
-      var random = SplitMix(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+      var random = SplitMix64(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
       let hex = digest.map { String(format: "%02x", $0) }.joined()
       return Self.standIn(value, type: attribute.type, label: "h" + hex.prefix(24), random: &random)
     }
   }
 
-  private static func generator(_ label: String) -> SplitMix {
+  private static func generator(_ label: String) -> SplitMix64 {
     let digest = Array(SHA256.hash(data: Array(label.utf8)))
-    return SplitMix(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+    return SplitMix64(seed: digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
   }
 
   /// The canonical bytes of a value, for hashing.
@@ -95,7 +95,7 @@ public struct ScrubRule: Sendable, Equatable {
 
   /// A value of the same type and shape as `value`, drawn from `random`.
   private static func standIn(
-    _ value: AttributeValue, type: AttributeType, label: String, random: inout SplitMix
+    _ value: AttributeValue, type: AttributeType, label: String, random: inout SplitMix64
   ) -> AttributeValue? {
     func digits(_ magnitude: UInt64) -> UInt64 {
       var limit: UInt64 = 10
@@ -136,18 +136,5 @@ public struct ScrubRule: Sendable, Equatable {
       return .uuid(bytes)
     case .transformed: return nil
     }
-  }
-}
-
-/// SplitMix64, for deterministic stand-ins.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
