@@ -58,13 +58,7 @@ struct BackupCommand: ParsableCommand {
       settings.wait = lock.wait
       settings.progress = Progress.reporter(quiet: options.quiet || options.json)
       let result = try BackupService.backup(storePath: store, options: settings)
-      // Standard output carries the archive itself when it is -: nothing else goes there.
-      let toStandardError = output == "-"
-      if options.json {
-        try Output.json(result, toStandardError: toStandardError)
-      } else if !options.quiet && !toStandardError {
-        print(result.archive)
-      }
+      try Output.archive(result, path: result.archive, output: output, options: options)
     }
   }
 }

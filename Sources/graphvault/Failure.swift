@@ -16,6 +16,20 @@ enum Failure {
 
 /// Writes JSON documents on standard output.
 enum Output {
+  /// Reports a written archive: its summary as JSON with `--json`, else its path unless
+  /// `--quiet`. When the archive itself went to standard output (`-`), nothing else goes
+  /// there: the JSON goes to standard error and the path is not printed.
+  static func archive<T: Encodable>(
+    _ result: T, path: String, output: String?, options: GlobalOptions
+  ) throws {
+    let toStandardError = output == "-"
+    if options.json {
+      try json(result, toStandardError: toStandardError)
+    } else if !options.quiet && !toStandardError {
+      print(path)
+    }
+  }
+
   static func json<T: Encodable>(_ value: T, toStandardError: Bool = false) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

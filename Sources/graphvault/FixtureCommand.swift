@@ -102,12 +102,7 @@ struct FixtureCommand: ParsableCommand {
         settings.scrubKey = [UInt8](key)
       }
       let result = try FixtureService.cut(source: source, options: settings)
-      let toStandardError = output == "-"
-      if options.json {
-        try Output.json(result, toStandardError: toStandardError)
-      } else if !options.quiet && !toStandardError {
-        print(result.archive)
-      }
+      try Output.archive(result, path: result.archive, output: output, options: options)
     }
   }
 }

@@ -123,7 +123,6 @@ extension ObjectContext {
   }
 
   private static func transformerName(_ attribute: AttributeDescription) -> String {
-    attribute.valueTransformerName.flatMap { $0.isEmpty ? nil : $0 }
-      ?? ValueTransformerRegistry.defaultName
+    ValueTransformerRegistry.effectiveName(attribute.valueTransformerName)
   }
 }

@@ -42,7 +42,13 @@ public struct ValueTransformerRegistry: Sendable {
   /// The transformer for an attribute's `valueTransformerName` (the default one when nil or
   /// empty), or nil when none is registered under that name.
   public func transformer(named name: String?) -> (any AttributeValueTransformer)? {
-    transformers[name.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultName]
+    transformers[Self.effectiveName(name)]
+  }
+
+  /// The name a transformer is looked up by: `name`, or ``defaultName`` when it is nil or
+  /// empty, as Core Data reads an attribute's `valueTransformerName`.
+  public static func effectiveName(_ name: String?) -> String {
+    name.flatMap { $0.isEmpty ? nil : $0 } ?? defaultName
   }
 
   /// Whether values may be of class `name`: a Foundation class the keyed-archive

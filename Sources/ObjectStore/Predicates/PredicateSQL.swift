@@ -56,32 +56,25 @@ struct PredicateSQL {
     guard let table = layout.table(for: entity) else {
       throw failure("the store has no table for \(entity)")
     }
-    let numbers = layout.model.hierarchy(from: entity).compactMap { layout.entityNumbers[$0.name] }
-    return (table, numbers.map(String.init).joined(separator: ", "))
+    return (table, layout.entityNumberList(entity))
   }
 
   private func column(ofAttribute name: String, in entity: String) throws(PredicateFormatError)
     -> String
   {
-    let table = layout.table(for: entity)
-    for ancestor in layout.model.lineage(of: entity) {
-      if let match = table?.attributes[ancestor.name]?.first(where: { $0.attribute.name == name }) {
-        return match.column
-      }
+    guard let column = layout.column(ofAttribute: name, in: entity) else {
+      throw failure("the store has no column for \(entity).\(name)")
     }
-    throw failure("the store has no column for \(entity).\(name)")
+    return column
   }
 
   private func column(ofToOne name: String, in entity: String) throws(PredicateFormatError)
     -> String
   {
-    let table = layout.table(for: entity)
-    for ancestor in layout.model.lineage(of: entity) {
-      if let match = table?.toOne[ancestor.name]?.first(where: { $0.relationship.name == name }) {
-        return match.column
-      }
+    guard let column = layout.foreignKey(ofToOne: name, in: entity) else {
+      throw failure("the store has no foreign key for \(entity).\(name)")
     }
-    throw failure("the store has no foreign key for \(entity).\(name)")
+    return column
   }
 
   /// `FROM … WHERE` linking the destination of a to-many hop (alias `inner`) to `outer`.
@@ -136,20 +129,11 @@ struct PredicateSQL {
     // a missing value (so `author.name == nil` holds for a book without an author).
     let foreignKey = try column(ofToOne: hop.relationship.name, in: hop.entity)
     let (table, _) = try tableOf(hop.relationship.destination)
-    var local: [SQLiteValue] = []
-    let rest = try path(test, hops: hops.dropFirst(), alias: inner, bindings: &local)
-    var absentBindings: [SQLiteValue] = []
-    let absent = try missingValueCondition(test, bindings: &absentBindings)
-    bindings += local + absentBindings
+    let rest = try path(test, hops: hops.dropFirst(), alias: inner, bindings: &bindings)
+    // What the test says of a value that is not there, a constant.
+    let absent = PredicateMemory.decide(test, nil) ? "1" : "0"
     return
       "CASE WHEN \(alias).\(foreignKey) IS NULL THEN \(absent) ELSE coalesce((SELECT (\(rest)) FROM \(table.name) \(inner) WHERE \(inner).Z_PK = \(alias).\(foreignKey)), \(absent)) END"
-  }
-
-  /// What the test says of a value that is not there (a to-one pointing nowhere).
-  private func missingValueCondition(_ test: ResolvedPredicate.Test, bindings: inout [SQLiteValue])
-    throws(PredicateFormatError) -> String
-  {
-    PredicateMemory.decide(test, nil) ? "1" : "0"
   }
 
   /// The test on the final property of an object under `alias`.

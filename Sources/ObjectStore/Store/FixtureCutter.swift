@@ -95,7 +95,8 @@ public struct FixtureCutter {
     let includePaths = try selection.includes.map { text throws(StoreError) in
       try includePath(text, from: entity.name)
     }
-    var sql = "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(numbers(entity.name)))"
+    var sql =
+      "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(layout.entityNumberList(entity.name)))"
     var bindings: [SQLiteValue] = []
     if let text = selection.predicate {
       let resolved: ResolvedPredicate
@@ -115,7 +116,7 @@ public struct FixtureCutter {
     }
     var order: [String] = []
     for descriptor in selection.sort {
-      guard let column = attributeColumn(descriptor.key, of: entity.name) else {
+      guard let column = layout.column(ofAttribute: descriptor.key, in: entity.name) else {
         throw fail(.invalidValue, "\(entity.name) has no attribute \(descriptor.key) to sort by")
       }
       order.append("\(table.name).\(column) \(descriptor.ascending ? "ASC" : "DESC")")
@@ -152,31 +153,6 @@ public struct FixtureCutter {
     return subset
   }
 
-  private func numbers(_ entity: String) -> String {
-    model.hierarchy(from: entity).compactMap { layout.entityNumbers[$0.name] }.map(String.init)
-      .joined(separator: ", ")
-  }
-
-  private func attributeColumn(_ name: String, of entity: String) -> String? {
-    let table = layout.table(for: entity)
-    for ancestor in model.lineage(of: entity) {
-      if let match = table?.attributes[ancestor.name]?.first(where: { $0.attribute.name == name }) {
-        return match.column
-      }
-    }
-    return nil
-  }
-
-  func foreignKey(_ name: String, of entity: String) -> String? {
-    let table = layout.table(for: entity)
-    for ancestor in model.lineage(of: entity) {
-      if let match = table?.toOne[ancestor.name]?.first(where: { $0.relationship.name == name }) {
-        return match.column
-      }
-    }
-    return nil
-  }
-
   private func includePath(_ text: String, from entity: String) throws(StoreError)
     -> [RelationshipDescription]
   {
@@ -201,7 +177,9 @@ public struct FixtureCutter {
     _ table: String, _ key: Int64, _ relationship: RelationshipDescription, from entity: String
   ) throws(StoreError) -> [Int64] {
     if !relationship.isToMany {
-      guard let column = foreignKey(relationship.name, of: entity) else { return [] }
+      guard let column = layout.foreignKey(ofToOne: relationship.name, in: entity) else {
+        return []
+      }
       return try run("cannot read \(table)") {
         let statement = try store.database.prepare(
           "SELECT \(column) FROM \(table) WHERE Z_PK = ?")
@@ -333,10 +311,10 @@ public struct FixtureCutter {
     guard
       let attribute = model.attributes(of: rule.entity).first(where: { $0.name == rule.attribute }),
       let table = layout.table(for: rule.entity),
-      let column = attributeColumn(rule.attribute, of: rule.entity)
+      let column = layout.column(ofAttribute: rule.attribute, in: rule.entity)
     else { return }
     let rows = try db.prepare(
-      "SELECT Z_PK, \(column) FROM \(table.name) WHERE Z_ENT IN (\(numbers(rule.entity))) AND \(column) IS NOT NULL ORDER BY Z_PK"
+      "SELECT Z_PK, \(column) FROM \(table.name) WHERE Z_ENT IN (\(layout.entityNumberList(rule.entity))) AND \(column) IS NOT NULL ORDER BY Z_PK"
     ).allRows()
     let update = try db.prepare("UPDATE \(table.name) SET \(column) = ? WHERE Z_PK = ?")
     for row in rows {
@@ -355,12 +333,12 @@ public struct FixtureCutter {
       for entity in model.lineage(of: rule.entity) + model.hierarchy(from: rule.entity) {
         guard let table = layout.table(for: entity.name) else { continue }
         for constraint in entity.uniquenessConstraints where constraint.contains(rule.attribute) {
-          let columns = constraint.compactMap { attributeColumn($0, of: entity.name) }
+          let columns = constraint.compactMap { layout.column(ofAttribute: $0, in: entity.name) }
           guard columns.count == constraint.count else { continue }
           let list = columns.joined(separator: ", ")
           let shared =
             try db.prepare(
-              "SELECT count(*) FROM (SELECT 1 FROM \(table.name) WHERE Z_ENT IN (\(numbers(entity.name))) GROUP BY \(list) HAVING count(*) > 1)"
+              "SELECT count(*) FROM (SELECT 1 FROM \(table.name) WHERE Z_ENT IN (\(layout.entityNumberList(entity.name))) GROUP BY \(list) HAVING count(*) > 1)"
             ).scalar().integerValue ?? 0
           if shared > 0 {
             throw StoreError(
@@ -452,14 +430,14 @@ public struct FixtureCutter {
             $0.name == String(expression.dropLast(".@count".count))
           }), relationship.isToMany,
           let table = layout.table(for: entity.name),
-          let column = attributeColumn(attribute.name, of: entity.name)
+          let column = layout.column(ofAttribute: attribute.name, in: entity.name)
         else { continue }
         var sql = PredicateSQL(layout: layout)
         let from = try sql.membership(
           ResolvedPredicate.Hop(entity: entity.name, relationship: relationship),
           outer: table.name, inner: "m")
         try db.execute(
-          "UPDATE \(table.name) SET \(column) = (SELECT count(*) \(from)) WHERE Z_ENT IN (\(numbers(entity.name)))"
+          "UPDATE \(table.name) SET \(column) = (SELECT count(*) \(from)) WHERE Z_ENT IN (\(layout.entityNumberList(entity.name)))"
         )
       }
     }

@@ -188,6 +188,36 @@ public struct StoreLayout: Sendable {
     tables.first { $0.rootEntity == model.root(of: entity)?.name }
   }
 
+  /// The column of `entity`'s table holding its attribute `name`, declared by the entity or
+  /// an ancestor; nil when there is none.
+  public func column(ofAttribute name: String, in entity: String) -> String? {
+    let table = table(for: entity)
+    for ancestor in model.lineage(of: entity) {
+      if let match = table?.attributes[ancestor.name]?.first(where: { $0.attribute.name == name }) {
+        return match.column
+      }
+    }
+    return nil
+  }
+
+  /// The foreign-key column of `entity`'s to-one relationship `name`, declared by the entity
+  /// or an ancestor; nil when there is none.
+  public func foreignKey(ofToOne name: String, in entity: String) -> String? {
+    let table = table(for: entity)
+    for ancestor in model.lineage(of: entity) {
+      if let match = table?.toOne[ancestor.name]?.first(where: { $0.relationship.name == name }) {
+        return match.column
+      }
+    }
+    return nil
+  }
+
+  /// The `Z_ENT` numbers of `entity` and its sub-entities, as an SQL list (`1, 2`).
+  public func entityNumberList(_ entity: String) -> String {
+    model.hierarchy(from: entity).compactMap { entityNumbers[$0.name] }.map(String.init)
+      .joined(separator: ", ")
+  }
+
   /// The column of `entity`'s table that keeps each row's place in the ordered to-many inverse
   /// of its to-one `relationship`; nil when that inverse is not ordered.
   public func orderColumn(ofToOne relationship: RelationshipDescription, in entity: String)
