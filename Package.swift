@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .executable(name: "graphvault", targets: ["graphvault"]),
     .library(name: "PropertyList", targets: ["PropertyList"]),
+    .library(name: "JSON", targets: ["JSON"]),
     .library(name: "SQLite", targets: ["SQLite"]),
     .library(name: "LibArchive", targets: ["LibArchive"]),
     .library(name: "Zlib", targets: ["Zlib"]),
@@ -54,6 +55,9 @@ let package = Package(
     .target(
       name: "PropertyList", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
 
+    // JSON text, read as a stream and written deterministically (export and import).
+    .target(name: "JSON"),
+
     // Model descriptions and their loaders.
     .target(
       name: "ObjectModel",
@@ -89,7 +93,7 @@ let package = Package(
       name: "GraphVault",
       dependencies: [
         "ArchiveFormat", "ArchiveStorage", "Migration", "ObjectStore", "ObjectModel", "LibArchive",
-        "PropertyList", "DurableIO", "S3",
+        "PropertyList", "JSON", "DurableIO", "S3",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
@@ -113,6 +117,7 @@ let package = Package(
     .testTarget(
       name: "PropertyListTests",
       dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
+    .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
     .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"]),
     .testTarget(
       name: "ObjectStoreTests",
