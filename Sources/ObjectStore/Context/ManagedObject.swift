@@ -25,6 +25,9 @@ public final class ManagedObject: CustomStringConvertible {
     version = record.version
   }
 
+  /// The context the object lives in.
+  public var managedObjectContext: ObjectContext { context }
+
   /// The entity's name.
   public var entity: String { reference.entity }
 
@@ -105,6 +108,12 @@ public final class ManagedObject: CustomStringConvertible {
   /// follows.
   public func add(_ object: ManagedObject, to relationship: String) throws(StoreError) {
     try context.addMember(object.reference, to: self, relationship)
+  }
+
+  /// Makes a to-many relationship hold exactly `objects` (in their order, for an ordered one);
+  /// the inverses follow.
+  public func setObjects(_ objects: [ManagedObject], for relationship: String) throws(StoreError) {
+    try context.setMembers(objects.map(\.reference), of: self, relationship)
   }
 
   /// Removes `object` from a to-many relationship; the inverse follows.

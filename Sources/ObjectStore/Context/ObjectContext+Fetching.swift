@@ -51,6 +51,39 @@ extension ObjectContext {
     return result
   }
 
+  /// Calls `body` with each stored object of `entity` (and its sub-entities, unless
+  /// `includesSubentities` is false) in primary-key order, reading `batchSize` objects at a
+  /// time. After each batch the context forgets the objects it read when nothing is pending,
+  /// so memory stays flat over any number of objects (objects kept by the caller stay usable;
+  /// ``object(with:)`` reads them again). Pending inserts are not visited.
+  /// - Throws: ``StoreError`` when the store cannot be read, or what `body` throws.
+  public func forEachObject(
+    of entity: String, includesSubentities: Bool = true, batchSize: Int = 1000,
+    _ body: (ManagedObject) throws -> Void
+  ) throws {
+    let table = try table(for: entity)
+    let entities =
+      includesSubentities ? model.hierarchy(from: entity).map(\.name) : [entity]
+    let numbers = entities.compactMap { layout.entityNumbers[$0] }.map(String.init)
+    var after: Int64 = 0
+    while true {
+      let batch = try load(
+        table,
+        filter: "Z_ENT IN (\(numbers.joined(separator: ", "))) AND Z_PK > ?",
+        bindings: [.integer(after)], limit: max(1, batchSize))
+      for object in batch where !object.isDeleted { try body(object) }
+      guard let last = batch.last else { return }
+      after = last.primaryKey
+      if !hasChanges && reordered.isEmpty { registered.removeAll() }
+    }
+  }
+
+  /// Runs `body` in one read transaction, so that every read inside sees the same snapshot of
+  /// the store even while another process writes to it.
+  public func reading<R>(_ body: () throws -> R) throws -> R {
+    try store.read { _ in try body() }
+  }
+
   /// Checks a predicate in `NSPredicate` format against the model for objects of `entity`.
   /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidPredicate`` whose underlying
   ///   ``PredicateFormatError`` gives the position and what was expected.

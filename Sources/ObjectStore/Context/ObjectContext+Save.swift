@@ -48,6 +48,9 @@ extension ObjectContext {
   ///   database's error. Nothing is written then, and the changes stay pending.
   public func save() throws(StoreError) {
     guard hasChanges || !reordered.isEmpty else { return }
+    guard !isReadOnly else {
+      throw fail(.unsupported, "the context was opened read-only; it cannot save")
+    }
     // Hooks first, so that what they write is validated (Core Data validates before willSave,
     // and a required shadow attribute written there fails its first save).
     try runWillSave()

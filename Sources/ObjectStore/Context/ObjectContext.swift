@@ -36,21 +36,27 @@ public final class ObjectContext {
   var hooks: [LifecycleEvent: [String: [Hook]]] = [:]
   /// Set while `didSave` hooks run, when no object may change.
   var inDidSave = false
+  /// Whether the context only reads (it cannot save).
+  public let isReadOnly: Bool
 
   /// Opens a context on the store at `storePath`, which `model` must describe, with the value
   /// transformers its transformable attributes name.
-  /// - Throws: ``StoreError`` when the store cannot be opened for writing, the model does not
-  ///   match it, or a transformable attribute names a transformer or a value class that
-  ///   `transformers` does not know (naming entity, attribute and the name).
+  /// - Parameter readOnly: open the store only for reading, as a backup does (never
+  ///   checkpointing a live store's `-wal`); ``save()`` then fails.
+  /// - Throws: ``StoreError`` when the store cannot be opened (for writing, unless
+  ///   `readOnly`), the model does not match it, or a transformable attribute names a
+  ///   transformer or a value class that `transformers` does not know (naming entity,
+  ///   attribute and the name).
   public init(
     storePath: String, model: ObjectModel,
-    transformers: ValueTransformerRegistry = .standard
+    transformers: ValueTransformerRegistry = .standard, readOnly: Bool = false
   ) throws(StoreError) {
     if let problem = Self.checkTransformables(model, transformers) {
       throw StoreError(.invalidValue, problem, path: storePath)
     }
     self.transformers = transformers
-    store = try CoreDataStore(path: storePath, writable: true)
+    isReadOnly = readOnly
+    store = try CoreDataStore(path: storePath, writable: !readOnly)
     self.model = model
     layout = try store.layout(for: model)
     var names: [Int: String] = [:]
@@ -104,13 +110,13 @@ public final class ObjectContext {
 
   /// Loads objects of `table` matching an SQL filter, registering them (objects already
   /// registered keep their in-memory state).
-  func load(_ table: StoreLayout.Table, filter: String?, bindings: [SQLiteValue]) throws(StoreError)
-    -> [ManagedObject]
-  {
+  func load(
+    _ table: StoreLayout.Table, filter: String?, bindings: [SQLiteValue], limit: Int? = nil
+  ) throws(StoreError) -> [ManagedObject] {
     var records: [ObjectRecord] = []
     do {
       let reader = try TableReader(
-        table: table, layout: layout, database: store.database, filter: filter)
+        table: table, layout: layout, database: store.database, filter: filter, limit: limit)
       try reader.bind(bindings)
       try reader.readRows { record in records.append(record) }
     } catch {
@@ -149,6 +155,14 @@ public final class ObjectContext {
   /// Inserts a new object of `entity`, with its attributes' default values, and a primary key
   /// from its hierarchy's counter.
   public func insert(_ entity: String) throws(StoreError) -> ManagedObject {
+    try insert(entity, primaryKey: nil)
+  }
+
+  /// Inserts a new object of `entity` with its attributes' default values and the primary key
+  /// `primaryKey` (which must be positive and not used in the entity's hierarchy), or a key from
+  /// the hierarchy's counter when nil. Keys handed out later come after every key given.
+  /// - Throws: ``StoreError`` when the entity is unknown or abstract, or the key is taken.
+  public func insert(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ManagedObject {
     guard !inDidSave else { throw fail(.invalidValue, "no object can be inserted in didSave") }
     guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
       throw fail(.invalidValue, "the model has no entity \(entity)")
@@ -156,7 +170,13 @@ public final class ObjectContext {
     guard !description.isAbstract else {
       throw fail(.invalidValue, "entity \(entity) is abstract and cannot have objects")
     }
-    let key = try nextPrimaryKey(root: root.name)
+    let key: Int64
+    if let primaryKey {
+      try reserve(primaryKey, root: root.name)
+      key = primaryKey
+    } else {
+      key = try nextPrimaryKey(root: root.name)
+    }
     var attributes: [String: AttributeValue] = [:]
     for attribute in model.attributes(of: entity) {
       if let value = attribute.defaultValue { attributes[attribute.name] = value }
@@ -164,10 +184,28 @@ public final class ObjectContext {
     let object = ManagedObject(
       record: ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes),
       context: self)
+    // A new object has no members in the store: its to-many relationships start empty.
+    for relationship in model.relationships(of: entity) where relationship.isToMany {
+      object.toMany[relationship.name] = []
+    }
     registered[object.reference] = object
     inserted.insert(object.reference)
     try runHooks(.awakeFromInsert, object)
     return object
+  }
+
+  /// Takes `key` for a new object of the hierarchy under `root`, moving the counter past it.
+  private func reserve(_ key: Int64, root: String) throws(StoreError) {
+    guard key > 0 else { throw fail(.invalidValue, "primary key \(key) is not positive") }
+    let hierarchy = model.hierarchy(from: root).map(\.name)
+    let taken =
+      hierarchy.contains { registered[ObjectReference(entity: $0, primaryKey: key)] != nil }
+      || (try? load(table(for: root), filter: "Z_PK = ?", bindings: [.integer(key)]).first) != nil
+    guard !taken else {
+      throw fail(.invalidValue, "primary key \(key) of \(root)'s hierarchy is already used")
+    }
+    let next = try nextPrimaryKey(root: root)
+    nextKeys[root] = max(next, key + 1)
   }
 
   private func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {

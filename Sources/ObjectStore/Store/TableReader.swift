@@ -22,7 +22,7 @@ struct TableReader {
 
   init(
     table: StoreLayout.Table, layout: StoreLayout, database: Database, filter: String? = nil,
-    extraColumns: [String] = []
+    extraColumns: [String] = [], limit: Int? = nil
   ) throws {
     var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
     var attributeFields: [(Field, AttributeDescription)] = []
@@ -57,7 +57,8 @@ struct TableReader {
     columnNames = columns
     statement = try database.prepare(
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
-        + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK")
+        + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK"
+        + (limit.map { " LIMIT \($0)" } ?? ""))
     self.attributeFields = attributeFields
     self.toOneFields = toOneFields
     self.model = layout.model
