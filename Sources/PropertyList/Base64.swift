@@ -1,5 +1,5 @@
 /// Standard base64 (RFC 4648, with padding), as XML property lists hold data.
-enum Base64 {
+public enum Base64 {
   private static let alphabet = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
@@ -10,7 +10,8 @@ enum Base64 {
   }()
 
   /// Encodes bytes, breaking lines after `lineLength` characters when it is nonzero.
-  static func encode(_ bytes: [UInt8], lineLength: Int = 0, lineSeparator: String = "\n") -> String
+  public static func encode(_ bytes: [UInt8], lineLength: Int = 0, lineSeparator: String = "\n")
+    -> String
   {
     var output: [UInt8] = []
     output.reserveCapacity((bytes.count + 2) / 3 * 4)
@@ -45,7 +46,7 @@ enum Base64 {
 
   /// Decodes base64, ignoring whitespace; `nil` when a character is not base64 or padding is
   /// misplaced.
-  static func decode(_ text: String) -> [UInt8]? {
+  public static func decode(_ text: String) -> [UInt8]? {
     var output: [UInt8] = []
     var accumulator: UInt32 = 0
     var bits = 0

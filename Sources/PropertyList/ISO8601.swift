@@ -98,7 +98,7 @@ public enum ISO8601 {
     return PropertyListDate(secondsSince1970: unix)
   }
 
-  private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+  static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
     a >= 0 ? a / b : -((-a + b - 1) / b)
   }
 
@@ -125,7 +125,7 @@ public enum ISO8601 {
     return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 
-  private static func pad(_ value: Int64, _ width: Int) -> String {
+  static func pad(_ value: Int64, _ width: Int) -> String {
     let digits = String(abs(value))
     let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
     return value < 0 ? "-" + padded : padded
