@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "S3", targets: ["S3"]),
     .library(name: "Migration", targets: ["Migration"]),
     .library(name: "GraphVault", targets: ["GraphVault"]),
+    .library(name: "GraphVaultTesting", targets: ["GraphVaultTesting"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -97,6 +98,10 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
+    // For test suites: a fixture (archive or JSON) loaded into a temporary store in one call,
+    // and objects to and from JSON.
+    .target(name: "GraphVaultTesting", dependencies: ["GraphVault", "ObjectStore", "ObjectModel"]),
+
     // The command-line tool.
     .executableTarget(
       name: "graphvault",
@@ -117,6 +122,11 @@ let package = Package(
     .testTarget(
       name: "PropertyListTests",
       dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
+    .testTarget(
+      name: "GraphVaultTestingTests",
+      dependencies: [
+        "GraphVaultTesting", "GraphVault", "ObjectStore", "ObjectModel", "TestSupport",
+      ]),
     .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
     .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"]),
     .testTarget(

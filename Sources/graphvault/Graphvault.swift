@@ -23,7 +23,8 @@ struct Graphvault: ParsableCommand {
     version: ToolInfo.version,
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
-      PruneCommand.self, FixtureCommand.self, ModelCommand.self,
+      PruneCommand.self, FixtureCommand.self, ExportCommand.self, ImportCommand.self,
+      ModelCommand.self,
       CreateCommand.self, SampleCommand.self,
     ]
   )

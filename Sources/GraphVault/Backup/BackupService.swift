@@ -115,7 +115,11 @@ public enum BackupService {
 
   /// The store's model: from `modelPath` (its version matched to the store when it is a set),
   /// else the store's `Z_MODELCACHE`.
-  static func resolveModel(store: CoreDataStore, modelPath: String?) throws -> ObjectModel {
+  /// The model of `store`: from `modelPath` (the version that matches the store), else the
+  /// store's `Z_MODELCACHE`, named `cacheName` (default: the store's file name).
+  static func resolveModel(store: CoreDataStore, modelPath: String?, cacheName: String? = nil)
+    throws -> ObjectModel
+  {
     if let modelPath {
       let set = try ModelSource.versions(at: modelPath)
       let model =
@@ -124,7 +128,7 @@ public enum BackupService {
       return model.entityVersionHashes.isEmpty
         ? model.withVersionHashes(store.versionHashes) : model
     }
-    guard let model = try store.cachedModel() else {
+    guard let model = try store.cachedModel(name: cacheName) else {
       throw VaultError(
         .modelUnavailable,
         "the store keeps no model (no Z_MODELCACHE): pass --model with its .xcdatamodeld, .momd or .mom (\(store.path))"

@@ -44,38 +44,17 @@ public enum FixtureService {
     }
   }
 
-  /// Whether `source` is an archive rather than a store: standard input, object storage, or a
-  /// file that does not start with SQLite's header.
-  static func isArchive(_ source: String) -> Bool {
-    if ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source) { return true }
-    guard let handle = FileHandle(forReadingAtPath: source) else { return false }
-    defer { try? handle.close() }
-    let head = (try? handle.read(upToCount: 16)) ?? Data()
-    return head != Data("SQLite format 3\u{0}".utf8)
-  }
-
   /// The time a fixture records when none is given: Core Data's reference date.
   public static let defaultTime = Date(timeIntervalSinceReferenceDate: 0)
 
   /// Cuts a fixture out of the store or archive at `source`. An archive is restored into a
   /// temporary store first; nothing is written beside the source, and the fixture appears under
   /// its name only when complete.
-  public static func cut(source: String, options: Options) throws(VaultError) -> FixtureResult {
+  public static func cut(source path: String, options: Options) throws(VaultError) -> FixtureResult
+  {
     try vault {
-      let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "graphvault-fixture-\(UUID().uuidString)")
-      try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
-      defer { try? FileManager.default.removeItem(at: scratch) }
-      var storePath = source
-      let recorded =
-        isArchive(source)
-          && (ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source))
-        ? source : URL(fileURLWithPath: source).standardizedFileURL.path
-      if isArchive(source) {
-        storePath = scratch.appendingPathComponent("source.sqlite").path
-        _ = try RestoreService.restore(archivePath: source, to: storePath)
-      }
-      let store = try CoreDataStore(path: storePath)
+      let source = try SourceStore(path)
+      let store = try CoreDataStore(path: source.path)
       let model = try BackupService.resolveModel(store: store, modelPath: options.modelPath)
       let cutter = try FixtureCutter(store: store, model: model)
       let subset: FixtureCutter.Subset
@@ -88,8 +67,9 @@ public enum FixtureService {
         // A selection naming what the model does not have is a mistake in the command line.
         throw VaultError(.usage, error.detail, cause: error)
       }
-      let fixtureName = URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
-      let fixturePath = scratch.appendingPathComponent("\(fixtureName).sqlite").path
+      let fixtureName = URL(fileURLWithPath: source.recordedSource).deletingPathExtension()
+        .lastPathComponent
+      let fixturePath = source.scratch.appendingPathComponent("\(fixtureName).sqlite").path
       do {
         try store.read { _ in
           try cutter.write(
@@ -102,7 +82,7 @@ public enum FixtureService {
       backup.output = options.output
       backup.compression = options.compression
       backup.now = options.time ?? defaultTime
-      backup.recordedSourcePath = recorded
+      backup.recordedSourcePath = source.recordedSource
       backup.modelPath = options.modelPath
       let written = try BackupService.backup(storePath: fixturePath, options: backup)
       return FixtureResult(

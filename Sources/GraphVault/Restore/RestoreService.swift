@@ -83,31 +83,9 @@ public enum RestoreService {
           archivePath: archivePath, into: nil, destination: destination, target: target,
           password: options.password)
       }
-      let url = URL(fileURLWithPath: destination)
-      let folder = url.deletingLastPathComponent().path
-      let lock: FileLock
-      do throws(FileLock.Failure) {
-        lock = try FileLock(
-          path: url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).lock"
-          )
-          .path, wait: options.wait)
-      } catch {
-        switch error {
-        case .held(let holder):
-          throw VaultError(
-            .locked, "another restore to this store is running (\(holder)) (\(destination))")
-        case .io(let failure): throw failure
-        }
-      }
-      defer { lock.release() }
-      for leftover in DurableFile.abandonedTemporaries(in: folder, of: url.lastPathComponent) {
-        unlink(leftover)
-      }
-      if FileManager.default.fileExists(atPath: destination) && !options.force {
-        throw VaultError(
-          .destinationExists, "the store exists (use --force to replace it) (\(destination))")
-      }
+      let claim = try StoreDestination(
+        destination, for: "restore", force: options.force, wait: options.wait)
+      defer { claim.release() }
       return try DurableFile.buildDatabase(at: destination) { temporary in
         try load(
           archivePath: archivePath, into: temporary, destination: destination, target: target,

@@ -1,0 +1,196 @@
+import ArchiveStorage
+import DurableIO
+import Foundation
+import JSON
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// How exported objects are laid out.
+public enum ExportFormat: String, Codable, Sendable, CaseIterable {
+  /// One pretty-printed document: `{"model": …, "objects": [ … ]}`.
+  case json
+  /// JSON Lines: the model on the first line (`{"model": …}`), then one object a line.
+  case jsonl
+}
+
+/// What an export wrote.
+public struct ExportResult: Codable, Sendable {
+  /// The file written (`-` for standard output).
+  public let output: String
+  /// The layout.
+  public let format: ExportFormat
+  /// Objects per entity.
+  public let objects: [String: Int]
+  /// Bytes written.
+  public let bytes: Int64
+}
+
+/// `graphvault export`: the objects of a store or an archive as class-tagged dictionaries in
+/// JSON (see ``ObjectJSON``), with the model they follow, for people to read, diff and edit and
+/// for `graphvault import` to load.
+///
+/// Objects come entity by entity (by name), each in primary-key order, every key sorted, so the
+/// same store always gives the same bytes. Derived and transient attributes are left out (the
+/// store computes the one, never keeps the other), as are tables outside the model (persistent
+/// history). The store is read in one read transaction and never written.
+public enum ExportService {
+  /// What to export, and where.
+  public struct Options: Sendable {
+    /// The layout.
+    public var format: ExportFormat = .json
+    /// The entities to export (each with its sub-entities); all when empty.
+    public var entities: [String] = []
+    /// The model, for stores without `Z_MODELCACHE`.
+    public var modelPath: String?
+    /// The file to write, or `-` for standard output.
+    public var output = "-"
+    /// The password of an encrypted archive.
+    public var password: PasswordSource?
+
+    /// Every entity as pretty JSON on standard output.
+    public init() {}
+  }
+
+  /// The name an export gives a model read from a store's `Z_MODELCACHE`.
+  public static let cacheModelName = "StoreModel"
+
+  /// Bytes gathered before each write.
+  static let chunkSize = 1 << 16
+
+  /// Exports the store or archive at `source`.
+  /// - Throws: ``VaultError``: 64 for an unknown `--entity`, 66 for a missing source.
+  public static func export(source path: String, options: Options) throws(VaultError)
+    -> ExportResult
+  {
+    try vault {
+      let source = try SourceStore(path, password: options.password)
+      // A model read from the store is named the same whatever the file is called, so the
+      // same objects always give the same text.
+      let model = try BackupService.resolveModel(
+        store: try CoreDataStore(path: source.path), modelPath: options.modelPath,
+        cacheName: cacheModelName)
+      let entities = try selectedEntities(model, options.entities)
+      var transformers = ValueTransformerRegistry.standard
+      transformers.refusesUnknownNames = false
+      let context = try ObjectContext(
+        storePath: source.path, model: model, transformers: transformers, readOnly: true)
+      let sink = try Sink(options.output)
+      var counts: [String: Int] = [:]
+      do {
+        try context.reading {
+          try write(
+            model: model, context: context, entities: entities, format: options.format, into: sink
+          ) {
+            counts[$0, default: 0] += 1
+          }
+        }
+        try sink.finish()
+      } catch {
+        sink.abandon()
+        throw error
+      }
+      return ExportResult(
+        output: options.output, format: options.format, objects: counts, bytes: sink.written)
+    }
+  }
+
+  /// The concrete entities to export, by name.
+  static func selectedEntities(_ model: ObjectModel, _ names: [String]) throws -> [String] {
+    var chosen = Set<String>()
+    for name in names {
+      guard model.entity(named: name) != nil else {
+        throw VaultError(
+          .usage,
+          "--entity \(name): the model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
+        )
+      }
+      chosen.formUnion(model.hierarchy(from: name).map(\.name))
+    }
+    return model.entities.filter { !$0.isAbstract && (names.isEmpty || chosen.contains($0.name)) }
+      .map(\.name).sorted()
+  }
+
+  private static func write(
+    model: ObjectModel, context: ObjectContext, entities: [String], format: ExportFormat,
+    into sink: Sink, counted: (String) -> Void
+  ) throws {
+    let converter = ObjectJSON(model: model)
+    let descriptor = PropertyListJSON.json(ModelDescriptor.encode(model))
+    var first = true
+    switch format {
+    case .json:
+      sink.append("{\n  \"model\": ")
+      sink.append(JSONWriter.encode(descriptor, style: .pretty, level: 1))
+      sink.append(",\n  \"objects\": [")
+    case .jsonl:
+      sink.append(JSONWriter.encode(.object([("model", descriptor)]), style: .compact))
+      sink.append("\n")
+    }
+    for entity in entities {
+      try context.forEachObject(of: entity, includesSubentities: false) { object in
+        let json = converter.json(try object.dictionary())
+        switch format {
+        case .json:
+          sink.append(first ? "\n    " : ",\n    ")
+          sink.append(JSONWriter.encode(json, style: .pretty, level: 2))
+        case .jsonl:
+          sink.append(JSONWriter.encode(json, style: .compact))
+          sink.append("\n")
+        }
+        first = false
+        counted(entity)
+        try sink.flushIfFull()
+      }
+    }
+    if format == .json { sink.append(first ? "]\n}\n" : "\n  ]\n}\n") }
+  }
+
+  /// Where the text goes: a file that appears under its name only when complete (mode 0600,
+  /// as exported data may be private), or standard output.
+  final class Sink {
+    private let file: PendingFile?
+    private var buffer: [UInt8] = []
+    private(set) var written: Int64 = 0
+
+    init(_ output: String) throws {
+      file = output == StandardStream.name ? nil : try PendingFile(creating: output, mode: 0o600)
+    }
+
+    func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
+    func append(_ bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
+
+    func flushIfFull() throws {
+      if buffer.count >= ExportService.chunkSize { try flush() }
+    }
+
+    func flush() throws {
+      defer { buffer.removeAll(keepingCapacity: true) }
+      written += Int64(buffer.count)
+      if let file {
+        try buffer.withUnsafeBytes { bytes in try file.write(bytes) }
+      } else {
+        try buffer.withUnsafeBytes { bytes in
+          var offset = 0
+          while offset < bytes.count {
+            let count = Glibc.write(
+              STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+              throw VaultError(
+                .ioFailure, "cannot write to standard output: \(String(cString: strerror(errno)))")
+            }
+            offset += count
+          }
+        }
+      }
+    }
+
+    func finish() throws {
+      try flush()
+      try file?.publish(replacing: true)
+    }
+
+    func abandon() { file?.abandon() }
+  }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The store a command reads, given either a store or an archive: an archive (a file, object
+/// storage or standard input) is restored into a private temporary folder first, which goes
+/// away with this value. Nothing is ever written beside the source.
+final class SourceStore {
+  /// The store to open.
+  let path: String
+  /// The source as recorded in what is written from it: the standardized path of a local
+  /// file, or the name given for standard input and object storage.
+  let recordedSource: String
+  /// A private folder for work files, removed with this value.
+  let scratch: URL
+
+  /// Opens `source`, restoring it when it is an archive.
+  /// - Throws: ``VaultError`` when the source is missing or cannot be restored.
+  init(_ source: String, password: PasswordSource? = nil) throws {
+    try ArchiveAccess.requireInput(source)
+    scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "graphvault-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
+    recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    if Self.isArchive(source) {
+      path = scratch.appendingPathComponent("source.sqlite").path
+      var options = RestoreOptions()
+      options.password = password
+      do {
+        _ = try RestoreService.restore(archivePath: source, to: path, options: options)
+      } catch {
+        try? FileManager.default.removeItem(at: scratch)
+        throw error
+      }
+    } else {
+      path = source
+    }
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: scratch)
+  }
+
+  /// Whether `source` is an archive rather than a store: standard input, object storage, or a
+  /// file that does not start with SQLite's header.
+  static func isArchive(_ source: String) -> Bool {
+    if ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source) { return true }
+    guard let handle = FileHandle(forReadingAtPath: source) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 16)) ?? Data()
+    return head != Data("SQLite format 3\u{0}".utf8)
+  }
+}

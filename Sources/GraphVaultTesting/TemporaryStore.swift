@@ -1,0 +1,77 @@
+import Foundation
+import GraphVault
+import ObjectModel
+import ObjectStore
+
+/// A fixture loaded into a store of its own for one test: a graphvault archive (what
+/// `graphvault fixture` and `backup` write) restored, or JSON objects (what `graphvault export`
+/// writes, or written by hand) imported, into a fresh temporary folder, with an object context
+/// on it. The folder is removed when the value goes away, at the end of the test that holds it.
+///
+/// ```swift
+/// @Test func aBookKnowsItsAuthor() throws {
+///   let store = try TemporaryStore(loading: "Fixtures/library.gvault")
+///   let books = try store.context.fetch(FetchRequest(entity: "Book", predicate: "author.alias == 'frank'"))
+///   #expect(books.count == 2)
+/// }
+/// ```
+///
+/// Keep the value in a local constant for as long as its objects are used: objects refer to
+/// their context, which this value keeps.
+public final class TemporaryStore {
+  /// The temporary store's path.
+  public let path: String
+  /// The model the store follows.
+  public let model: ObjectModel
+  /// An object context on the store.
+  public let context: ObjectContext
+  private let folder: URL
+
+  /// Loads `fixture` into a new temporary store: a `.json` or `.jsonl` file is imported, any
+  /// other file restored as an archive.
+  /// - Parameters:
+  ///   - model: the model to open the context with (for instance the app's own, built in
+  ///     code); by default the one the store carries.
+  ///   - modelPath: for JSON without a model: `.xcdatamodeld`, `.momd`, `.xcdatamodel`, `.mom`.
+  ///   - transformers: the value transformers the model's transformable attributes name.
+  ///   - password: the password of an encrypted archive.
+  /// - Throws: ``VaultError`` when the fixture cannot be loaded, ``StoreError`` when the context
+  ///   cannot open on it.
+  public init(
+    loading fixture: String, model: ObjectModel? = nil, modelPath: String? = nil,
+    transformers: ValueTransformerRegistry = .standard, password: PasswordSource? = nil
+  ) throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "graphvault-fixture-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    path =
+      folder.appendingPathComponent(
+        URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent + ".sqlite"
+      ).path
+    do {
+      let suffix = URL(fileURLWithPath: fixture).pathExtension.lowercased()
+      if suffix == "json" || suffix == "jsonl" {
+        var options = ImportService.Options()
+        options.modelPath = modelPath
+        _ = try ImportService.importObjects(from: fixture, to: path, options: options)
+      } else {
+        var options = RestoreOptions()
+        options.password = password
+        _ = try RestoreService.restore(archivePath: fixture, to: path, options: options)
+      }
+      let carried = try CoreDataStore(path: path).cachedModel()
+      guard let chosen = model ?? carried else {
+        throw VaultError(.modelUnavailable, "the loaded store carries no model: pass model:")
+      }
+      self.model = chosen
+      context = try ObjectContext(storePath: path, model: chosen, transformers: transformers)
+    } catch {
+      try? FileManager.default.removeItem(at: folder)
+      throw error
+    }
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(at: folder)
+  }
+}

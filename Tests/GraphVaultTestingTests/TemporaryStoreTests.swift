@@ -1,0 +1,134 @@
+import Foundation
+import GraphVault
+import GraphVaultTesting
+import ObjectModel
+import ObjectStore
+import TestSupport
+import Testing
+
+@Suite("Loading fixtures in a test", .serialized)
+struct TemporaryStoreTests {
+  let directory: TemporaryDirectory
+  let library: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    library = directory.path("library.sqlite").path
+    try SampleLibrary.generate(at: library, objects: 400, seed: 7)
+  }
+
+  /// What the README shows: a fixture cut with `graphvault fixture`, loaded in one call.
+  @Test func aFixtureArchiveLoadsIntoAStoreThatGoesAwayWithTheValue() throws {
+    let fixture = directory.path("books.gvault").path
+    var options = FixtureService.Options(
+      selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 5),
+      output: fixture)
+    options.scrubs = [ScrubRule(argument: "Writer.alias=fake")!]
+    _ = try FixtureService.cut(source: library, options: options)
+
+    var folder: String?
+    do {
+      let store = try TemporaryStore(loading: fixture)
+      folder = URL(fileURLWithPath: store.path).deletingLastPathComponent().path
+      let books = try store.context.fetch(
+        FetchRequest(entity: "Book", sortDescriptors: [SortDescriptor("title")]))
+      #expect(books.count == 5)
+      for book in books {
+        guard case .string(let title) = book.value(for: "title") else {
+          Issue.record("\(book) has no title")
+          continue
+        }
+        #expect(title.contains("lantern"))
+        // Whole: the author each book points at came along, scrubbed.
+        let author = try #require(try book.object(for: "author"))
+        guard case .string(let alias) = author.value(for: "alias") else {
+          Issue.record("\(author) has no alias")
+          continue
+        }
+        #expect(alias.hasPrefix("Writer.alias-"))
+      }
+      // The context saves into the temporary store, never the fixture.
+      let tag = try store.context.insert("Tag")
+      try tag.setValue(.string("added in a test"), for: "name")
+      try store.context.save()
+    }
+    #expect(folder.map { FileManager.default.fileExists(atPath: $0) } == false)
+  }
+
+  @Test func aHandWrittenJSONFixtureLoadsWithNaturalKeysAndFreshKeys() throws {
+    // The model as `graphvault export` carries it, then objects as a person writes them.
+    let exported = directory.path("export.json").path
+    var export = ExportService.Options()
+    export.entities = ["Tag"]
+    export.output = exported
+    _ = try ExportService.export(source: library, options: export)
+    let text = try String(contentsOfFile: exported, encoding: .utf8)
+    let model = try #require(text.range(of: "\"objects\": [")).lowerBound
+    let fixture = directory.path("fixture.json").path
+    try
+      (String(text[..<model])
+        + """
+        "objects": [
+            {"class": "Author", "alias": "ann", "age": 41},
+            {"class": "Book", "title": "Dune", "uniqueID": "0F4E7C8A-0000-4000-8000-000000000001",
+             "author": {"class": "Writer", "alias": "ann"}, "publishedAt": "1965-08-01T00:00:00Z",
+             "price": "9.99", "tags": [{"class": "Tag", "name": "classic"}]},
+            {"class": "Tag", "pk": 7, "name": "classic"}
+          ]
+        }
+        """).write(toFile: fixture, atomically: true, encoding: .utf8)
+
+    let store = try TemporaryStore(loading: fixture)
+    let dune = try #require(try store.context.fetch(FetchRequest(entity: "Book")).first)
+    #expect(try dune.object(for: "author")?.value(for: "alias") == .string("ann"))
+    #expect(try dune.objects(for: "tags").map(\.primaryKey) == [7])
+    #expect(dune.value(for: "price") == .decimal("9.99"))
+    #expect(dune.value(for: "publishedAt") == .date(-1_117_756_800))  // as Python's datetime says
+    #expect(dune.value(for: "edition") == .integer(1))  // the model's default
+  }
+
+  @Test func objectsConvertToAndFromJSONText() throws {
+    let store = try TemporaryStore(loading: try jsonFixture())
+    let context = store.context
+    let tag = try context.insert(json: #"{"class": "Tag", "pk": 90, "name": "new"}"#)
+    #expect(
+      try tag.json() == """
+        {
+          "class": "Tag",
+          "pk": 90,
+          "books": [],
+          "name": "new"
+        }
+        """)
+    let book = try context.insert(
+      json: #"""
+        {"class": "Book", "title": "Emma", "author": {"class": "Author", "alias": "ann"},
+         "tags": [{"class": "Tag", "pk": 90}], "rating": "NaN", "weight": 0.5}
+        """#)
+    #expect(book.value(for: "weight") == .double(0.5))
+    let written = try book.json()
+    #expect(written.contains(#""author": {"class": "Author", "pk": "#))
+    #expect(written.contains(#""rating": "NaN""#))
+    try book.populate(json: #"{"class": "Book", "rating": 4.5, "tags": []}"#)
+    #expect(book.value(for: "rating") == .double(4.5))
+    #expect(try book.objects(for: "tags").isEmpty)
+    #expect(throws: VaultError.self) {
+      try context.insert(json: #"{"class": "Book", "title": 12}"#)
+    }
+    try context.save()
+  }
+
+  /// A JSON fixture of one author, written by `export` from a store made here.
+  private func jsonFixture() throws -> String {
+    let store = directory.path("one.sqlite").path
+    try StoreCreator.create(at: store, model: try SampleLibrary.model())
+    let context = try ObjectContext(storePath: store, model: try SampleLibrary.model())
+    let author = try context.insert("Author")
+    try author.setValue(.string("ann"), for: "alias")
+    try context.save()
+    var export = ExportService.Options()
+    export.output = directory.path("one.json").path
+    _ = try ExportService.export(source: store, options: export)
+    return export.output
+  }
+}
