@@ -55,6 +55,32 @@ struct TemporaryStoreTests {
     #expect(folder.map { FileManager.default.fileExists(atPath: $0) } == false)
   }
 
+  /// The README's example, word for word but for where the fixture comes from.
+  @Test func theReadmeExampleRuns() throws {
+    let fixture = directory.path("books.gvault").path
+    var options = FixtureService.Options(
+      selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 5),
+      output: fixture)
+    options.scrubs = [ScrubRule(argument: "Writer.alias")!]
+    _ = try FixtureService.cut(source: library, options: options)
+
+    // A fresh store in a temporary folder, removed when `store` goes away.
+    let store = try TemporaryStore(loading: fixture)
+    let books = try store.context.fetch(
+      FetchRequest(entity: "Book", predicate: "title CONTAINS 'lantern'"))
+    #expect(books.count == 5)
+    for book in books {
+      let author = try #require(try book.object(for: "author"))
+      #expect(author.value(for: "alias") != nil)
+    }
+    // Objects as class-tagged dictionaries, and back: references are entity and key.
+    let tag = try store.context.insert(json: #"{"class": "Tag", "name": "test"}"#)
+    try tag.populate(
+      json: #"{"class": "Tag", "books": [{"class": "Book", "pk": \#(books[0].primaryKey)}]}"#)
+    try store.context.save()  // into the temporary store, never the fixture
+    #expect(try books[0].objects(for: "tags").contains { $0 === tag })
+  }
+
   @Test func aHandWrittenJSONFixtureLoadsWithNaturalKeysAndFreshKeys() throws {
     // The model as `graphvault export` carries it, then objects as a person writes them.
     let exported = directory.path("export.json").path
