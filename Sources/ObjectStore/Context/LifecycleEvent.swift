@@ -15,4 +15,8 @@ public enum LifecycleEvent: String, Sendable, CaseIterable {
   /// After the save committed, for every object it wrote or deleted. The object must not be
   /// changed here (doing so is an error).
   case didSave
+  /// When the context drops the object's cached state: ``ObjectContext/refresh(_:mergeChanges:)``,
+  /// ``ObjectContext/reset()`` and ``ObjectContext/rollback()`` (Core Data's
+  /// `didTurnIntoFault`). The place to drop caches kept beside the object.
+  case didTurnIntoFault
 }

@@ -1,4 +1,5 @@
 import ObjectModel
+import PropertyList
 
 /// An object in an ``ObjectContext``: its attribute values and relationships, read lazily from
 /// the store and changed in memory until the context saves.
@@ -8,10 +9,24 @@ public final class ManagedObject: CustomStringConvertible {
   /// The object's entity and primary key.
   public let reference: ObjectReference
   unowned let context: ObjectContext
+  /// The entity's attribute names and bucket.
+  let traits: ObjectContext.EntityTraits
   var attributes: [String: AttributeValue]
   var toOne: [String: ObjectReference]
   var toMany: [String: [ObjectReference]] = [:]
   var version: Int64
+  /// Attribute values and to-one references as last read from or written to the store.
+  var committed: [String: AttributeValue]
+  var committedToOne: [String: ObjectReference]
+  /// Attributes and to-one relationships set since the object was read or saved (whatever
+  /// the value): what a refresh keeps under ``ObjectContext/MergeSemantics/stable``.
+  var changedKeys = Set<String>()
+  /// The extended attributes' bucket as stored, decoded on first use; nil until then.
+  var extendedSnapshot: [String: PropertyListValue]?
+  /// Unsaved extended-attribute changes; a nil value marks a key set to nil.
+  var extendedChanges: [String: PropertyListValue?] = [:]
+  /// The bucket a save in progress writes, the snapshot once it commits.
+  var pendingExtendedSnapshot: [String: PropertyListValue]?
   /// Values of transient attributes of any type (`undefined` ones), kept only in memory.
   var transients: [String: any Sendable] = [:]
   /// Whether the object was deleted (pending or saved), or discarded by a rollback.
@@ -20,9 +35,12 @@ public final class ManagedObject: CustomStringConvertible {
   init(record: ObjectRecord, context: ObjectContext) {
     reference = record.reference
     self.context = context
+    traits = context.traits(of: record.entity)
     attributes = record.attributes
     toOne = record.toOne
     version = record.version
+    committed = record.attributes
+    committedToOne = record.toOne
   }
 
   /// The context the object lives in.
@@ -37,8 +55,17 @@ public final class ManagedObject: CustomStringConvertible {
   /// `Entity/p<pk>`.
   public var description: String { reference.description }
 
-  /// The value of attribute `key` (nil when it has none).
-  public func value(for key: String) -> AttributeValue? { attributes[key] }
+  /// The value of attribute `key` (nil when it has none). A key the entity does not have gives
+  /// nil, unless the entity lets such keys fall through to its extended attributes
+  /// (``ExtendedAttributes/fallThroughKey``): then it is the extended value, when that is a
+  /// single value.
+  public func value(for key: String) -> AttributeValue? {
+    if let value = attributes[key] { return value }
+    guard traits.fallsThrough, !traits.attributeNames.contains(key),
+      let extended = try? value(forExtendedKey: key)
+    else { return nil }
+    return ObjectContext.attributeValue(extended)
+  }
 
   /// Sets attribute `key`.
   /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) when the entity has no such

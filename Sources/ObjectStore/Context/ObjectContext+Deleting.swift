@@ -37,6 +37,8 @@ extension ObjectContext {
         }
       }
     }
+    let step = try undoStep { () throws(StoreError) in .delete(try deletedStates(closure)) }
+    defer { step.end() }
     for reference in closure {
       let current = try self.object(with: reference)
       for relationship in model.relationships(of: current.entity) where !relationship.isTransient {
@@ -62,6 +64,7 @@ extension ObjectContext {
         deleted.insert(reference)
       }
     }
+    step.commit()
   }
 
   private func targets(of object: ManagedObject, _ relationship: RelationshipDescription)
@@ -75,11 +78,4 @@ extension ObjectContext {
     return object.toOne[relationship.name].map { [$0] } ?? []
   }
 
-  private func involves(_ pair: JoinPair, _ reference: ObjectReference) -> Bool {
-    guard let join = layout.joins.first(where: { $0.name == pair.table }) else { return false }
-    let lineage = Set(model.lineage(of: reference.entity).map(\.name))
-    if lineage.contains(join.entity) && pair.source == reference.primaryKey { return true }
-    return lineage.contains(join.relationship.destination)
-      && pair.destination == reference.primaryKey
-  }
 }

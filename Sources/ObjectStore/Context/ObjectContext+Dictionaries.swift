@@ -32,6 +32,8 @@ extension ManagedObject {
   /// - Throws: ``StoreError`` naming the key when an attribute or relationship is unknown, a
   ///   value does not fit, or a reference does not resolve to exactly one object.
   public func populate(from dictionary: ObjectDictionary) throws(StoreError) {
+    context.undoManager?.beginUndoGrouping()
+    defer { context.undoManager?.endUndoGrouping() }
     guard context.model.lineage(of: entity).contains(where: { $0.name == dictionary.entity })
     else {
       throw context.fail(.invalidValue, "\(self) is not a \(dictionary.entity)")
@@ -130,6 +132,9 @@ extension ObjectContext {
     var seen = Set<ObjectReference>()
     for member in members where seen.insert(member).inserted { wanted.append(member) }
     let current = try self.members(of: object, name)
+    guard current != wanted else { return }
+    let step = undoStep { .members(object.reference, name, current) }
+    defer { step.end() }
     for member in current where !seen.contains(member) {
       try removeMember(member, from: object, name)
     }
@@ -141,5 +146,6 @@ extension ObjectContext {
       object.toMany[name] = wanted
       reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
     }
+    step.commit()
   }
 }

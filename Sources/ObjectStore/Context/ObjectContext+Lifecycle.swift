@@ -58,8 +58,15 @@ extension ObjectContext {
     else {
       throw fail(.invalidValue, "\(object.entity) has no transient attribute \(key)")
     }
+    let step =
+      tracked
+      ? undoStep {
+        .transient(object.reference, key, object.transients[key] ?? object.attributes[key])
+      } : UndoStep(context: self, action: nil)
+    defer { step.end() }
     object.transients[key] = value
     object.attributes[key] = nil
     if tracked { transientChanges.insert(object.reference) }
+    step.commit()
   }
 }

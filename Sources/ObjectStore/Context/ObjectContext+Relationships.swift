@@ -150,7 +150,10 @@ extension ObjectContext {
     }
     let old = object.toOne[name]
     guard old != target else { return }
+    let step = undoStep { .toOne(object.reference, name, old) }
+    defer { step.end() }
     object.toOne[name] = target
+    object.changedKeys.insert(name)
     markUpdated(object)
     guard let inverse = model.inverse(of: relationship) else { return }
     if let old, let previous = registered[old] ?? (try? self.object(with: old)) {
@@ -161,6 +164,7 @@ extension ObjectContext {
         }
       } else if previous.toOne[inverse.name] == object.reference {
         previous.toOne[inverse.name] = nil
+        previous.changedKeys.insert(inverse.name)
         markUpdated(previous)
       }
     }
@@ -181,12 +185,15 @@ extension ObjectContext {
           let holder = registered[stolen] ?? (try? self.object(with: stolen))
         {
           holder.toOne[name] = nil
+          holder.changedKeys.insert(name)
           markUpdated(holder)
         }
         destination.toOne[inverse.name] = object.reference
+        destination.changedKeys.insert(inverse.name)
         markUpdated(destination)
       }
     }
+    step.commit()
   }
 
   func addMember(_ member: ObjectReference, to object: ManagedObject, _ name: String)
@@ -204,8 +211,10 @@ extension ObjectContext {
         .invalidValue,
         "\(object.entity).\(name) holds \(relationship.destination), not \(member.entity)")
     }
-    _ = try members(of: object, name)
+    let current = try members(of: object, name)
     guard !(object.toMany[name]?.contains(member) ?? false) else { return }
+    let step = undoStep { .members(object.reference, name, current) }
+    defer { step.end() }
     let other = try self.object(with: member)
     if !inverse.isToMany {
       try setToOne(of: other, inverse.name, to: object.reference)
@@ -225,6 +234,7 @@ extension ObjectContext {
     if relationship.isOrdered {
       reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
     }
+    step.commit()
   }
 
   func removeMember(_ member: ObjectReference, from object: ManagedObject, _ name: String)
@@ -235,7 +245,10 @@ extension ObjectContext {
       throw fail(
         .invalidValue, "\(object.entity).\(name) is not a to-many relationship with an inverse")
     }
-    guard try members(of: object, name).contains(member) else { return }
+    let current = try members(of: object, name)
+    guard current.contains(member) else { return }
+    let step = undoStep { .members(object.reference, name, current) }
+    defer { step.end() }
     let other = try self.object(with: member)
     if !inverse.isToMany {
       try setToOne(of: other, inverse.name, to: nil)
@@ -248,5 +261,6 @@ extension ObjectContext {
     if relationship.isOrdered {
       reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
     }
+    step.commit()
   }
 }

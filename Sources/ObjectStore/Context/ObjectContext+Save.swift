@@ -54,27 +54,29 @@ extension ObjectContext {
     // Hooks first, so that what they write is validated (Core Data validates before willSave,
     // and a required shadow attribute written there fails its first save).
     try runWillSave()
-    try validate()
-    let orderKeys = try pendingOrderKeys()
+    let folded = try foldExtendedChanges()
     do {
-      try store.database.transaction(.immediate) { db in
-        try writeDeletes(db)
-        for reference in inserted.sorted(by: { $0.primaryKey < $1.primaryKey }) {
-          try writeRow(
-            registered[reference]!, insert: true, orderKeys: orderKeys[reference] ?? [:], db)
-        }
-        for reference in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
-          guard let object = registered[reference], !object.isDeleted else { continue }
-          try writeRow(object, insert: false, orderKeys: orderKeys[reference] ?? [:], db)
-        }
-        try writeJoins(db)
-        try writeMaxKeys(db)
-      }
+      try validate()
+      try writePendingChanges(attempt: 1)
     } catch {
-      throw wrap(error, "the save failed and was rolled back")
+      // The extended changes stay in their layer; the bucket gets its stored value back.
+      for (object, bucket, value) in folded { object.attributes[bucket] = value }
+      throw error
     }
+    for (object, _, _) in folded {
+      object.extendedSnapshot = object.pendingExtendedSnapshot
+      object.pendingExtendedSnapshot = nil
+      object.extendedChanges.removeAll()
+    }
+    if undoManager?.removesAllActionsOnSave == true { undoManager?.removeAllActions() }
     for reference in inserted { registered[reference]?.version = 1 }
     for reference in updated { registered[reference]?.version += 1 }
+    for reference in inserted.union(updated) {
+      guard let object = registered[reference] else { continue }
+      object.committed = object.attributes
+      object.committedToOne = object.toOne
+      object.changedKeys.removeAll()
+    }
     let saved = inserted.union(updated).union(deleted).sorted {
       $0.description < $1.description
     }
@@ -84,6 +86,71 @@ extension ObjectContext {
     inDidSave = true
     defer { inDidSave = false }
     for object in savedObjects { try runHooks(.didSave, object) }
+  }
+
+  /// Writes the pending changes in one transaction. When another writer changed some of the
+  /// objects meanwhile, nothing is written; the merge policy then brings those objects up to
+  /// date and the write is tried again (three tries at most).
+  private func writePendingChanges(attempt: Int) throws(StoreError) {
+    struct ConflictFound: Error {}
+    let orderKeys = try pendingOrderKeys()
+    var conflicts: [ManagedObject] = []
+    do {
+      try store.database.transaction(.immediate) { db in
+        try writeDeletes(db)
+        for reference in inserted.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+          _ = try writeRow(
+            registered[reference]!, insert: true, orderKeys: orderKeys[reference] ?? [:], db)
+        }
+        for reference in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+          guard let object = registered[reference], !object.isDeleted else { continue }
+          if try !writeRow(object, insert: false, orderKeys: orderKeys[reference] ?? [:], db) {
+            conflicts.append(object)
+          }
+        }
+        if !conflicts.isEmpty { throw ConflictFound() }
+        try writeJoins(db)
+        try writeMaxKeys(db)
+      }
+    } catch is ConflictFound {
+      // Rolled back; settled below.
+    } catch {
+      throw wrap(error, "the save failed and was rolled back")
+    }
+    guard !conflicts.isEmpty else { return }
+    let names = conflicts.map { "\($0) (Z_OPT \($0.version))" }.joined(separator: ", ")
+    guard mergePolicy != .error, attempt < 3 else {
+      throw fail(
+        .conflict,
+        "\(names) changed or deleted by another writer since read; nothing was saved")
+    }
+    for object in conflicts {
+      switch mergePolicy {
+      case .storeWins: try refresh(object, mergeChanges: false)
+      case .mergeByKey: try refresh(object, mergeChanges: true)
+      case .objectWins: try adoptStoredVersion(of: object)
+      case .error: break
+      }
+    }
+    try writePendingChanges(attempt: attempt + 1)
+  }
+
+  /// Takes the stored `Z_OPT` of an object whose whole local state is to be written over the
+  /// store's.
+  private func adoptStoredVersion(of object: ManagedObject) throws(StoreError) {
+    let table = try table(for: object.entity)
+    let stored: Int64?
+    do {
+      let statement = try store.database.prepare("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?")
+      try statement.bind(.integer(object.primaryKey), at: 1)
+      stored = try statement.allRows().first?[0].integerValue
+    } catch {
+      throw wrap(error, "cannot read \(object) again")
+    }
+    guard let stored else {
+      throw fail(.conflict, "\(object) was deleted by another writer; nothing was saved")
+    }
+    object.version = stored
   }
 
   /// Order keys for the members of reordered one-to-many relationships, by member and column;
@@ -129,9 +196,10 @@ extension ObjectContext {
     }
   }
 
+  /// Writes an object's row; false when an update found the row changed or gone.
   private func writeRow(
     _ object: ManagedObject, insert: Bool, orderKeys: [String: Int64], _ db: Database
-  ) throws {
+  ) throws -> Bool {
     let table = try table(for: object.entity)
     let lineage = model.lineage(of: object.entity).map(\.name)
     var columns: [String] = []
@@ -168,6 +236,7 @@ extension ObjectContext {
           .integer(1),
         ] + values)
       try statement.run()
+      return true
     } else {
       let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
       let statement = try db.prepare(
@@ -177,12 +246,7 @@ extension ObjectContext {
           .integer(object.version + 1), .integer(object.primaryKey), .integer(object.version),
         ])
       try statement.run()
-      guard db.changes == 1 else {
-        throw fail(
-          .conflict,
-          "\(object) was changed or deleted by another writer since it was read (Z_OPT \(object.version))"
-        )
-      }
+      return db.changes == 1
     }
   }
 
@@ -249,6 +313,7 @@ extension ObjectContext {
   /// Discards every pending change: inserted objects become deleted, every other object gets
   /// its stored values back.
   public func rollback() {
+    undoManager?.removeAllActions()
     for reference in inserted { registered[reference]?.isDeleted = true }
     for reference in inserted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
@@ -263,13 +328,11 @@ extension ObjectContext {
       try? reader.readRows { fresh = $0 }
       object.transients.removeAll()
       if let fresh {
-        object.attributes = fresh.attributes
-        object.toOne = fresh.toOne
-        object.version = fresh.version
-        object.isDeleted = false
+        adopt(fresh, into: object)
       } else {
         object.isDeleted = true
       }
+      try? runHooks(.didTurnIntoFault, object)
     }
   }
 }

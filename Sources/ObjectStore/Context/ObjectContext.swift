@@ -36,8 +36,23 @@ public final class ObjectContext {
   var hooks: [LifecycleEvent: [String: [Hook]]] = [:]
   /// Set while `didSave` hooks run, when no object may change.
   var inDidSave = false
+  /// How deep inside a recorded change the context is (changes below the top are not
+  /// recorded on their own).
+  var undoDepth = 0
+  /// Per entity: attribute names and extended-attribute bucket, worked out once.
+  var entityTraits: [String: EntityTraits] = [:]
   /// Whether the context only reads (it cannot save).
   public let isReadOnly: Bool
+  /// Which local changes ``refresh(_:mergeChanges:)`` with merge keeps (Core Data's by
+  /// default).
+  public var mergeSemantics: MergeSemantics = .coreData
+  /// What a save does about objects another writer changed meanwhile (fail, by default).
+  public var mergePolicy: MergePolicy = .error
+  /// Records changes so that they can be undone and redone in groups; none by default (as
+  /// Core Data on iOS). Set one to start recording.
+  public var undoManager: ContextUndoManager? {
+    didSet { undoManager?.context = self }
+  }
 
   /// Opens a context on the store at `storePath`, which `model` must describe, with the value
   /// transformers its transformable attributes name.
@@ -81,7 +96,9 @@ public final class ObjectContext {
     guard !hasChanges && reordered.isEmpty else {
       throw fail(.invalidValue, "the context has unsaved changes; save or roll back before reset")
     }
+    let dropped = registered.values
     registered.removeAll()
+    for object in dropped { try runHooks(.didTurnIntoFault, object) }
   }
 
   /// Whether there are unsaved changes.
@@ -188,9 +205,12 @@ public final class ObjectContext {
     for relationship in model.relationships(of: entity) where relationship.isToMany {
       object.toMany[relationship.name] = []
     }
+    let step = undoStep { .insert(object.reference) }
+    defer { step.end() }
     registered[object.reference] = object
     inserted.insert(object.reference)
     try runHooks(.awakeFromInsert, object)
+    step.commit()
     return object
   }
 
@@ -237,6 +257,10 @@ public final class ObjectContext {
     try checkChangeable(object)
     guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
     else {
+      if traits(of: object.entity).fallsThrough {
+        try setExtendedValue(value.map(Self.propertyListValue), for: key, of: object)
+        return
+      }
       throw fail(.invalidValue, "\(object.entity) has no attribute \(key)")
     }
     guard !attribute.isDerived else {
@@ -247,10 +271,14 @@ public final class ObjectContext {
         .invalidValue,
         "\(object.entity).\(key) is \(attribute.type.rawValue); \(value) does not fit")
     }
+    let step = undoStep { .attribute(object.reference, key, object.attributes[key]) }
+    defer { step.end() }
     object.attributes[key] = value
+    step.commit()
     if attribute.isTransient {
       transientChanges.insert(object.reference)
     } else {
+      object.changedKeys.insert(key)
       markUpdated(object)
     }
   }

@@ -1,0 +1,187 @@
+import ObjectModel
+import PropertyList
+
+/// The model's user-info keys that give an entity extended attributes: a "bucket", a binary
+/// attribute holding a binary property list (a dictionary of extra keys), so that an app can add
+/// attributes without a new model version.
+///
+/// ```swift
+/// EntityDescription(name: "Book", userInfo: [ExtendedAttributes.bucketKey: "extendedData",
+///                                            ExtendedAttributes.fallThroughKey: "YES"],
+///                   attributes: [AttributeDescription(name: "extendedData", type: .binaryData), …])
+/// ```
+///
+/// In an `.xcdatamodeld` the same two entries go in the entity's User Info. Sub-entities inherit
+/// their parent's bucket.
+public enum ExtendedAttributes {
+  /// The entity user-info key naming the bucket attribute (a Binary Data attribute).
+  public static let bucketKey = "graphvault.extendedAttributes"
+  /// The entity user-info key that, set to `YES`, lets `value(for:)` and `setValue(_:for:)`
+  /// reach the bucket for keys the entity does not have (Core Data's
+  /// `valueForUndefinedKey:`); without it those stay errors.
+  public static let fallThroughKey = "graphvault.extendedFallThrough"
+  /// How key paths name extended attributes in predicates and in exported objects:
+  /// `extended.color`.
+  public static let keyPrefix = "extended."
+}
+
+extension ManagedObject {
+  /// The extended attribute `key`: the unsaved change if there is one, else the stored
+  /// bucket's value (decoded on first use and kept until the object's state is dropped).
+  /// - Throws: ``StoreError`` when the entity has no bucket or the stored bucket is not a
+  ///   property-list dictionary.
+  public func value(forExtendedKey key: String) throws(StoreError) -> PropertyListValue? {
+    if let change = extendedChanges[key] { return change }
+    return try context.extendedSnapshot(of: self)[key]
+  }
+
+  /// Sets the extended attribute `key` (nil removes it); kept as an unsaved change, per key,
+  /// until the context saves.
+  /// - Throws: ``StoreError`` when the entity has no bucket or the object cannot change.
+  public func setValue(_ value: PropertyListValue?, forExtendedKey key: String) throws(StoreError) {
+    try context.setExtendedValue(value, for: key, of: self)
+  }
+
+  /// Every extended attribute with its current value, unsaved changes included.
+  /// - Throws: ``StoreError`` as ``value(forExtendedKey:)``.
+  public func extendedValues() throws(StoreError) -> [String: PropertyListValue] {
+    var values = try context.extendedSnapshot(of: self)
+    for (key, change) in extendedChanges { values[key] = change }
+    return values
+  }
+}
+
+extension ObjectContext {
+  /// What the context needs of an entity often: its attribute names and its bucket.
+  struct EntityTraits {
+    let attributeNames: Set<String>
+    let bucket: String?
+    let fallsThrough: Bool
+  }
+
+  func traits(of entity: String) -> EntityTraits {
+    if let known = entityTraits[entity] { return known }
+    let lineage = model.lineage(of: entity)
+    let bucket = lineage.lazy.compactMap { $0.userInfo[ExtendedAttributes.bucketKey] }.first
+    let fallsThrough = lineage.contains {
+      ["YES", "TRUE", "1"].contains($0.userInfo[ExtendedAttributes.fallThroughKey]?.uppercased())
+    }
+    let traits = EntityTraits(
+      attributeNames: Set(model.attributes(of: entity).map(\.name)), bucket: bucket,
+      fallsThrough: bucket != nil && fallsThrough)
+    entityTraits[entity] = traits
+    return traits
+  }
+
+  /// The name of the entity's bucket attribute, if it has one.
+  func extendedBucket(of entity: String) -> String? { traits(of: entity).bucket }
+
+  /// The bucket as stored, decoded once.
+  func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> [String: PropertyListValue]
+  {
+    if let snapshot = object.extendedSnapshot { return snapshot }
+    guard let bucket = extendedBucket(of: object.entity) else {
+      throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
+    }
+    let snapshot = try decodedBucket(object.committed[bucket], of: object)
+    object.extendedSnapshot = snapshot
+    return snapshot
+  }
+
+  func decodedBucket(_ value: AttributeValue?, of object: ManagedObject) throws(StoreError)
+    -> [String: PropertyListValue]
+  {
+    guard case .data(let bytes) = value, !bytes.isEmpty else { return [:] }
+    do {
+      guard case .dictionary(let entries) = try PropertyListValue(binaryPropertyList: bytes)
+      else {
+        throw fail(.invalidValue, "\(object)'s extended attributes are not a dictionary")
+      }
+      return entries
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(
+        .invalidValue, "\(object)'s extended attributes cannot be read: \(error)",
+        path: store.path)
+    }
+  }
+
+  func setExtendedValue(_ value: PropertyListValue?, for key: String, of object: ManagedObject)
+    throws(StoreError)
+  {
+    try checkChangeable(object)
+    guard extendedBucket(of: object.entity) != nil else {
+      throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
+    }
+    let step = undoStep { .extended(object.reference, key, object.extendedChanges[key]) }
+    defer { step.end() }
+    object.extendedChanges[key] = .some(value)
+    markUpdated(object)
+    step.commit()
+  }
+
+  /// Restores an extended key's change layer as it was (undo).
+  func restoreExtendedChange(
+    _ change: PropertyListValue??, for key: String, of object: ManagedObject
+  )
+    throws(StoreError)
+  {
+    try checkChangeable(object)
+    let step = undoStep { .extended(object.reference, key, object.extendedChanges[key]) }
+    defer { step.end() }
+    if let change {
+      object.extendedChanges[key] = change
+    } else {
+      object.extendedChanges.removeValue(forKey: key)
+    }
+    markUpdated(object)
+    step.commit()
+  }
+
+  /// Merges each changed object's extended changes into its stored bucket and sets the bucket
+  /// attribute (NULL when nothing is left), before validation. The layers are cleared only
+  /// when the save commits. Returns what to put back if it does not.
+  func foldExtendedChanges() throws(StoreError) -> [(ManagedObject, String, AttributeValue?)] {
+    var folded: [(ManagedObject, String, AttributeValue?)] = []
+    for reference in inserted.union(updated) {
+      guard let object = registered[reference], !object.isDeleted,
+        !object.extendedChanges.isEmpty, let bucket = extendedBucket(of: object.entity)
+      else { continue }
+      var merged = try extendedSnapshot(of: object)
+      for (key, change) in object.extendedChanges { merged[key] = change }
+      folded.append((object, bucket, object.attributes[bucket]))
+      object.attributes[bucket] =
+        merged.isEmpty ? nil : .data(PropertyListValue.dictionary(merged).binaryPropertyList())
+      object.pendingExtendedSnapshot = merged
+    }
+    return folded
+  }
+
+  /// `value` as an extended attribute's property-list value (fall-through of `setValue(_:for:)`).
+  static func propertyListValue(_ value: AttributeValue) -> PropertyListValue {
+    switch value {
+    case .integer(let number): return .integer(number)
+    case .double(let number): return .real(number)
+    case .decimal(let text), .string(let text), .uri(let text): return .string(text)
+    case .bool(let flag): return .bool(flag)
+    case .date(let seconds): return .date(PropertyListDate(secondsSinceReferenceDate: seconds))
+    case .data(let bytes), .uuid(let bytes), .transformed(let bytes): return .data(bytes)
+    }
+  }
+
+  /// An extended attribute's value as an attribute value, when it is a single value
+  /// (fall-through of `value(for:)`); arrays and dictionaries need
+  /// ``ManagedObject/value(forExtendedKey:)``.
+  static func attributeValue(_ value: PropertyListValue) -> AttributeValue? {
+    switch value {
+    case .integer(let number): return .integer(number)
+    case .real(let number): return .double(number)
+    case .string(let text): return .string(text)
+    case .bool(let flag): return .bool(flag)
+    case .date(let date): return .date(date.secondsSinceReferenceDate)
+    case .data(let bytes): return .data(bytes)
+    case .null, .array, .dictionary, .uid: return nil
+    }
+  }
+}

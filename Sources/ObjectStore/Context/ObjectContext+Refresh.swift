@@ -1,0 +1,184 @@
+import ObjectModel
+import SQLite
+
+extension ObjectContext {
+  /// Which local changes a refresh with merge keeps, for ordinary and extended attributes
+  /// alike.
+  public enum MergeSemantics: Sendable {
+    /// Core Data's: a key is changed while its value differs from the stored one, so a local
+    /// change that another writer happens to store too stops being a change (and the next
+    /// value they store replaces it: the "hijacked change" of the extended-attributes
+    /// write-up).
+    case coreData
+    /// A key set locally stays set until saved or rolled back, whatever others store.
+    case stable
+  }
+
+  /// What a save does when another writer changed an object since it was read (its `Z_OPT`
+  /// moved on).
+  public enum MergePolicy: Sendable {
+    /// Fail, naming every such object; nothing is written (the default, as Core Data's
+    /// `NSErrorMergePolicy`).
+    case error
+    /// The store's values win: the object's local changes are dropped (`NSRollbackMergePolicy`).
+    case storeWins
+    /// The object's values win: all of it is written over the store's (`NSOverwriteMergePolicy`).
+    case objectWins
+    /// Per key: the keys changed here win, the others take the store's values
+    /// (`NSMergeByPropertyObjectTrumpMergePolicy`), with the context's ``MergeSemantics``.
+    case mergeByKey
+  }
+
+  /// Brings `object` up to date with the store.
+  ///
+  /// Without `mergeChanges` its local changes (attributes, relationships, extended
+  /// attributes) are dropped and its stored state read again. With it, the stored state is read
+  /// again and the local changes are kept on top of it, key by key; which changes count as
+  /// changes is ``mergeSemantics``'s choice. Either way the object's cached state is dropped
+  /// (its `didTurnIntoFault` hooks run) and extended attributes are decoded again on next use.
+  /// An object not saved yet is left as it is; one another writer deleted becomes deleted here.
+  /// - Throws: ``StoreError`` when the store cannot be read, or a hook fails.
+  public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(StoreError) {
+    guard !inserted.contains(object.reference), !object.isDeleted else { return }
+    let table = try table(for: object.entity)
+    var fresh: ObjectRecord?
+    do {
+      let reader = try TableReader(
+        table: table, layout: layout, database: store.database, filter: "Z_PK = ?")
+      try reader.bind([.integer(object.primaryKey)])
+      try reader.readRows { fresh = $0 }
+    } catch {
+      throw wrap(error, "cannot read \(object) again")
+    }
+    let related = relatedCaches(of: object)
+    guard let fresh, fresh.entity == object.entity else {
+      object.isDeleted = true
+      updated.remove(object.reference)
+      registered.removeValue(forKey: object.reference)
+      forgetCaches(related)
+      try runHooks(.didTurnIntoFault, object)
+      return
+    }
+    if mergeChanges {
+      merge(fresh, into: object)
+    } else {
+      adopt(fresh, into: object)
+      updated.remove(object.reference)
+      joinInserts = joinInserts.filter { !involves($0, object.reference) }
+      joinDeletes = joinDeletes.filter { !involves($0, object.reference) }
+      reordered = reordered.filter { $0.owner != object.reference }
+    }
+    forgetCaches(related.union(relatedCaches(of: object)))
+    try runHooks(.didTurnIntoFault, object)
+  }
+
+  /// Takes the stored state `fresh` as the object's whole state: no local changes remain.
+  func adopt(_ fresh: ObjectRecord, into object: ManagedObject) {
+    object.attributes = fresh.attributes
+    object.toOne = fresh.toOne
+    object.version = fresh.version
+    object.committed = fresh.attributes
+    object.committedToOne = fresh.toOne
+    object.changedKeys.removeAll()
+    object.toMany.removeAll()
+    object.transients.removeAll()
+    object.extendedSnapshot = nil
+    object.extendedChanges.removeAll()
+    object.isDeleted = false
+  }
+
+  /// Takes the stored state `fresh` under the object's local changes, key by key.
+  private func merge(_ fresh: ObjectRecord, into object: ManagedObject) {
+    let bucket = extendedBucket(of: object.entity)
+    var attributes = fresh.attributes
+    var changed = Set<String>()
+    for attribute in model.attributes(of: object.entity)
+    where !attribute.isTransient && !attribute.isDerived && attribute.name != bucket {
+      let key = attribute.name
+      let local = object.attributes[key]
+      let isChange =
+        switch mergeSemantics {
+        case .stable: object.changedKeys.contains(key)
+        case .coreData: local != object.committed[key] && local != fresh.attributes[key]
+        }
+      if isChange {
+        attributes[key] = local
+        changed.insert(key)
+      }
+    }
+    // Transient values are the context's own: kept.
+    for attribute in model.attributes(of: object.entity) where attribute.isTransient {
+      attributes[attribute.name] = object.attributes[attribute.name]
+    }
+    var toOne = fresh.toOne
+    for relationship in model.relationships(of: object.entity)
+    where !relationship.isToMany && !relationship.isTransient {
+      let key = relationship.name
+      let local = object.toOne[key]
+      let isChange =
+        switch mergeSemantics {
+        case .stable: object.changedKeys.contains(key)
+        case .coreData: local != object.committedToOne[key] && local != fresh.toOne[key]
+        }
+      if isChange {
+        toOne[key] = local
+        changed.insert(key)
+      }
+    }
+    object.attributes = attributes
+    object.toOne = toOne
+    object.version = fresh.version
+    object.committed = fresh.attributes
+    object.committedToOne = fresh.toOne
+    object.changedKeys = changed
+    object.toMany.removeAll()
+    object.extendedSnapshot = nil
+    if mergeSemantics == .coreData, bucket != nil {
+      // A change equal to what is stored now is no change (Core Data compares values).
+      let stored = (try? decodedBucket(fresh.attributes[bucket!], of: object)) ?? [:]
+      object.extendedChanges = object.extendedChanges.filter { key, value in
+        value != stored[key]
+      }
+    }
+    if changed.isEmpty && object.extendedChanges.isEmpty {
+      updated.remove(object.reference)
+    } else {
+      markUpdated(object)
+    }
+  }
+
+  /// The objects whose to-many caches list `object` through an inverse, by relationship.
+  private func relatedCaches(of object: ManagedObject) -> Set<OrderedMembership> {
+    var caches = Set<OrderedMembership>()
+    for relationship in model.relationships(of: object.entity) where !relationship.isTransient {
+      guard let inverse = model.inverse(of: relationship), inverse.isToMany else { continue }
+      if relationship.isToMany {
+        for member in object.toMany[relationship.name] ?? [] {
+          caches.insert(OrderedMembership(owner: member, relationship: inverse.name))
+        }
+      } else {
+        for target in [object.toOne[relationship.name], object.committedToOne[relationship.name]] {
+          if let target {
+            caches.insert(OrderedMembership(owner: target, relationship: inverse.name))
+          }
+        }
+      }
+    }
+    return caches
+  }
+
+  private func forgetCaches(_ caches: Set<OrderedMembership>) {
+    for cache in caches where !inserted.contains(cache.owner) {
+      registered[cache.owner]?.toMany[cache.relationship] = nil
+    }
+  }
+
+  /// Whether a pending join-table row involves `reference`.
+  func involves(_ pair: JoinPair, _ reference: ObjectReference) -> Bool {
+    guard let join = layout.joins.first(where: { $0.name == pair.table }) else { return false }
+    let lineage = Set(model.lineage(of: reference.entity).map(\.name))
+    if lineage.contains(join.entity) && pair.source == reference.primaryKey { return true }
+    return lineage.contains(join.relationship.destination)
+      && pair.destination == reference.primaryKey
+  }
+}

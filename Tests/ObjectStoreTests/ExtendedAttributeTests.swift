@@ -1,0 +1,213 @@
+import Foundation
+import ObjectModel
+import ObjectStore
+import PropertyList
+import SQLite
+import TestSupport
+import Testing
+
+@Suite("Extended attributes, refresh and merge", .serialized)
+struct ExtendedAttributeTests {
+  let directory: TemporaryDirectory
+  let path: String
+  let model: ObjectModel
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("Notes.sqlite").path
+    model = try BucketModel.make()
+    try StoreCreator.create(at: path, model: model)
+  }
+
+  func context() throws -> ObjectContext { try ObjectContext(storePath: path, model: model) }
+
+  /// The bucket column of note `pk` as stored: nil for NULL, else the decoded dictionary.
+  func storedBucket(_ pk: Int64) throws -> [String: PropertyListValue]? {
+    let database = try Database(path: path, mode: .readOnly)
+    let statement = try database.prepare("SELECT ZEXTENDEDDATA FROM ZNOTE WHERE Z_PK = ?")
+    try statement.bind(.integer(pk), at: 1)
+    guard let row = try statement.allRows().first, case .blob(let bytes) = row[0] else {
+      return nil
+    }
+    return try PropertyListValue(binaryPropertyList: bytes).dictionaryValue
+  }
+
+  func newNote(_ context: ObjectContext, title: String = "first") throws -> ManagedObject {
+    let note = try context.insert("Note")
+    try note.setValue(.string(title), for: "title")
+    return note
+  }
+
+  @Test func extendedValuesAreSavedAsOneBinaryPlistAndANullBucketWhenEmpty() throws {
+    let context = try context()
+    let note = try newNote(context)
+    try note.setValue(.string("blue"), forExtendedKey: "shade")
+    try note.setValue(.array([.integer(1), .string("two")]), forExtendedKey: "list")
+    #expect(try storedBucket(note.primaryKey) == nil)  // nothing written before the save
+    try context.save()
+    // Read by an independent decoder: Python's plistlib.
+    let database = try Database(path: path, mode: .readOnly)
+    let blob = try database.prepare("SELECT hex(ZEXTENDEDDATA) FROM ZNOTE").allRows()[0][0]
+    let python = try Subprocess.python(
+      "import plistlib,sys\nprint(sorted(plistlib.loads(bytes.fromhex(sys.argv[1])).items()))",
+      [blob.textValue ?? ""])
+    #expect(python.stdout == "[('list', [1, 'two']), ('shade', 'blue')]\n", "\(python.stderr)")
+    // A key set to nil is a marker until saved, then gone; nothing left: NULL, not an empty plist.
+    try note.setValue(nil, forExtendedKey: "shade")
+    #expect(try note.value(forExtendedKey: "shade") == nil)
+    #expect(try storedBucket(note.primaryKey)?["shade"] == .string("blue"))
+    try context.save()
+    #expect(try storedBucket(note.primaryKey) == ["list": .array([.integer(1), .string("two")])])
+    try note.setValue(nil, forExtendedKey: "list")
+    try context.save()
+    #expect(try storedBucket(note.primaryKey) == nil)
+    let reread = try self.context()
+    let again = try reread.object(with: note.reference)
+    #expect(try again.extendedValues().isEmpty)
+  }
+
+  @Test func unknownKeysFallThroughToTheBucketOnlyWhenTheModelSaysSo() throws {
+    let context = try context()
+    let note = try newNote(context)
+    try note.setValue(.string("teal"), for: "mood")  // Note has no attribute "mood"
+    #expect(note.value(for: "mood") == .string("teal"))
+    #expect(try note.value(forExtendedKey: "mood") == .string("teal"))
+    try note.setValue(.string("native"), for: "color")  // a real attribute stays one
+    #expect(try note.value(forExtendedKey: "color") == nil)
+    let memo = try context.insert("Memo")
+    #expect(throws: StoreError.self) { try memo.setValue(.string("x"), for: "mood") }
+    #expect(memo.value(for: "mood") == nil)
+    try memo.setValue(.integer(3), forExtendedKey: "mood")  // the explicit call still works
+    let folder = try context.insert("Folder")
+    #expect(throws: StoreError.self) { try folder.setValue(.string("x"), forExtendedKey: "mood") }
+    try context.save()
+    let reread = try self.context()
+    #expect(try reread.object(with: note.reference).value(for: "mood") == .string("teal"))
+  }
+
+  /// The write-up's sequence: local "blue" over a stored "red", then another context stores
+  /// "green", "blue" and "red", refreshing with merge after each.
+  @Test(arguments: [
+    (ObjectContext.MergeSemantics.coreData, ["blue", "blue", "blue", "red"]),
+    (ObjectContext.MergeSemantics.stable, ["blue", "blue", "blue", "blue"]),
+  ])
+  func aMergingRefreshKeepsLocalChangesAsEachSemanticsSays(
+    semantics: ObjectContext.MergeSemantics, expected: [String]
+  ) throws {
+    for extended in [false, true] {
+      let setup = try context()
+      let note = try newNote(setup)
+      func set(_ object: ManagedObject, _ color: String) throws {
+        if extended {
+          try object.setValue(.string(color), forExtendedKey: "shade")
+        } else {
+          try object.setValue(.string(color), for: "color")
+        }
+      }
+      func get(_ object: ManagedObject) throws -> PropertyListValue? {
+        extended
+          ? try object.value(forExtendedKey: "shade")
+          : object.value(for: "color").flatMap {
+            if case .string(let text) = $0 { return .string(text) } else { return nil }
+          }
+      }
+      try set(note, "red")
+      try setup.save()
+
+      let mine = try context()
+      mine.mergeSemantics = semantics
+      let local = try mine.object(with: note.reference)
+      try set(local, "blue")
+      try mine.refresh(local, mergeChanges: true)
+      var seen: [String] = []
+      let other = try context()
+      for stored in ["green", "blue", "red"] {
+        let theirs = try other.object(with: note.reference)
+        try other.refresh(theirs, mergeChanges: false)
+        try set(theirs, stored)
+        try other.save()
+        try mine.refresh(local, mergeChanges: true)
+        seen.append(try get(local).flatMap(\.stringValue) ?? "nil")
+      }
+      // The first "blue" is the value right after setting and refreshing once.
+      #expect(["blue"] + seen == expected, "extended: \(extended)")
+    }
+  }
+
+  @Test func extendedChangesMergePerKeyWhileAnotherContextChangesOtherKeys() throws {
+    let setup = try context()
+    let note = try newNote(setup)
+    try note.setValue(.string("a"), forExtendedKey: "one")
+    try note.setValue(.string("b"), forExtendedKey: "two")
+    try setup.save()
+    let mine = try context()
+    let local = try mine.object(with: note.reference)
+    try local.setValue(.string("mine"), forExtendedKey: "one")
+    let other = try context()
+    let theirs = try other.object(with: note.reference)
+    try theirs.setValue(.string("theirs"), forExtendedKey: "two")
+    try theirs.setValue(.string("new"), forExtendedKey: "three")
+    try other.save()
+    try mine.refresh(local, mergeChanges: true)
+    try mine.save()
+    #expect(
+      try storedBucket(note.primaryKey)
+        == ["one": .string("mine"), "two": .string("theirs"), "three": .string("new")])
+    // Without merge, local changes are dropped.
+    try local.setValue(.string("dropped"), forExtendedKey: "one")
+    try mine.refresh(local, mergeChanges: false)
+    #expect(try local.value(forExtendedKey: "one") == .string("mine"))
+    #expect(!mine.hasChanges)
+  }
+
+  @Test(arguments: [
+    (ObjectContext.MergePolicy.storeWins, "theirs", "theirs title"),
+    (ObjectContext.MergePolicy.objectWins, "mine", "first"),
+    (ObjectContext.MergePolicy.mergeByKey, "mine", "theirs title"),
+  ])
+  func aConflictOnSaveFollowsTheMergePolicy(
+    policy: ObjectContext.MergePolicy, color: String, title: String
+  ) throws {
+    let setup = try context()
+    let note = try newNote(setup)
+    try setup.save()
+    let mine = try context()
+    let local = try mine.object(with: note.reference)
+    try local.setValue(.string("mine"), for: "color")
+    let other = try context()
+    let theirs = try other.object(with: note.reference)
+    try theirs.setValue(.string("theirs"), for: "color")
+    try theirs.setValue(.string("theirs title"), for: "title")
+    try other.save()
+    #expect {
+      try mine.save()
+    } throws: { error in
+      (error as? StoreError)?.kind == .conflict && "\(error)".contains("Note/p\(note.primaryKey)")
+    }
+    mine.mergePolicy = policy
+    try mine.save()
+    let check = try context()
+    let stored = try check.object(with: note.reference)
+    #expect(stored.value(for: "color") == .string(color))
+    #expect(stored.value(for: "title") == .string(title))
+  }
+
+  @Test func hooksRunInOrderAndDidTurnIntoFaultWhenStateIsDropped() throws {
+    let context = try context()
+    var events: [String] = []
+    try context.addHook(.willSave, for: "Note") { note in
+      events.append("willSave")
+      // A required attribute written here passes validation, which runs after.
+      if note.value(for: "title") == nil { try note.setValue(.string("from hook"), for: "title") }
+    }
+    try context.addHook(.didSave, for: "Note") { _ in events.append("didSave") }
+    try context.addHook(.didTurnIntoFault, for: "Note") { _ in events.append("fault") }
+    let note = try context.insert("Note")
+    try context.save()
+    #expect(events == ["willSave", "didSave"])
+    try context.refresh(note, mergeChanges: false)
+    try context.refresh(note, mergeChanges: true)
+    try context.reset()
+    #expect(events == ["willSave", "didSave", "fault", "fault", "fault"])
+  }
+}
