@@ -12,6 +12,7 @@ import Foundation
 ///     "entities": { "Post": {
 ///       "from": "Article",
 ///       "attributes": { "hexColor": { "from": "color" },
+///                       "mood": { "fromExtended": "mood" },
 ///                       "title": { "default": "Untitled" },
 ///                       "rank": { "from": "rankText", "convert": true },
 ///                       "slug": { "generate": "uuid" } },
@@ -67,6 +68,24 @@ public struct MappingFile: Sendable, Equatable {
     public var map: [String: String]
     /// Drop the values.
     public var drop: Bool
+    /// An extended attribute (a key of the source entity's bucket) that becomes this attribute,
+    /// leaving the bucket: the way out of extended attributes once a key earns its place.
+    public var fromExtended: String?
+
+    /// A rule.
+    public init(
+      from: String? = nil, defaultValue: String? = nil, generate: String? = nil,
+      convert: Bool = false, map: [String: String] = [:], drop: Bool = false,
+      fromExtended: String? = nil
+    ) {
+      self.from = from
+      self.defaultValue = defaultValue
+      self.generate = generate
+      self.convert = convert
+      self.map = map
+      self.drop = drop
+      self.fromExtended = fromExtended
+    }
   }
 
   /// Where a destination relationship's links come from.
@@ -147,11 +166,12 @@ public struct MappingFile: Sendable, Equatable {
       var attributes: [String: AttributeRule] = [:]
       for (attribute, value) in try rule.dictionary("attributes") {
         let entry = try Object(value, at: "\(rule.path).attributes.\(attribute)")
-        try entry.only(["from", "default", "generate", "convert", "map", "drop"])
+        try entry.only(["from", "default", "generate", "convert", "map", "drop", "fromExtended"])
         attributes[attribute] = AttributeRule(
           from: try entry.string("from"), defaultValue: try entry.scalar("default"),
           generate: try entry.string("generate"), convert: try entry.bool("convert"),
-          map: try entry.stringDictionary("map"), drop: try entry.bool("drop"))
+          map: try entry.stringDictionary("map"), drop: try entry.bool("drop"),
+          fromExtended: try entry.string("fromExtended"))
       }
       var relationships: [String: RelationshipRule] = [:]
       for (relationship, value) in try rule.dictionary("relationships") {

@@ -158,7 +158,7 @@ extension MigrationHop {
         among: candidates, kind: "an attribute of \(sourceEntity)", refuse: refuse)
       attributes.append(
         try attributeRule(
-          attribute, entity: target,
+          attribute, entity: target, sourceEntity: sourceEntity,
           from: from.flatMap { name in
             sourceAttributes.first { $0.name == name }
           }, explicit: explicit, refuse: refuse))
@@ -193,8 +193,9 @@ extension MigrationHop {
   }
 
   func attributeRule(
-    _ attribute: AttributeDescription, entity: String, from old: AttributeDescription?,
-    explicit: MappingFile.AttributeRule?, refuse: (String) -> MigrationError
+    _ attribute: AttributeDescription, entity: String, sourceEntity: String,
+    from old: AttributeDescription?, explicit: MappingFile.AttributeRule?,
+    refuse: (String) -> MigrationError
   ) throws(MigrationError) -> AttributeRule {
     let name = "\(entity).\(attribute.name)"
     var map: [String: AttributeValue] = [:]
@@ -233,11 +234,24 @@ extension MigrationHop {
       // Core Data gives new attributes, and newly required ones, their default.
       fill = attribute.defaultValue
     }
+    var extendedSource: (bucket: String, key: String)?
+    if let key = explicit?.fromExtended {
+      guard
+        let bucket = source.lineage(of: sourceEntity).lazy.compactMap({
+          $0.userInfo[ExtendedAttributes.bucketKey]
+        }).first
+      else {
+        throw refuse(
+          "the mapping promotes extended.\(key) to \(name), but the source entity keeps no extended attributes"
+        )
+      }
+      extendedSource = (bucket, key)
+    }
     return AttributeRule(
       name: attribute.name, type: attribute.type, isOptional: attribute.isOptional,
       source: old?.name, sourceType: old?.type, convert: explicit?.convert == true, map: map,
       fill: fill,
-      generate: generator)
+      generate: generator, extendedSource: extendedSource)
   }
 
   /// Describes attribute and relationship changes once per entity that owns them.
@@ -393,19 +407,19 @@ extension MigrationHop {
         }
         old = found
       }
-      let explicit = MappingFile.AttributeRule(
-        from: nil, defaultValue: nil, generate: extraction.generate[name], convert: false, map: [:],
-        drop: false)
+      let explicit = MappingFile.AttributeRule(generate: extraction.generate[name])
       attributes.append(
         try attributeRule(
-          attribute, entity: extraction.entity, from: old, explicit: explicit, refuse: refuse))
+          attribute, entity: extraction.entity, sourceEntity: extraction.from, from: old,
+          explicit: explicit, refuse: refuse))
     }
     // The new entity's other attributes get their defaults.
     for attribute in destination.attributes(of: extraction.entity)
     where attribute.isStored && !attributes.contains(where: { $0.name == attribute.name }) {
       attributes.append(
         try attributeRule(
-          attribute, entity: extraction.entity, from: nil, explicit: nil, refuse: refuse))
+          attribute, entity: extraction.entity, sourceEntity: extraction.from, from: nil,
+          explicit: nil, refuse: refuse))
     }
     var related: String?
     if case .related(let relationship) = extraction.each {

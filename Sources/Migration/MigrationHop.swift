@@ -1,6 +1,7 @@
 import Foundation
 import ObjectModel
 import ObjectStore
+import PropertyList
 
 /// One step of a migration, from a model version to the next: which entity, attribute and
 /// relationship of the source each one of the destination comes from, and how values change.
@@ -45,6 +46,8 @@ public struct MigrationHop: Sendable {
     /// Given for objects without a value.
     let fill: AttributeValue?
     let generate: Generator?
+    /// The source's bucket attribute and key when an extended attribute becomes this one.
+    var extendedSource: (bucket: String, key: String)? = nil
   }
 
   enum Generator: String, Sendable {
@@ -130,10 +133,14 @@ public struct MigrationHop: Sendable {
     var counts = state.counts[rule.destination, default: Counts()]
     defer { state.counts[rule.destination] = counts }
     counts.migrated += 1
+    var promoted: [String: Set<String>] = [:]
     for attribute in rule.attributes {
       let value = try self.value(
         of: attribute, from: object, entity: rule.destination, counts: &counts)
       if let value { result.attributes[attribute.name] = value }
+      if let extended = attribute.extendedSource {
+        promoted[extended.bucket, default: []].insert(extended.key)
+      }
       if let source = attribute.source, attribute.type == attribute.sourceType,
         let stored = object.storedAsIs[source]
       {
@@ -162,6 +169,16 @@ public struct MigrationHop: Sendable {
       }
       if !mapped.isEmpty { result.relationships[destination.name] = mapped }
     }
+    // Promoted keys leave the bucket (which is NULL when nothing is left).
+    for (bucket, keys) in promoted {
+      guard case .data(let bytes)? = result.attributes[bucket],
+        case .dictionary(var entries)? = try? PropertyListValue(binaryPropertyList: bytes)
+      else { continue }
+      for key in keys { entries.removeValue(forKey: key) }
+      result.attributes[bucket] =
+        entries.isEmpty ? nil : .data(PropertyListValue.dictionary(entries).binaryPropertyList())
+      result.storedAsIs[bucket] = nil
+    }
     let first = output.objects.count
     try extract(rule.extractions, from: object, into: &result, output: &output, state: state)
     output.objects.insert(result, at: first)
@@ -176,6 +193,18 @@ public struct MigrationHop: Sendable {
       counts.filled[rule.name, default: 0] += 1
     } else if let source = rule.source, let original = object.attributes[source] {
       value = try converted(original, rule: rule, object: object, counts: &counts)
+    } else if let extended = rule.extendedSource,
+      case .data(let bytes)? = object.attributes[extended.bucket],
+      case .dictionary(let entries)? = try? PropertyListValue(binaryPropertyList: bytes),
+      let stored = entries[extended.key]
+    {
+      guard let promoted = ExtendedAttributes.attributeValue(stored, as: rule.type) else {
+        throw MigrationError(
+          .refused,
+          "\(object.entity)/p\(object.primaryKey): extended.\(extended.key) holds a value that is not a \(rule.type.rawValue) for \(entity).\(rule.name)"
+        )
+      }
+      value = promoted
     }
     if value == nil, let fill = rule.fill {
       value = fill

@@ -192,6 +192,65 @@ struct ExtendedAttributeTests {
     #expect(stored.value(for: "title") == .string(title))
   }
 
+  @Test func predicatesOnExtendedKeysSelectWhatPythonSelectsFromTheStoredBuckets() throws {
+    let context = try context()
+    for index in 0..<60 {
+      let note = try newNote(context, title: index % 3 == 0 ? "note \(index)" : "memo \(index)")
+      if index % 4 != 0 { try note.setValue(.integer(Int64(index % 7)), forExtendedKey: "stars") }
+      if index % 5 == 0 { try note.setValue(.string("tag\(index % 3)"), forExtendedKey: "tag") }
+    }
+    try context.save()
+    let predicate =
+      "title BEGINSWITH 'note' AND (extended.stars > 2 OR extended.tag == 'tag0') AND NOT extended.stars == 5"
+    let reader = try self.context()
+    let found = try reader.fetch(FetchRequest(entity: "Note", predicate: .format(predicate)))
+      .map(\.primaryKey).sorted()
+    let python = try Subprocess.python(
+      """
+      import plistlib, sqlite3, sys
+      db = sqlite3.connect(sys.argv[1])
+      for pk, title, blob in db.execute("SELECT Z_PK, ZTITLE, ZEXTENDEDDATA FROM ZNOTE ORDER BY Z_PK"):
+          b = plistlib.loads(blob) if blob else {}
+          stars, tag = b.get("stars"), b.get("tag")
+          if title.startswith("note") and ((stars is not None and stars > 2) or tag == "tag0") and not stars == 5:
+              print(pk)
+      """, [path])
+    #expect(python.status == 0, "\(python.stderr)")
+    let expected = python.stdout.split(separator: "\n").compactMap { Int64($0) }
+    #expect(!expected.isEmpty)
+    #expect(found == expected)
+    // Unsaved extended changes count too, as for native attributes.
+    let first = try #require(try reader.fetch(FetchRequest(entity: "Note")).first)
+    try first.setValue(.string("tag0"), forExtendedKey: "tag")
+    try first.setValue(.string("note zero"), for: "title")
+    #expect(
+      try reader.fetch(
+        FetchRequest(entity: "Note", predicate: "extended.tag == 'tag0' AND title == 'note zero'")
+      )
+      .map(\.primaryKey) == [first.primaryKey])
+    // An entity without a bucket has no extended keys.
+    #expect(throws: StoreError.self) {
+      try reader.fetch(FetchRequest(entity: "Folder", predicate: "extended.x == 1"))
+    }
+  }
+
+  @Test func extendedKeysAppearInTheClassTaggedDictionaryAndComeBackFromIt() throws {
+    let context = try context()
+    let note = try newNote(context)
+    try note.setValue(.dictionary(["a": .integer(1)]), forExtendedKey: "nested")
+    try note.setValue(.string("x"), forExtendedKey: "plain")
+    try context.save()
+    let dictionary = try note.dictionary()
+    #expect(dictionary.attributes["extendedData"] == nil)
+    #expect(
+      dictionary.extended == ["nested": .dictionary(["a": .integer(1)]), "plain": .string("x")])
+    let copy = try context.insert(
+      ObjectDictionary(
+        entity: "Note", attributes: dictionary.attributes, extended: dictionary.extended))
+    try context.save()
+    #expect(try copy.extendedValues() == note.extendedValues())
+  }
+
   @Test func hooksRunInOrderAndDidTurnIntoFaultWhenStateIsDropped() throws {
     let context = try context()
     var events: [String] = []

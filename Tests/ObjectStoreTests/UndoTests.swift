@@ -108,6 +108,26 @@ struct UndoTests {
     #expect(try notes[0].object(for: "folder")?.reference == folder.reference)
   }
 
+  @Test func transientChangesAreTrackedAndUndone() throws {
+    let libraryPath = directory.path("Library.sqlite").path
+    let library = try LibraryModel.make()
+    try StoreCreator.create(at: libraryPath, model: library)
+    let context = try ObjectContext(storePath: libraryPath, model: library)
+    context.undoManager = ContextUndoManager()
+    let book = try context.insert("Book")
+    try book.setValue(.string("Dune"), for: "title")
+    try context.save()
+    try book.setTransientValue(["any", "value"], for: "scratch")
+    try book.setTransientValue(42, for: "scratch")
+    #expect(context.hasChanges)
+    try context.undoManager?.undo()
+    #expect(book.transientValue(for: "scratch") as? [String] == ["any", "value"])
+    try context.undoManager?.undo()
+    #expect(book.transientValue(for: "scratch") == nil)
+    try context.undoManager?.redo()
+    #expect(book.transientValue(for: "scratch") as? [String] == ["any", "value"])
+  }
+
   @Test func savingCanForgetTheUndoStackAndRollbackAlwaysDoes() throws {
     let context = try context()
     let undo = try #require(context.undoManager)

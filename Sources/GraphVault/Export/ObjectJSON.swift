@@ -16,7 +16,9 @@ import PropertyList
 /// decimals strings of their exact digits; dates UTC ISO 8601 with every fractional digit the
 /// stored double needs (a number of seconds since 2001 for years beyond four digits); binary
 /// data `{"base64": …}`; UUIDs and URIs strings; transformables as ``KeyedArchiveJSON`` says.
-/// `"class"` and `"pk"` come first, then attributes and relationships by name. A reference
+/// `"class"` and `"pk"` come first, then attributes and relationships by name; extended
+/// attributes (kept in the entity's bucket) are keys of their own, `"extended.KEY"`, their values
+/// as ``PropertyListJSON`` writes them. A reference
 /// without `"pk"` picks an object by the other values it gives (a natural key).
 public struct ObjectJSON: Sendable {
   /// What is wrong with a value, for a message that adds the object's place and key.
@@ -67,6 +69,10 @@ public struct ObjectJSON: Sendable {
     }
     for (key, references) in dictionary.toMany {
       members.append((key, .array(references.map(json))))
+    }
+    for (key, value) in dictionary.extended {
+      members.append(
+        (ExtendedAttributes.keyPrefix + key, value.map(PropertyListJSON.json) ?? .null))
     }
     members.sort { $0.key < $1.key }
     var head: [(key: String, value: JSONValue)] = [("class", .string(dictionary.entity))]
@@ -171,6 +177,20 @@ public struct ObjectJSON: Sendable {
             }
           } catch {
             throw Problem("\(key): \(error.detail)")
+          }
+        } else if key.hasPrefix(ExtendedAttributes.keyPrefix),
+          model.lineage(of: entity).contains(where: {
+            $0.userInfo[ExtendedAttributes.bucketKey] != nil
+          })
+        {
+          let name = String(key.dropFirst(ExtendedAttributes.keyPrefix.count))
+          if case .null = member {
+            result.extended[name] = .some(nil)
+          } else {
+            guard let value = PropertyListJSON.propertyList(member) else {
+              throw Problem("\(key): not a property-list value")
+            }
+            result.extended[name] = value
           }
         } else {
           throw Problem("\(key): \(entity) has no attribute or relationship \(key)")

@@ -139,7 +139,8 @@ public enum ImportService {
         do throws(StoreError) {
           let object = try context.insert(read.entity, primaryKey: read.primaryKey)
           try object.populate(
-            from: ObjectDictionary(entity: read.entity, attributes: read.attributes))
+            from: ObjectDictionary(
+              entity: read.entity, attributes: read.attributes, extended: read.extended))
           places[object.reference] = entry.place
           assigned[entry.position] = object.reference
           counts[read.entity, default: 0] += 1

@@ -2,14 +2,19 @@ import ObjectModel
 
 extension ManagedObject {
   /// The object as a class-tagged dictionary: its stored attributes (derived and transient ones
-  /// aside; attributes without a value left out), its non-empty to-one relationships, and its
+  /// aside; attributes without a value left out), its extended attributes (in their place of
+  /// the bucket attribute), its non-empty to-one relationships, and its
   /// to-many relationships (in order for ordered ones, else by primary key), all as references.
   /// - Throws: ``StoreError`` when a relationship cannot be read.
   public func dictionary() throws(StoreError) -> ObjectDictionary {
     var result = ObjectDictionary(entity: entity, primaryKey: primaryKey)
+    let bucket = traits.bucket
     for attribute in context.model.attributes(of: entity)
-    where !attribute.isTransient && !attribute.isDerived {
+    where !attribute.isTransient && !attribute.isDerived && attribute.name != bucket {
       if let value = attributes[attribute.name] { result.attributes[attribute.name] = value }
+    }
+    if bucket != nil {
+      for (key, value) in try extendedValues() { result.extended[key] = value }
     }
     for relationship in context.model.relationships(of: entity) where !relationship.isTransient {
       if relationship.isToMany {
@@ -40,6 +45,9 @@ extension ManagedObject {
     }
     for (key, value) in dictionary.attributes.sorted(by: { $0.key < $1.key }) {
       try setValue(value, for: key)
+    }
+    for (key, value) in dictionary.extended.sorted(by: { $0.key < $1.key }) {
+      try setValue(value, forExtendedKey: key)
     }
     for (key, reference) in dictionary.toOne.sorted(by: { $0.key < $1.key }) {
       let target = try reference.map { reference throws(StoreError) in

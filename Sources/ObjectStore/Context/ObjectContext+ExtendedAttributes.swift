@@ -23,6 +23,31 @@ public enum ExtendedAttributes {
   /// How key paths name extended attributes in predicates and in exported objects:
   /// `extended.color`.
   public static let keyPrefix = "extended."
+
+  /// An extended attribute's value as a value of an attribute of `type`, when it is one (a
+  /// string for a string, a number for any numeric type, …): what promoting a key to an
+  /// attribute keeps.
+  public static func attributeValue(_ value: PropertyListValue, as type: AttributeType)
+    -> AttributeValue?
+  {
+    switch (type, value) {
+    case (.integer16, .integer(let v)), (.integer32, .integer(let v)),
+      (.integer64, .integer(let v)):
+      return .integer(v)
+    case (.double, .integer(let v)), (.float, .integer(let v)): return .double(Double(v))
+    case (.double, .real(let v)), (.float, .real(let v)): return .double(v)
+    case (.decimal, .integer(let v)): return .decimal(String(v))
+    case (.decimal, .real(let v)): return .decimal("\(v)")
+    case (.decimal, .string(let v)) where Double(v) != nil: return .decimal(v)
+    case (.string, .string(let v)): return .string(v)
+    case (.uri, .string(let v)): return .uri(v)
+    case (.uuid, .string(let v)): return AttributeValue.uuidBytes(v).map(AttributeValue.uuid)
+    case (.boolean, .bool(let v)): return .bool(v)
+    case (.date, .date(let v)): return .date(v.secondsSinceReferenceDate)
+    case (.binaryData, .data(let v)): return .data(v)
+    default: return nil
+    }
+  }
 }
 
 extension ManagedObject {

@@ -1,7 +1,8 @@
 import ObjectModel
+import PropertyList
 
-/// An object as a class-tagged dictionary: its entity, its primary key, its attribute values and
-/// its relationships as references (entity and key), never as nested objects, so a graph with
+/// An object as a class-tagged dictionary: its entity, its primary key, its attribute values,
+/// its extended attributes and its relationships as references (entity and key), never as nested objects, so a graph with
 /// cycles converts without any "already visited" flag, as many times as wanted.
 ///
 /// ``ManagedObject/dictionary()`` makes one; ``ObjectContext/insert(_:)``
@@ -68,16 +69,21 @@ public struct ObjectDictionary: Hashable, Sendable {
   public var toOne: [String: Reference?]
   /// To-many relationships by name, in order for ordered ones.
   public var toMany: [String: [Reference]]
+  /// Extended attributes (kept in the entity's bucket) by key; a `nil` value removes the key
+  /// when populating.
+  public var extended: [String: PropertyListValue?]
 
   /// Creates a dictionary.
   public init(
     entity: String, primaryKey: Int64? = nil, attributes: [String: AttributeValue?] = [:],
-    toOne: [String: Reference?] = [:], toMany: [String: [Reference]] = [:]
+    toOne: [String: Reference?] = [:], toMany: [String: [Reference]] = [:],
+    extended: [String: PropertyListValue?] = [:]
   ) {
     self.entity = entity
     self.primaryKey = primaryKey
     self.attributes = attributes
     self.toOne = toOne
     self.toMany = toMany
+    self.extended = extended
   }
 }

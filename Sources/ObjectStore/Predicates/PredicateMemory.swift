@@ -36,6 +36,9 @@ struct PredicateMemory {
       case .count(let relationship):
         let count = try context.members(of: object, relationship.name).count
         return Self.decide(test, .integer(Int64(count)))
+      case .extended(let key):
+        let value = try object.value(forExtendedKey: key).flatMap(ObjectContext.attributeValue)
+        return Self.decide(test, value)
       }
     }
     if hop.relationship.isToMany {

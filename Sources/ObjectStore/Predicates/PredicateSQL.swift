@@ -154,6 +154,9 @@ struct PredicateSQL {
       operand = "(SELECT count(*) \(from))"
     case .attribute(let attribute):
       operand = "\(alias).\(try column(ofAttribute: attribute.name, in: test.entity))"
+    case .extended(let key):
+      throw failure(
+        "extended.\(key) is kept in the bucket, not in a column: it cannot be tested in SQL")
     }
     func bind(_ value: AttributeValue?) -> String {
       bindings.append(value.map { SQLValues.sqlite($0) } ?? .null)

@@ -24,6 +24,37 @@ indirect enum ResolvedPredicate: Sendable {
     case toOne(RelationshipDescription)
     /// How many objects a to-many relationship holds (`pages.@count`).
     case count(RelationshipDescription)
+    /// An extended attribute, kept in the entity's bucket (`extended.color`): never in SQL,
+    /// evaluated in memory on what the rest of the predicate let through.
+    case extended(String)
+  }
+
+  /// The predicate with what SQL cannot test left out, where leaving it out only lets more
+  /// rows through (a part of an `AND`); nil when nothing is left to narrow by.
+  var sqlNarrowing: ResolvedPredicate? {
+    switch self {
+    case .constant: return self
+    case .test(let test):
+      if case .extended = test.target { return nil }
+      return self
+    case .and(let parts):
+      let narrowed = parts.compactMap(\.sqlNarrowing)
+      return narrowed.isEmpty ? nil : .and(narrowed)
+    case .or, .not:
+      return hasExtendedTest ? nil : self
+    }
+  }
+
+  /// Whether a test on an extended attribute is anywhere inside.
+  var hasExtendedTest: Bool {
+    switch self {
+    case .constant: return false
+    case .test(let test):
+      if case .extended = test.target { return true }
+      return false
+    case .and(let parts), .or(let parts): return parts.contains { $0.hasExtendedTest }
+    case .not(let inner): return inner.hasExtendedTest
+    }
   }
 
   /// `[quantifier] path.target OPERATOR[options] values`.
@@ -107,6 +138,20 @@ indirect enum ResolvedPredicate: Sendable {
       var hops: [Hop] = []
       for (index, key) in keys.enumerated() {
         let last = index == keys.count - 1
+        if key == "extended" && index == keys.count - 2 && !count
+          && model.relationships(of: current).first(where: { $0.name == key }) == nil
+          && model.attributes(of: current).first(where: { $0.name == key }) == nil
+        {
+          guard
+            model.lineage(of: current).contains(where: {
+              $0.userInfo[ExtendedAttributes.bucketKey] != nil
+            })
+          else {
+            throw fail(keyPosition, "\(current) keeps no extended attributes (no bucket)")
+          }
+          return try checkExtended(
+            comparison, hops: hops, entity: current, key: keys[keys.count - 1])
+        }
         if let relationship = model.relationships(of: current).first(where: { $0.name == key }) {
           if last && !count {
             guard !relationship.isToMany else {
@@ -251,6 +296,51 @@ indirect enum ResolvedPredicate: Sendable {
       return Test(
         hops: hops, entity: entity, target: target, quantifier: comparison.quantifier ?? .any,
         op: op, options: comparison.options, values: values, pattern: pattern)
+    }
+
+    /// A test on an extended attribute: its values have no declared type, so a literal is
+    /// taken as it is written (string, number, boolean, date).
+    func checkExtended(
+      _ comparison: PredicateSyntax.Comparison, hops: [Hop], entity: String, key: String
+    ) throws(PredicateFormatError) -> Test {
+      var literals: [PredicateSyntax.Literal]
+      switch comparison.right {
+      case .literal(let literal, _): literals = [literal]
+      case .list(let items, _): literals = items
+      case .keyPath: throw fail(comparison.right.position, "a value is expected")
+      }
+      if comparison.op == .between && literals.count != 2 {
+        throw fail(comparison.right.position, "BETWEEN takes two values: {low, high}")
+      }
+      var values: [AttributeValue?] = []
+      for literal in literals {
+        switch literal {
+        case .null: values.append(nil)
+        case .bool(let v): values.append(.bool(v))
+        case .integer(let v): values.append(.integer(v))
+        case .real(let v): values.append(.double(v))
+        case .string(let v): values.append(.string(v))
+        case .date(let v): values.append(.date(v))
+        }
+      }
+      var pattern: StringPattern?
+      if comparison.op.isStringOperator {
+        guard case .string(let text)? = values.first else {
+          throw fail(comparison.right.position, "\(comparison.op.rawValue) takes a string")
+        }
+        if comparison.op == .like || comparison.op == .matches {
+          do {
+            pattern = try StringPattern(
+              comparison.op == .like ? .like(text) : .regex(text), options: comparison.options)
+          } catch {
+            throw fail(comparison.right.position, "not a valid pattern: \(error)")
+          }
+        }
+      }
+      return Test(
+        hops: hops, entity: entity, target: .extended(key),
+        quantifier: comparison.quantifier ?? .any, op: comparison.op,
+        options: comparison.options, values: values, pattern: pattern)
     }
 
     static func describe(_ literal: PredicateSyntax.Literal) -> String {
