@@ -111,7 +111,8 @@ let package = Package(
       ]),
 
     // Release-built benchmark (not a test): `swift run -c release gvbench`.
-    .executableTarget(name: "gvbench", dependencies: ["PropertyList", "GraphVault"]),
+    .executableTarget(
+      name: "gvbench", dependencies: ["PropertyList", "ObjectModel", "ObjectStore", "GraphVault"]),
 
     // Test support and tests.
     .target(

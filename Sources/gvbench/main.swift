@@ -9,6 +9,8 @@ import GraphVault
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
+//   gvbench bucket [objects] [--json]
+//                              extended attributes against a native one through the context
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
@@ -36,6 +38,10 @@ if arguments.first == "memory" {
   try objectStorageBenchmark(objects: objects)
 } else if arguments.first == "fixture" {
   try fixtureBenchmark(objects: objects)
+} else if arguments.first == "bucket" {
+  try bucketBenchmark(
+    objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000,
+    json: arguments.contains("--json"))
 } else {
   try codecBenchmark(count: arguments.first.flatMap { Int($0) } ?? 100_000)
 }
