@@ -126,7 +126,8 @@ let package = Package(
     .testTarget(
       name: "GraphVaultTestingTests",
       dependencies: [
-        "GraphVaultTesting", "GraphVault", "ObjectStore", "ObjectModel", "TestSupport",
+        "GraphVaultTesting", "GraphVault", "ObjectStore", "ObjectModel", "PropertyList",
+        "TestSupport",
       ]),
     .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
     .testTarget(name: "ObjectModelTests", dependencies: ["ObjectModel", "TestSupport"]),

@@ -3,6 +3,7 @@ import GraphVault
 import GraphVaultTesting
 import ObjectModel
 import ObjectStore
+import PropertyList
 import TestSupport
 import Testing
 
@@ -142,6 +143,44 @@ struct TemporaryStoreTests {
       try context.insert(json: #"{"class": "Book", "title": 12}"#)
     }
     try context.save()
+  }
+
+  @Test func extendedAttributesTravelThroughJSONAsKeysOfTheirOwn() throws {
+    let model = try ObjectModel(
+      name: "Notes", versionIdentifiers: ["1"],
+      entities: [
+        EntityDescription(
+          name: "Note", userInfo: [ExtendedAttributes.bucketKey: "bucket"],
+          attributes: [
+            AttributeDescription(name: "title", type: .string),
+            AttributeDescription(name: "bucket", type: .binaryData),
+          ])
+      ])
+    let store = directory.path("notes.sqlite").path
+    try StoreCreator.create(at: store, model: model)
+    do {
+      let context = try ObjectContext(storePath: store, model: model)
+      let note = try context.insert("Note")
+      try note.setValue(.string("n"), for: "title")
+      try note.setValue(.array([.string("a"), .integer(2)]), forExtendedKey: "tags")
+      try note.setValue(
+        .date(PropertyListDate(secondsSinceReferenceDate: 0.5)), forExtendedKey: "seen")
+      try context.save()
+    }
+    var export = ExportService.Options()
+    export.output = directory.path("notes.json").path
+    _ = try ExportService.export(source: store, options: export)
+    let text = try String(contentsOfFile: export.output, encoding: .utf8)
+    #expect(text.contains(#""extended.seen": {"$date": "2001-01-01T00:00:00.5Z"}"#))
+    #expect(text.contains(#""extended.tags": ["a", 2]"#))
+    #expect(!text.contains(#""bucket": {"base64""#))
+    let loaded = try TemporaryStore(loading: export.output)
+    let note = try #require(try loaded.context.fetch(FetchRequest(entity: "Note")).first)
+    #expect(try note.value(forExtendedKey: "tags") == .array([.string("a"), .integer(2)]))
+    var again = ExportService.Options()
+    again.output = directory.path("again.json").path
+    _ = try ExportService.export(source: loaded.path, options: again)
+    #expect(try String(contentsOfFile: again.output, encoding: .utf8) == text)
   }
 
   /// A JSON fixture of one author, written by `export` from a store made here.
