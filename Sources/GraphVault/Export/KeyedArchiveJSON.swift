@@ -70,17 +70,10 @@ enum KeyedArchiveJSON {
     case .null: return .null
     case .bool(let flag): return .bool(flag)
     case .integer(let number): return .integer(number)
-    case .real(let number):
-      return number.isFinite ? .real(number) : .object([("$real", .string("\(number)"))])
+    case .real(let number): return PropertyListJSON.real(number)
     case .string(let text): return .string(text)
-    case .data(let bytes): return .object([("$data", .string(Base64.encode(bytes)))])
-    case .date(let date):
-      return .object([
-        (
-          "$date",
-          ISO8601.exactText(date).map(JSONValue.string) ?? .real(date.secondsSinceReferenceDate)
-        )
-      ])
+    case .data(let bytes): return PropertyListJSON.data(bytes)
+    case .date(let date): return PropertyListJSON.date(date)
     case .array(let elements):
       return .array(elements.map { json($0, depth: depth, rebuildable: &rebuildable) })
     case .set(let members):
@@ -152,24 +145,16 @@ enum KeyedArchiveJSON {
     -> KeyedArchiveValue
   {
     switch tag {
-    case "$data":
-      guard let text = value.stringValue, let bytes = Base64.decode(text) else {
-        throw ObjectJSON.Problem("\"$data\" is not base64 text")
+    case "$data", "$date", "$real":
+      switch PropertyListJSON.untagged(tag, value) {
+      case .data(let bytes)?: return .data(bytes)
+      case .date(let date)?: return .date(date)
+      case .real(let number)?: return .real(number)
+      default:
+        throw ObjectJSON.Problem(
+          "\"\(tag)\" holds \(value.kindName), not \(tag == "$data" ? "base64 text" : tag == "$date" ? "an ISO 8601 time" : "a number")"
+        )
       }
-      return .data(bytes)
-    case "$date":
-      if let seconds = value.doubleValue {
-        return .date(PropertyListDate(secondsSinceReferenceDate: seconds))
-      }
-      guard let text = value.stringValue, let date = ISO8601.exactDate(text) else {
-        throw ObjectJSON.Problem("\"$date\" is not an ISO 8601 time")
-      }
-      return .date(date)
-    case "$real":
-      guard let text = value.stringValue, let number = Double(text) else {
-        throw ObjectJSON.Problem("\"$real\" is not a number")
-      }
-      return .real(number)
     case "$set", "$dictionary":
       guard let elements = value.arrayValue else {
         throw ObjectJSON.Problem("\"\(tag)\" holds \(value.kindName), not an array")
