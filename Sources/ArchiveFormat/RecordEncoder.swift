@@ -24,6 +24,11 @@ package final class RecordEncoder {
     /// Every key, in the order above (each to-one followed by its `@entity` key when written).
     let keys: [String]
     var references: [BinaryPropertyListWriter.Reference] = []
+    /// For the rows of one layout (``ObjectRow/layoutID``): the key index of each attribute and
+    /// to-one relationship, nil for one the model does not list.
+    var rowLayout: Int?
+    var attributeSlots: [Int?] = []
+    var toOneSlots: [Int?] = []
 
     init(entity: String, model: ObjectModel) {
       attributes = model.attributes(of: entity).filter(\.isStored).map(\.name).sorted()
@@ -73,7 +78,8 @@ package final class RecordEncoder {
     writer.push(fixedKeys[0])
     writer.push(writer.string(record.entity))
     writer.push(fixedKeys[1])
-    writer.push(writer.integer(record.primaryKey))
+    // Primary keys never repeat within a chunk: hashing them to find a repeat is wasted.
+    writer.push(writer.integer(record.primaryKey, uniquing: false))
     writer.push(fixedKeys[2])
     writer.push(writer.integer(record.version))
     var key = 0
@@ -120,6 +126,96 @@ package final class RecordEncoder {
         writer.push(writer.string(target.entity))
       }
     }
+    encodeLinks(manyToMany, into: &writer)
+    if !record.extraColumns.isEmpty {
+      writer.push(writer.string(RecordKey.columns))
+      writer.push(Self.encodeRow(record.extraColumns, into: &writer))
+    }
+    return writer.makeDictionary(fromStackIndex: start)
+  }
+
+  /// Adds one object read as an ``ObjectRow``: the same dictionary, byte for byte, as
+  /// ``encode(_:manyToMany:into:)`` writes for its record, without looking anything up by
+  /// name.
+  package func encode(
+    _ row: ObjectRow, manyToMany: [(name: String, rows: [JoinCursor.Pair])],
+    into writer: inout BinaryPropertyListWriter
+  ) -> BinaryPropertyListWriter.Reference {
+    let shape = shape(row.entity, &writer)
+    if shape.rowLayout != row.layoutID {
+      align(shape, to: row)
+    }
+    let start = writer.stackCount
+    writer.push(fixedKeys[0])
+    writer.push(writer.string(row.entity))
+    writer.push(fixedKeys[1])
+    writer.push(writer.integer(row.primaryKey, uniquing: false))
+    writer.push(fixedKeys[2])
+    writer.push(writer.integer(row.version))
+    var extras: [(String, AttributeValue)] = []
+    for (index, value) in row.attributeValues.enumerated() {
+      guard let value else { continue }
+      guard let slot = shape.attributeSlots[index] else {
+        extras.append((row.attributeNames[index], value))
+        continue
+      }
+      writer.push(shape.references[slot])
+      writer.push(Self.encode(value, into: &writer))
+    }
+    // Values the model does not list for this entity still travel, never lost.
+    for (name, value) in extras {
+      writer.push(writer.string(name))
+      writer.push(Self.encode(value, into: &writer))
+    }
+    var extraLinks: [(String, ObjectReference)] = []
+    for (index, target) in row.toOneTargets.enumerated() {
+      guard let target else { continue }
+      guard let slot = shape.toOneSlots[index] else {
+        extraLinks.append((row.toOneNames[index], target))
+        continue
+      }
+      writer.push(shape.references[slot])
+      writer.push(writer.integer(target.primaryKey))
+      if slot + 1 < shape.keys.count,
+        shape.keys[slot + 1] == row.toOneNames[index] + RecordKey.entitySuffix
+      {
+        writer.push(shape.references[slot + 1])
+        writer.push(writer.string(target.entity))
+      }
+    }
+    for (name, target) in extraLinks {
+      writer.push(writer.string(name))
+      writer.push(writer.integer(target.primaryKey))
+      writer.push(writer.string(name + RecordKey.entitySuffix))
+      writer.push(writer.string(target.entity))
+    }
+    encodeLinks(manyToMany, into: &writer)
+    if !row.extraColumns.isEmpty {
+      writer.push(writer.string(RecordKey.columns))
+      writer.push(Self.encodeRow(row.extraColumns, into: &writer))
+    }
+    return writer.makeDictionary(fromStackIndex: start)
+  }
+
+  /// Where each of a row layout's attributes and to-one relationships goes among the shape's
+  /// keys.
+  private func align(_ shape: Shape, to row: ObjectRow) {
+    var index: [String: Int] = [:]
+    for (position, key) in shape.keys.enumerated() { index[key] = position }
+    shape.attributeSlots = row.attributeNames.map { name in
+      shape.attributes.contains(name) ? index[name] : nil
+    }
+    shape.toOneSlots = row.toOneNames.map { name in
+      shape.toOne.contains(where: { $0.name == name }) ? index[name] : nil
+    }
+    shape.rowLayout = row.layoutID
+  }
+
+  /// Many-to-many keys (and order keys) of one object.
+  private func encodeLinks(
+    _ manyToMany: [(name: String, rows: [JoinCursor.Pair])],
+    into writer: inout BinaryPropertyListWriter
+  ) {
     for (name, rows) in manyToMany where !rows.isEmpty {
       writer.push(writer.string(name))
       let arrayStart = writer.stackCount
@@ -133,11 +229,6 @@ package final class RecordEncoder {
         writer.push(writer.makeArray(fromStackIndex: orderStart))
       }
     }
-    if !record.extraColumns.isEmpty {
-      writer.push(writer.string(RecordKey.columns))
-      writer.push(Self.encodeRow(record.extraColumns, into: &writer))
-    }
-    return writer.makeDictionary(fromStackIndex: start)
   }
 
   /// A row of stored values as a dictionary (NULLs absent).

@@ -107,6 +107,15 @@ public struct BinaryPropertyListWriter: Sendable {
 
   /// Adds an integer (uniqued).
   public mutating func integer(_ value: Int64) -> Reference {
+    integer(value, uniquing: true)
+  }
+
+  /// Adds an integer; with `uniquing` off it is written again even if an equal one was (which
+  /// spares hashing values that never repeat, such as primary keys).
+  public mutating func integer(_ value: Int64, uniquing: Bool) -> Reference {
+    guard uniquing else {
+      return Reference(index: addScalar { Self.appendInteger(value, to: &$0) })
+    }
     if let existing = integers[value] { return Reference(index: existing) }
     let index = addScalar { Self.appendInteger(value, to: &$0) }
     integers[value] = index
@@ -127,7 +136,19 @@ public struct BinaryPropertyListWriter: Sendable {
 
   /// Adds a date (uniqued).
   public mutating func date(_ value: PropertyListDate) -> Reference {
+    date(value, uniquing: true)
+  }
+
+  /// Adds a date; with `uniquing` off it is written again even if an equal one was.
+  public mutating func date(_ value: PropertyListDate, uniquing: Bool) -> Reference {
     let bits = value.secondsSinceReferenceDate.bitPattern
+    guard uniquing else {
+      return Reference(
+        index: addScalar { bytes in
+          bytes.append(0x33)
+          Self.appendBigEndian(bits, byteCount: 8, to: &bytes)
+        })
+    }
     if let existing = dates[bits] { return Reference(index: existing) }
     let index = addScalar { bytes in
       bytes.append(0x33)

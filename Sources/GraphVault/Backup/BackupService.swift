@@ -215,12 +215,12 @@ public enum BackupService {
       let cursors = try joins.map { try store.joinCursor($0) }
       var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
       var count = 0
-      try store.forEachObject(of: entity.name, layout: layout) { record in
+      try store.forEachObjectRow(of: entity.name, layout: layout) { row in
         var manyToMany: [(name: String, rows: [JoinCursor.Pair])] = []
         for (join, cursor) in zip(joins, cursors) {
-          manyToMany.append((join.relationship.name, try cursor.rows(for: record.primaryKey)))
+          manyToMany.append((join.relationship.name, try cursor.rows(for: row.primaryKey)))
         }
-        try chunk.add { encoder.encode(record, manyToMany: manyToMany, into: &$0) }
+        try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
         count += 1
       }
       try chunk.finish()

@@ -102,6 +102,21 @@ extension CoreDataStore {
     try reader.readRows(body)
   }
 
+  /// Streams the objects of one concrete entity in primary-key order through one reused
+  /// ``ObjectRow`` (valid only inside `body`): what ``forEachObject(of:layout:_:)`` reads,
+  /// without a dictionary per object.
+  public func forEachObjectRow(
+    of entity: String, layout: StoreLayout, _ body: (ObjectRow) throws -> Void
+  ) throws {
+    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    let reader = try TableReader(
+      table: table, layout: layout, database: database, filter: "Z_ENT = ?")
+    try reader.bind([.integer(Int64(number))])
+    try reader.readObjectRows(body)
+  }
+
   /// Streams the rows of a table as stored, column by column (NULLs absent), in rowid order
   /// where the table has one.
   public func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void) throws
