@@ -94,7 +94,7 @@ let package = Package(
       name: "GraphVault",
       dependencies: [
         "ArchiveFormat", "ArchiveStorage", "Migration", "ObjectStore", "ObjectModel", "LibArchive",
-        "PropertyList", "JSON", "DurableIO", "S3",
+        "PropertyList", "JSON", "SQLite", "DurableIO", "S3",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 

@@ -33,6 +33,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
   /// Whether the file could not be opened.
   public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 
+  /// Whether a constraint (a unique key, NOT NULL, a check) refused the statement.
+  public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
+
   /// A one-line description naming the code, message, file and SQL.
   public var description: String {
     var text = "SQLite error \(code) (\(String(cString: sqlite3_errstr(code)))): \(message)"

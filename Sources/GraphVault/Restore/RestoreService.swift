@@ -6,6 +6,7 @@ import Migration
 import ObjectModel
 import ObjectStore
 import PropertyList
+import SQLite
 
 /// What a restore wrote (or, in a dry run, would write).
 public struct RestoreResult: Codable, Sendable {
@@ -169,7 +170,11 @@ public enum RestoreService {
       return made
     }
 
-    while let member = try stream.next(hash: true, wantBytes: { _ in true }) {
+    // Members are read, checked and decoded on a second thread while this one inserts.
+    let prefetcher = MemberPrefetcher(stream: stream)
+    defer { prefetcher.cancel() }
+    while let item = try prefetcher.next() {
+      let member = item.member
       guard index == nil else {
         throw bad("member \(member.path) follows index.plist, which must be last")
       }
@@ -221,12 +226,23 @@ public enum RestoreService {
         }
         let target = try readySink()
         if parts[0] == "objects", let model {
-          let records = try RecordDecoder(model: model, member: path).decodeChunk(bytes)
+          let records =
+            try item.objects ?? RecordDecoder(model: model, member: path).decodeChunk(bytes)
           for (record, manyToMany) in records {
             guard record.entity == parts[1] else {
               throw bad("\(path) holds an object of \(record.entity)")
             }
-            try target.insert(record, manyToMany: manyToMany)
+            do {
+              try target.insert(record, manyToMany: manyToMany)
+            } catch let error as StoreError
+              where (error.underlying as? SQLiteError)?.isConstraint == true
+            {
+              // Objects that contradict each other (a key twice): damage the index would
+              // have shown at the end.
+              throw bad(
+                "\(path): \(record.reference) cannot be restored: \((error.underlying as? SQLiteError)?.message ?? error.detail); the member is damaged"
+              )
+            }
           }
           objects[parts[1], default: 0] += records.count
         } else {
