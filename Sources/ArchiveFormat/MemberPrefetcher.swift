@@ -28,7 +28,7 @@ package final class MemberPrefetcher: @unchecked Sendable {
   private let depth: Int
 
   /// Starts reading `stream` with up to `depth` members read ahead.
-  package init(stream: MemberStream, depth: Int = 4) {
+  package init(stream: MemberStream, depth: Int = 1) {
     self.stream = stream
     self.depth = depth
     Thread.detachNewThread { [self] in run() }
