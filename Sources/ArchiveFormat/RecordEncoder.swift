@@ -75,13 +75,7 @@ package final class RecordEncoder {
   ) -> BinaryPropertyListWriter.Reference {
     let shape = shape(record.entity, &writer)
     let start = writer.stackCount
-    writer.push(fixedKeys[0])
-    writer.push(writer.string(record.entity))
-    writer.push(fixedKeys[1])
-    // Primary keys never repeat within a chunk: hashing them to find a repeat is wasted.
-    writer.push(writer.integer(record.primaryKey, uniquing: false))
-    writer.push(fixedKeys[2])
-    writer.push(writer.integer(record.version))
+    pushHeader(record.entity, record.primaryKey, record.version, into: &writer)
     var key = 0
     var written = 0
     for name in shape.attributes {
@@ -120,10 +114,7 @@ package final class RecordEncoder {
     if written < record.toOne.count {
       for (name, target) in record.toOne.sorted(by: { $0.key < $1.key })
       where !shape.toOne.contains(where: { $0.name == name }) {
-        writer.push(writer.string(name))
-        writer.push(writer.integer(target.primaryKey))
-        writer.push(writer.string(name + RecordKey.entitySuffix))
-        writer.push(writer.string(target.entity))
+        pushUnlistedLink(name, target, into: &writer)
       }
     }
     encodeLinks(manyToMany, into: &writer)
@@ -146,12 +137,7 @@ package final class RecordEncoder {
       align(shape, to: row)
     }
     let start = writer.stackCount
-    writer.push(fixedKeys[0])
-    writer.push(writer.string(row.entity))
-    writer.push(fixedKeys[1])
-    writer.push(writer.integer(row.primaryKey, uniquing: false))
-    writer.push(fixedKeys[2])
-    writer.push(writer.integer(row.version))
+    pushHeader(row.entity, row.primaryKey, row.version, into: &writer)
     var extras: [(String, AttributeValue)] = []
     for (index, value) in row.attributeValues.enumerated() {
       guard let value else { continue }
@@ -183,18 +169,37 @@ package final class RecordEncoder {
         writer.push(writer.string(target.entity))
       }
     }
-    for (name, target) in extraLinks {
-      writer.push(writer.string(name))
-      writer.push(writer.integer(target.primaryKey))
-      writer.push(writer.string(name + RecordKey.entitySuffix))
-      writer.push(writer.string(target.entity))
-    }
+    for (name, target) in extraLinks { pushUnlistedLink(name, target, into: &writer) }
     encodeLinks(manyToMany, into: &writer)
     if !row.extraColumns.isEmpty {
       writer.push(writer.string(RecordKey.columns))
       writer.push(Self.encodeRow(row.extraColumns, into: &writer))
     }
     return writer.makeDictionary(fromStackIndex: start)
+  }
+
+  /// `class`, `pk` and `opt`.
+  private func pushHeader(
+    _ entity: String, _ primaryKey: Int64, _ version: Int64,
+    into writer: inout BinaryPropertyListWriter
+  ) {
+    writer.push(fixedKeys[0])
+    writer.push(writer.string(entity))
+    writer.push(fixedKeys[1])
+    // Primary keys never repeat within a chunk: hashing them to find a repeat is wasted.
+    writer.push(writer.integer(primaryKey, uniquing: false))
+    writer.push(fixedKeys[2])
+    writer.push(writer.integer(version))
+  }
+
+  /// A to-one link the model does not list for the entity, with its destination's entity.
+  private func pushUnlistedLink(
+    _ name: String, _ target: ObjectReference, into writer: inout BinaryPropertyListWriter
+  ) {
+    writer.push(writer.string(name))
+    writer.push(writer.integer(target.primaryKey))
+    writer.push(writer.string(name + RecordKey.entitySuffix))
+    writer.push(writer.string(target.entity))
   }
 
   /// Where each of a row layout's attributes and to-one relationships goes among the shape's

@@ -93,13 +93,18 @@ extension CoreDataStore {
   public func forEachObject(
     of entity: String, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
   ) throws {
+    try reader(of: entity, layout: layout).readRows(body)
+  }
+
+  /// A reader of the rows of one concrete entity (its sub-entities' rows left out).
+  private func reader(of entity: String, layout: StoreLayout) throws -> TableReader {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
     let reader = try TableReader(
       table: table, layout: layout, database: database, filter: "Z_ENT = ?")
     try reader.bind([.integer(Int64(number))])
-    try reader.readRows(body)
+    return reader
   }
 
   /// Streams the objects of one concrete entity in primary-key order through one reused
@@ -108,13 +113,7 @@ extension CoreDataStore {
   public func forEachObjectRow(
     of entity: String, layout: StoreLayout, _ body: (ObjectRow) throws -> Void
   ) throws {
-    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
-      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
-    }
-    let reader = try TableReader(
-      table: table, layout: layout, database: database, filter: "Z_ENT = ?")
-    try reader.bind([.integer(Int64(number))])
-    try reader.readObjectRows(body)
+    try reader(of: entity, layout: layout).readObjectRows(body)
   }
 
   /// Streams the rows of a table as stored, column by column (NULLs absent), in rowid order

@@ -93,6 +93,16 @@ struct TableReader {
     self.plans = plans
   }
 
+  /// The columns of a row whose `Z_ENT` is `number`.
+  private func plan(for number: Int) throws -> RowPlan {
+    guard number >= 0, number < plans.count, let plan = plans[number] else {
+      throw StoreError(
+        .modelMismatch,
+        "row \(statement.int64(at: 0)) has Z_ENT \(number), which names no entity of the model")
+    }
+    return plan
+  }
+
   /// Reads the rows into one reused ``ObjectRow``: the same values as ``readRows(_:)``,
   /// without a dictionary per row.
   func readObjectRows(_ body: (ObjectRow) throws -> Void) throws {
@@ -101,11 +111,7 @@ struct TableReader {
     var current = -1
     while try statement.step() {
       let number = Int(statement.int64(at: 1))
-      guard number >= 0, number < plans.count, let plan = plans[number] else {
-        throw StoreError(
-          .modelMismatch,
-          "row \(statement.int64(at: 0)) has Z_ENT \(number), which names no entity of the model")
-      }
+      let plan = try plan(for: number)
       if number != current {
         current = number
         row.entity = plan.entity
@@ -163,11 +169,7 @@ struct TableReader {
     defer { statement.reset() }
     while try statement.step() {
       let number = Int(statement.int64(at: 1))
-      guard number >= 0, number < plans.count, let plan = plans[number] else {
-        throw StoreError(
-          .modelMismatch,
-          "row \(statement.int64(at: 0)) has Z_ENT \(number), which names no entity of the model")
-      }
+      let plan = try plan(for: number)
       var record = ObjectRecord(
         entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
       record.attributes.reserveCapacity(plan.attributes.count)
