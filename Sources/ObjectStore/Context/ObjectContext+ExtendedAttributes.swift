@@ -105,7 +105,7 @@ extension ObjectContext {
   func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> [String: PropertyListValue]
   {
     if let snapshot = object.extendedSnapshot { return snapshot }
-    guard let bucket = extendedBucket(of: object.entity) else {
+    guard let bucket = object.traits.bucket else {
       throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
     }
     let snapshot = try decodedBucket(object.committed[bucket], of: object)
@@ -136,7 +136,7 @@ extension ObjectContext {
     throws(StoreError)
   {
     try checkChangeable(object)
-    guard extendedBucket(of: object.entity) != nil else {
+    guard object.traits.bucket != nil else {
       throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
     }
     let step = undoStep { .extended(object.reference, key, object.extendedChanges[key]) }
@@ -169,9 +169,10 @@ extension ObjectContext {
   /// when the save commits. Returns what to put back if it does not.
   func foldExtendedChanges() throws(StoreError) -> [(ManagedObject, String, AttributeValue?)] {
     var folded: [(ManagedObject, String, AttributeValue?)] = []
-    for reference in inserted.union(updated) {
+    // Inserted and updated objects are apart (an object is in one or the other).
+    for reference in [inserted, updated].joined() {
       guard let object = registered[reference], !object.isDeleted,
-        !object.extendedChanges.isEmpty, let bucket = extendedBucket(of: object.entity)
+        !object.extendedChanges.isEmpty, let bucket = object.traits.bucket
       else { continue }
       var merged = try extendedSnapshot(of: object)
       for (key, change) in object.extendedChanges { merged[key] = change }

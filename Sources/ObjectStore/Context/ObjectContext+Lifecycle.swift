@@ -37,7 +37,7 @@ extension ObjectContext {
     var done = Set<ObjectReference>()
     for _ in 0..<100 {
       let pending = inserted.union(updated).union(transientChanges).subtracting(done)
-        .sorted { $0.description < $1.description }
+        .sorted(by: Self.stableOrder)
       if pending.isEmpty { return }
       for reference in pending {
         done.insert(reference)

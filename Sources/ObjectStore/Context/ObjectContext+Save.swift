@@ -5,7 +5,8 @@ extension ObjectContext {
   // MARK: Validating
 
   private func validate() throws(StoreError) {
-    for reference in inserted.union(updated).sorted(by: { $0.description < $1.description }) {
+    // In a stable order (entity, then key), so the same mistake is always the one named.
+    for reference in inserted.union(updated).sorted(by: Self.stableOrder) {
       guard let object = registered[reference], !object.isDeleted else { continue }
       for attribute in model.attributes(of: object.entity)
       where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived
@@ -77,9 +78,7 @@ extension ObjectContext {
       object.committedToOne = object.toOne
       object.changedKeys.removeAll()
     }
-    let saved = inserted.union(updated).union(deleted).sorted {
-      $0.description < $1.description
-    }
+    let saved = inserted.union(updated).union(deleted).sorted(by: Self.stableOrder)
     let savedObjects = saved.compactMap { registered[$0] }
     for reference in deleted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
@@ -153,6 +152,11 @@ extension ObjectContext {
     object.version = stored
   }
 
+  /// Entity name, then primary key: an order that builds no strings.
+  static func stableOrder(_ a: ObjectReference, _ b: ObjectReference) -> Bool {
+    a.entity == b.entity ? a.primaryKey < b.primaryKey : a.entity < b.entity
+  }
+
   /// Order keys for the members of reordered one-to-many relationships, by member and column;
   /// the members whose key changes become updated.
   private func pendingOrderKeys() throws(StoreError) -> [ObjectReference: [String: Int64]] {
@@ -196,6 +200,15 @@ extension ObjectContext {
     }
   }
 
+  /// A prepared statement for `sql`, made once per context: a save writes many rows with the
+  /// same few statements.
+  private func cachedStatement(_ sql: String, _ db: Database) throws -> Statement {
+    if let known = statements[sql] { return known }
+    let statement = try db.prepare(sql)
+    statements[sql] = statement
+    return statement
+  }
+
   /// Writes an object's row; false when an update found the row changed or gone.
   private func writeRow(
     _ object: ManagedObject, insert: Bool, orderKeys: [String: Int64], _ db: Database
@@ -227,9 +240,9 @@ extension ObjectContext {
     }
     if insert {
       let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-      let statement = try db.prepare(
-        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-      )
+      let statement = try cachedStatement(
+        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
+        db)
       try statement.bind(
         [
           .integer(object.primaryKey), .integer(Int64(layout.entityNumbers[object.entity] ?? 0)),
@@ -239,8 +252,8 @@ extension ObjectContext {
       return true
     } else {
       let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
-      let statement = try db.prepare(
-        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
+      let statement = try cachedStatement(
+        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?", db)
       try statement.bind(
         values + [
           .integer(object.version + 1), .integer(object.primaryKey), .integer(object.version),

@@ -39,6 +39,8 @@ public final class ObjectContext {
   /// How deep inside a recorded change the context is (changes below the top are not
   /// recorded on their own).
   var undoDepth = 0
+  /// Statements a save runs row after row, prepared once.
+  var statements: [String: Statement] = [:]
   /// Per entity: attribute names and extended-attribute bucket, worked out once.
   var entityTraits: [String: EntityTraits] = [:]
   /// Whether the context only reads (it cannot save).
