@@ -236,11 +236,7 @@ extension MigrationHop {
     }
     var extendedSource: (bucket: String, key: String)?
     if let key = explicit?.fromExtended {
-      guard
-        let bucket = source.lineage(of: sourceEntity).lazy.compactMap({
-          $0.userInfo[ExtendedAttributes.bucketKey]
-        }).first
-      else {
+      guard let bucket = ExtendedAttributes.bucket(of: sourceEntity, in: source) else {
         throw refuse(
           "the mapping promotes extended.\(key) to \(name), but the source entity keeps no extended attributes"
         )

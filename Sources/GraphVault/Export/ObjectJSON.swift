@@ -179,9 +179,7 @@ public struct ObjectJSON: Sendable {
             throw Problem("\(key): \(error.detail)")
           }
         } else if key.hasPrefix(ExtendedAttributes.keyPrefix),
-          model.lineage(of: entity).contains(where: {
-            $0.userInfo[ExtendedAttributes.bucketKey] != nil
-          })
+          ExtendedAttributes.bucket(of: entity, in: model) != nil
         {
           let name = String(key.dropFirst(ExtendedAttributes.keyPrefix.count))
           if case .null = member {

@@ -24,6 +24,12 @@ public enum ExtendedAttributes {
   /// `extended.color`.
   public static let keyPrefix = "extended."
 
+  /// The name of the bucket attribute of `entity` in `model` (its own or its nearest
+  /// ancestor's), or nil when it keeps no extended attributes.
+  public static func bucket(of entity: String, in model: ObjectModel) -> String? {
+    model.lineage(of: entity).lazy.compactMap { $0.userInfo[bucketKey] }.first
+  }
+
   /// An extended attribute's value as a value of an attribute of `type`, when it is one (a
   /// string for a string, a number for any numeric type, …): what promoting a key to an
   /// attribute keeps.
@@ -86,9 +92,8 @@ extension ObjectContext {
 
   func traits(of entity: String) -> EntityTraits {
     if let known = entityTraits[entity] { return known }
-    let lineage = model.lineage(of: entity)
-    let bucket = lineage.lazy.compactMap { $0.userInfo[ExtendedAttributes.bucketKey] }.first
-    let fallsThrough = lineage.contains {
+    let bucket = ExtendedAttributes.bucket(of: entity, in: model)
+    let fallsThrough = model.lineage(of: entity).contains {
       ["YES", "TRUE", "1"].contains($0.userInfo[ExtendedAttributes.fallThroughKey]?.uppercased())
     }
     let traits = EntityTraits(
@@ -97,9 +102,6 @@ extension ObjectContext {
     entityTraits[entity] = traits
     return traits
   }
-
-  /// The name of the entity's bucket attribute, if it has one.
-  func extendedBucket(of entity: String) -> String? { traits(of: entity).bucket }
 
   /// The bucket as stored, decoded once.
   func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> [String: PropertyListValue]

@@ -40,16 +40,7 @@ extension ObjectContext {
   /// - Throws: ``StoreError`` when the store cannot be read, or a hook fails.
   public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws(StoreError) {
     guard !inserted.contains(object.reference), !object.isDeleted else { return }
-    let table = try table(for: object.entity)
-    var fresh: ObjectRecord?
-    do {
-      let reader = try TableReader(
-        table: table, layout: layout, database: store.database, filter: "Z_PK = ?")
-      try reader.bind([.integer(object.primaryKey)])
-      try reader.readRows { fresh = $0 }
-    } catch {
-      throw wrap(error, "cannot read \(object) again")
-    }
+    let fresh = try storedRecord(of: object)
     let related = relatedCaches(of: object)
     guard let fresh, fresh.entity == object.entity else {
       object.isDeleted = true
@@ -72,6 +63,21 @@ extension ObjectContext {
     try runHooks(.didTurnIntoFault, object)
   }
 
+  /// The object's row as stored now (nil when it is gone), without registering anything.
+  func storedRecord(of object: ManagedObject) throws(StoreError) -> ObjectRecord? {
+    var fresh: ObjectRecord?
+    do {
+      let reader = try TableReader(
+        table: try table(for: object.entity), layout: layout, database: store.database,
+        filter: "Z_PK = ?")
+      try reader.bind([.integer(object.primaryKey)])
+      try reader.readRows { fresh = $0 }
+    } catch {
+      throw wrap(error, "cannot read \(object) again")
+    }
+    return fresh
+  }
+
   /// Takes the stored state `fresh` as the object's whole state: no local changes remain.
   func adopt(_ fresh: ObjectRecord, into object: ManagedObject) {
     object.attributes = fresh.attributes
@@ -89,19 +95,24 @@ extension ObjectContext {
 
   /// Takes the stored state `fresh` under the object's local changes, key by key.
   private func merge(_ fresh: ObjectRecord, into object: ManagedObject) {
-    let bucket = extendedBucket(of: object.entity)
+    let bucket = object.traits.bucket
     var attributes = fresh.attributes
     var changed = Set<String>()
+    /// Whether the local value of `key` is a change to keep, as the semantics count changes.
+    func isLocalChange<Value: Equatable>(
+      _ key: String, _ local: Value?, _ committed: Value?,
+      _ stored: Value?
+    ) -> Bool {
+      switch mergeSemantics {
+      case .stable: return object.changedKeys.contains(key)
+      case .coreData: return local != committed && local != stored
+      }
+    }
     for attribute in model.attributes(of: object.entity)
     where !attribute.isTransient && !attribute.isDerived && attribute.name != bucket {
       let key = attribute.name
       let local = object.attributes[key]
-      let isChange =
-        switch mergeSemantics {
-        case .stable: object.changedKeys.contains(key)
-        case .coreData: local != object.committed[key] && local != fresh.attributes[key]
-        }
-      if isChange {
+      if isLocalChange(key, local, object.committed[key], fresh.attributes[key]) {
         attributes[key] = local
         changed.insert(key)
       }
@@ -115,12 +126,7 @@ extension ObjectContext {
     where !relationship.isToMany && !relationship.isTransient {
       let key = relationship.name
       let local = object.toOne[key]
-      let isChange =
-        switch mergeSemantics {
-        case .stable: object.changedKeys.contains(key)
-        case .coreData: local != object.committedToOne[key] && local != fresh.toOne[key]
-        }
-      if isChange {
+      if isLocalChange(key, local, object.committedToOne[key], fresh.toOne[key]) {
         toOne[key] = local
         changed.insert(key)
       }
@@ -133,9 +139,9 @@ extension ObjectContext {
     object.changedKeys = changed
     object.toMany.removeAll()
     object.extendedSnapshot = nil
-    if mergeSemantics == .coreData, bucket != nil {
+    if mergeSemantics == .coreData, let bucket {
       // A change equal to what is stored now is no change (Core Data compares values).
-      let stored = (try? decodedBucket(fresh.attributes[bucket!], of: object)) ?? [:]
+      let stored = (try? decodedBucket(fresh.attributes[bucket], of: object)) ?? [:]
       object.extendedChanges = object.extendedChanges.filter { key, value in
         value != stored[key]
       }

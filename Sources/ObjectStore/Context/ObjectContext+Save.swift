@@ -330,15 +330,15 @@ extension ObjectContext {
     for reference in inserted { registered[reference]?.isDeleted = true }
     for reference in inserted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
-    for (reference, object) in registered {
+    for object in registered.values {
       object.toMany.removeAll()
-      guard let table = layout.table(for: reference.entity),
-        let reader = try? TableReader(
-          table: table, layout: layout, database: store.database, filter: "Z_PK = ?")
-      else { continue }
-      var fresh: ObjectRecord?
-      try? reader.bind([.integer(reference.primaryKey)])
-      try? reader.readRows { fresh = $0 }
+      // An object whose row cannot be read keeps its state; one whose row is gone is deleted.
+      let fresh: ObjectRecord?
+      do {
+        fresh = try storedRecord(of: object)
+      } catch {
+        continue
+      }
       object.transients.removeAll()
       if let fresh {
         adopt(fresh, into: object)

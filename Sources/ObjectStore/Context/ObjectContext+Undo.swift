@@ -22,7 +22,6 @@ enum UndoAction {
 /// An object as it was just before a delete, to bring it back.
 struct DeletedObject {
   let object: ManagedObject
-  let wasInserted: Bool
   let attributes: [String: AttributeValue]
   let toOne: [String: ObjectReference]
   let toMany: [String: [ObjectReference]]
@@ -93,8 +92,7 @@ extension ObjectContext {
       }
       states.append(
         DeletedObject(
-          object: object, wasInserted: inserted.contains(reference),
-          attributes: object.attributes, toOne: object.toOne, toMany: toMany,
+          object: object, attributes: object.attributes, toOne: object.toOne, toMany: toMany,
           transients: object.transients, extendedChanges: object.extendedChanges))
     }
     return states

@@ -259,7 +259,7 @@ public final class ObjectContext {
     try checkChangeable(object)
     guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
     else {
-      if traits(of: object.entity).fallsThrough {
+      if object.traits.fallsThrough {
         try setExtendedValue(value.map(Self.propertyListValue), for: key, of: object)
         return
       }

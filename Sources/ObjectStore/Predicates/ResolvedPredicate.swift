@@ -142,11 +142,7 @@ indirect enum ResolvedPredicate: Sendable {
           && model.relationships(of: current).first(where: { $0.name == key }) == nil
           && model.attributes(of: current).first(where: { $0.name == key }) == nil
         {
-          guard
-            model.lineage(of: current).contains(where: {
-              $0.userInfo[ExtendedAttributes.bucketKey] != nil
-            })
-          else {
+          guard ExtendedAttributes.bucket(of: current, in: model) != nil else {
             throw fail(keyPosition, "\(current) keeps no extended attributes (no bucket)")
           }
           return try checkExtended(

@@ -17,8 +17,6 @@ struct TableReader {
   private let unmapped: [(index: Int, column: String)]
   private let toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)]
   private let entityNames: [Int: String]
-  private let lineages: [String: Set<String>]
-  private let model: ObjectModel
   /// Per entity number (`Z_ENT`), the fields its rows carry: worked out once, not per row.
   private let plans: [RowPlan?]
 
@@ -70,7 +68,6 @@ struct TableReader {
         + (limit.map { " LIMIT \($0)" } ?? ""))
     self.attributeFields = attributeFields
     self.toOneFields = toOneFields
-    self.model = layout.model
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
@@ -78,7 +75,6 @@ struct TableReader {
     for entity in layout.model.hierarchy(from: table.rootEntity) {
       lineages[entity.name] = Set(layout.model.lineage(of: entity.name).map(\.name))
     }
-    self.lineages = lineages
     var plans: [RowPlan?] = Array(
       repeating: nil, count: (layout.entityNumbers.values.max() ?? 0) + 1)
     for (entity, lineage) in lineages {
@@ -125,35 +121,14 @@ struct TableReader {
       row.toOneTargets.removeAll(keepingCapacity: true)
       if !row.extraColumns.isEmpty { row.extraColumns.removeAll(keepingCapacity: true) }
       for (field, attribute) in plan.attributes {
-        guard !statement.isNull(at: field.index) else {
-          row.attributeValues.append(nil)
-          continue
-        }
-        if storageMatches(at: field.index, type: attribute.type) {
-          row.attributeValues.append(value(at: field.index, type: attribute.type))
-        } else {
-          row.attributeValues.append(nil)
-          if let raw = statement.storedValue(at: field.index) {
-            row.extraColumns[columnNames[field.index]] = raw
-          }
-        }
+        row.attributeValues.append(
+          attributeValue(field, attribute) { row.extraColumns[$0] = $1 })
       }
       for (index, column) in unmapped {
         if let raw = statement.storedValue(at: index) { row.extraColumns[column] = raw }
       }
       for (field, relationship, entityIndex) in plan.toOne {
-        guard !statement.isNull(at: field.index) else {
-          row.toOneTargets.append(nil)
-          continue
-        }
-        var destination = relationship.destination
-        if let entityIndex, !statement.isNull(at: entityIndex),
-          let name = entityNames[Int(statement.int64(at: entityIndex))]
-        {
-          destination = name
-        }
-        row.toOneTargets.append(
-          ObjectReference(entity: destination, primaryKey: statement.int64(at: field.index)))
+        row.toOneTargets.append(target(field, relationship, entityIndex))
       }
       try body(row)
     }
@@ -174,31 +149,52 @@ struct TableReader {
         entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
       record.attributes.reserveCapacity(plan.attributes.count)
       for (field, attribute) in plan.attributes {
-        guard !statement.isNull(at: field.index) else { continue }
-        if storageMatches(at: field.index, type: attribute.type) {
-          record.attributes[attribute.name] = value(at: field.index, type: attribute.type)
-        } else if let raw = statement.storedValue(at: field.index) {
-          // A value stored in another class than its type's (SQLite does not enforce types):
-          // kept as stored, so nothing is lost or converted.
-          record.extraColumns[columnNames[field.index]] = raw
+        if let value = attributeValue(field, attribute, { record.extraColumns[$0] = $1 }) {
+          record.attributes[attribute.name] = value
         }
       }
       for (index, column) in unmapped {
         if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
       }
       for (field, relationship, entityIndex) in plan.toOne {
-        guard !statement.isNull(at: field.index) else { continue }
-        var destination = relationship.destination
-        if let entityIndex, !statement.isNull(at: entityIndex),
-          let name = entityNames[Int(statement.int64(at: entityIndex))]
-        {
-          destination = name
+        if let target = target(field, relationship, entityIndex) {
+          record.toOne[relationship.name] = target
         }
-        record.toOne[relationship.name] = ObjectReference(
-          entity: destination, primaryKey: statement.int64(at: field.index))
       }
       try body(record)
     }
+  }
+
+  /// The current row's value of `attribute` (nil for NULL). A value stored in another class
+  /// than its type's (SQLite does not enforce types) is handed to `keepAsStored` with its
+  /// column instead, so nothing is lost or converted.
+  private func attributeValue(
+    _ field: Field, _ attribute: AttributeDescription,
+    _ keepAsStored: (String, AttributeValue) -> Void
+  ) -> AttributeValue? {
+    guard !statement.isNull(at: field.index) else { return nil }
+    if storageMatches(at: field.index, type: attribute.type) {
+      return value(at: field.index, type: attribute.type)
+    }
+    if let raw = statement.storedValue(at: field.index) {
+      keepAsStored(columnNames[field.index], raw)
+    }
+    return nil
+  }
+
+  /// The current row's target of a to-one relationship (nil when empty), its entity read from
+  /// the entity column where the destination has sub-entities.
+  private func target(
+    _ field: Field, _ relationship: RelationshipDescription, _ entityIndex: Int?
+  ) -> ObjectReference? {
+    guard !statement.isNull(at: field.index) else { return nil }
+    var destination = relationship.destination
+    if let entityIndex, !statement.isNull(at: entityIndex),
+      let name = entityNames[Int(statement.int64(at: entityIndex))]
+    {
+      destination = name
+    }
+    return ObjectReference(entity: destination, primaryKey: statement.int64(at: field.index))
   }
 
   /// Whether the stored class is the one Core Data uses for the type.
