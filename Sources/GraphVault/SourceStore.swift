@@ -10,35 +10,23 @@ final class SourceStore {
   /// file, or the name given for standard input and object storage.
   let recordedSource: String
   /// A private folder for work files, removed with this value.
-  let scratch: URL
+  let scratch: ScratchFolder
 
   /// Opens `source`, restoring it when it is an archive.
   /// - Throws: ``VaultError`` when the source is missing or cannot be restored.
   init(_ source: String, password: PasswordSource? = nil) throws {
     try ArchiveAccess.requireInput(source)
-    scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(
-      at: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    scratch = try ScratchFolder()
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
     recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
     if Self.isArchive(source) {
-      path = scratch.appendingPathComponent("source.sqlite").path
+      path = scratch.path("source.sqlite")
       var options = RestoreOptions()
       options.password = password
-      do {
-        _ = try RestoreService.restore(archivePath: source, to: path, options: options)
-      } catch {
-        try? FileManager.default.removeItem(at: scratch)
-        throw error
-      }
+      _ = try RestoreService.restore(archivePath: source, to: path, options: options)
     } else {
       path = source
     }
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(at: scratch)
   }
 
   /// Whether `source` is an archive rather than a store: standard input, object storage, or a

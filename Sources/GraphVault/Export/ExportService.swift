@@ -65,6 +65,8 @@ public enum ExportService {
   {
     try vault {
       let source = try SourceStore(path, password: options.password)
+      // The scratch folder (a restored archive) must outlive every use of its store.
+      defer { withExtendedLifetime(source) {} }
       // A model read from the store is named the same whatever the file is called, so the
       // same objects always give the same text.
       let model = try BackupService.resolveModel(
@@ -150,11 +152,14 @@ public enum ExportService {
   /// as exported data may be private), or standard output.
   final class Sink {
     private let file: PendingFile?
+    private let standardOutput: (any ArchiveOutput)?
     private var buffer: [UInt8] = []
     private(set) var written: Int64 = 0
 
     init(_ output: String) throws {
-      file = output == StandardStream.name ? nil : try PendingFile(creating: output, mode: 0o600)
+      let toStandardOutput = output == StandardStream.name
+      file = toStandardOutput ? nil : try PendingFile(creating: output, mode: 0o600)
+      standardOutput = toStandardOutput ? StandardStream.output() : nil
     }
 
     func append(_ text: String) { buffer.append(contentsOf: text.utf8) }
@@ -167,22 +172,9 @@ public enum ExportService {
     func flush() throws {
       defer { buffer.removeAll(keepingCapacity: true) }
       written += Int64(buffer.count)
-      if let file {
-        try buffer.withUnsafeBytes { bytes in try file.write(bytes) }
-      } else {
-        try buffer.withUnsafeBytes { bytes in
-          var offset = 0
-          while offset < bytes.count {
-            let count = Glibc.write(
-              STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-              throw VaultError(
-                .ioFailure, "cannot write to standard output: \(String(cString: strerror(errno)))")
-            }
-            offset += count
-          }
-        }
+      try buffer.withUnsafeBytes { bytes in
+        try file?.write(bytes)
+        try standardOutput?.write(bytes)
       }
     }
 

@@ -54,6 +54,8 @@ public enum FixtureService {
   {
     try vault {
       let source = try SourceStore(path)
+      // The scratch folder (a restored archive) must outlive every use of its store.
+      defer { withExtendedLifetime(source) {} }
       let store = try CoreDataStore(path: source.path)
       let model = try BackupService.resolveModel(store: store, modelPath: options.modelPath)
       let cutter = try FixtureCutter(store: store, model: model)
@@ -69,7 +71,7 @@ public enum FixtureService {
       }
       let fixtureName = URL(fileURLWithPath: source.recordedSource).deletingPathExtension()
         .lastPathComponent
-      let fixturePath = source.scratch.appendingPathComponent("\(fixtureName).sqlite").path
+      let fixturePath = source.scratch.path("\(fixtureName).sqlite")
       do {
         try store.read { _ in
           try cutter.write(

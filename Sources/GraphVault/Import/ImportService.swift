@@ -48,17 +48,14 @@ public enum ImportService {
     from file: String, to destination: String, options: Options = Options()
   ) throws(VaultError) -> ImportResult {
     try vault {
-      var scratch: URL?
-      defer { scratch.map { try? FileManager.default.removeItem(at: $0) } }
+      var scratch: ScratchFolder?
+      defer { withExtendedLifetime(scratch) {} }
       var path = file
-      if file == "-" {
+      if ArchiveAccess.isStandardStream(file) {
         // Read twice (objects, then relationships): standard input is kept in a private file.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-          "graphvault-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(
-          at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let folder = try ScratchFolder()
         scratch = folder
-        path = folder.appendingPathComponent("objects.json").path
+        path = folder.path("objects.json")
         let copy = try PendingFile(creating: path, mode: 0o600)
         while let data = try FileHandle.standardInput.read(upToCount: ObjectFile.chunkSize),
           !data.isEmpty
