@@ -23,11 +23,12 @@ package struct ArchiveHeader {
 
   /// The header of a backup made now.
   package init(
-    created: PropertyListDate, compression: Compression, tool: String, sourcePath: String,
-    sourceUUID: String, journalMode: String, model: ObjectModel
+    formatVersion: Int64 = ArchiveLayout.formatVersion, created: PropertyListDate,
+    compression: Compression, tool: String, sourcePath: String, sourceUUID: String,
+    journalMode: String, model: ObjectModel
   ) {
     let plist: PropertyListValue = [
-      "format": .integer(ArchiveLayout.formatVersion),
+      "format": .integer(formatVersion),
       "tool": .string(tool),
       "created": .date(created),
       "compression": .string(compression.rawValue),

@@ -6,12 +6,13 @@ import PropertyList
 package enum ArchiveIndex {
   /// The index of `members` (in the order written) and the counts.
   package static func make(
-    members: [MemberWriter.Entry], counts: [String: Int], rows: [String: Int]
+    formatVersion: Int64 = ArchiveLayout.formatVersion, members: [MemberWriter.Entry],
+    counts: [String: Int], rows: [String: Int]
   )
     -> PropertyListValue
   {
     return [
-      "format": .integer(ArchiveLayout.formatVersion),
+      "format": .integer(formatVersion),
       "members": .array(
         members.map {
           [

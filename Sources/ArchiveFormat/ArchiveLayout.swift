@@ -1,8 +1,12 @@
-/// The member names and constants of graphvault's archive format, version 1 (documented in
-/// `graphvault(1)`, ARCHIVE FORMAT).
+/// The member names and constants of graphvault's archive format, versions 1 and 2 (documented
+/// in `graphvault(1)`, ARCHIVE FORMAT). The versions differ only in how an object chunk holds
+/// its records: format 1 as an array of class-tagged dictionaries, format 2 as one dictionary of
+/// columns (``ColumnLayout``).
 public enum ArchiveLayout {
-  /// The format version this code writes and reads.
-  public static let formatVersion: Int64 = 1
+  /// The format version a backup writes unless told otherwise.
+  public static let formatVersion: Int64 = 2
+  /// The format versions this code writes and reads.
+  public static let formatVersions: ClosedRange<Int64> = 1...2
   /// The header, always first.
   public static let header = "graphvault.plist"
   /// The model descriptor.

@@ -144,12 +144,12 @@ package struct ArchiveSeal {
     return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
-  /// The clear header of an archive sealed with this seal: the format, how each member's bytes
+  /// The clear header of an archive sealed with this seal: the format (the real header's), how each member's bytes
   /// are compressed before sealing, the key-derivation parameters, and the real header,
   /// sealed (`sealedHeader`, from ``seal(_:path:position:)`` at position 0). Nothing else.
-  package func clearHeader(sealedHeader: [UInt8]) -> PropertyListValue {
+  package func clearHeader(sealedHeader: [UInt8], formatVersion: Int64) -> PropertyListValue {
     [
-      "format": .integer(ArchiveLayout.formatVersion),
+      "format": .integer(formatVersion),
       "compression": .string(compression.rawValue),
       "encryption": parameters.plist,
       "header": .data(sealedHeader),

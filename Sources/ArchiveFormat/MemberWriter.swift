@@ -53,7 +53,12 @@ package final class MemberWriter: @unchecked Sendable {
               throw ArchiveFormatError(
                 member: path, "a sealed archive must begin with \(ArchiveLayout.header)")
             }
-            sealed = seal.clearHeader(sealedHeader: sealed).binaryPropertyList()
+            let format =
+              (try? ArchiveHeader(reading: PropertyListValue(binaryPropertyList: bytes)))?
+              .formatVersion
+            sealed = seal.clearHeader(
+              sealedHeader: sealed, formatVersion: format ?? ArchiveLayout.formatVersion
+            ).binaryPropertyList()
           }
           try archive.writeEntry(
             path: path, contents: sealed, modificationTime: modificationTime)
@@ -95,8 +100,11 @@ package final class MemberWriter: @unchecked Sendable {
   }
 
   /// The index of every member, once all are written.
-  package func index(counts: [String: Int], rows: [String: Int]) throws -> PropertyListValue {
+  package func index(formatVersion: Int64, counts: [String: Int], rows: [String: Int]) throws
+    -> PropertyListValue
+  {
     try finish()
-    return ArchiveIndex.make(members: entries, counts: counts, rows: rows)
+    return ArchiveIndex.make(
+      formatVersion: formatVersion, members: entries, counts: counts, rows: rows)
   }
 }

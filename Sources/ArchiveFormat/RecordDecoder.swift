@@ -8,9 +8,9 @@ package struct RecordDecoder {
   let member: String
   /// Per entity, its attributes and relationships (inherited ones included) and the keys a
   /// record of it may have: computed once, not per record.
-  private let shapes: [String: Shape]
+  let shapes: [String: Shape]
 
-  private struct Shape {
+  struct Shape {
     let attributes: [AttributeDescription]
     let relationships: [RelationshipDescription]
     let keys: Set<String>
@@ -20,7 +20,7 @@ package struct RecordDecoder {
 
   /// What a key of a record holds.
   /// (Positions in the shape's lists, so that copying a field copies no strings.)
-  private enum Field {
+  enum Field {
     case entity, primaryKey, version, columns
     case attribute(Int)
     case toOne(Int)
@@ -64,7 +64,7 @@ package struct RecordDecoder {
     self.shapes = shapes
   }
 
-  private func bad(_ detail: String) -> ArchiveFormatError {
+  func bad(_ detail: String) -> ArchiveFormatError {
     ArchiveFormatError(member: member, detail)
   }
 
@@ -131,16 +131,19 @@ package struct RecordDecoder {
     return (record, manyToMany)
   }
 
-  /// Every record of a chunk (a binary property list holding an array of records), read
-  /// straight from the list's object table: no value tree, and each key resolved once per
-  /// chunk, not once per record.
+  /// Every record of a chunk: format 1's (a binary property list holding an array of records),
+  /// read straight from the list's object table with each key resolved once per chunk, or
+  /// format 2's (one dictionary of columns, ``decodeColumns(_:)``). The chunk's top object
+  /// tells which.
   package func decodeChunk(_ bytes: [UInt8]) throws(ArchiveFormatError) -> [(
     ObjectRecord, [String: [(Int64, Int64?)]]
   )] {
     do {
       let reader = try BinaryPropertyListReader(bytes: bytes)
-      guard case .array = try reader.kind(of: reader.topObject) else {
-        throw bad("the chunk is not an array")
+      switch try reader.kind(of: reader.topObject) {
+      case .array: break
+      case .dictionary: return try decodeColumns(try reader.decode())
+      case .scalar: throw bad("the chunk is neither an array of records nor a chunk of columns")
       }
       var names: [Int: String] = [:]
       var fields: [Int: Field] = [:]

@@ -35,11 +35,21 @@ struct BackupCommand: ParsableCommand {
       valueName: "time"))
   var time: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "The archive format: 2 (the default, objects in columns) or 1 (for graphvault 0.1, which reads only format 1).",
+      valueName: "version"))
+  var formatVersion: Int64 = ArchiveLayout.formatVersion
+
   @OptionGroup var password: PasswordOptions
   @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
 
   func validate() throws {
+    guard ArchiveLayout.formatVersions.contains(formatVersion) else {
+      throw ValidationError(
+        "--format-version \(formatVersion) is not a format this graphvault writes (1 or 2)")
+    }
     if let time, TimeOption.parse(time) == nil {
       throw ValidationError(
         "--time \(time) is not an ISO 8601 time (such as 2026-01-31T03:00:00Z or 2026-01-31T04:00:00+01:00)"
@@ -53,6 +63,7 @@ struct BackupCommand: ParsableCommand {
       settings.modelPath = model
       settings.output = output
       settings.compression = compression
+      settings.formatVersion = formatVersion
       settings.now = time.flatMap(TimeOption.parse)
       settings.password = password.source
       settings.wait = lock.wait

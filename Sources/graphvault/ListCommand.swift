@@ -35,6 +35,7 @@ struct ListCommand: ParsableCommand {
         print(
           "  model \(summary.model ?? "?")\(summary.modelVersion.map { " version \($0)" } ?? "")")
         print("  size \(summary.bytes) bytes")
+        print("  format \(summary.format.map(String.init) ?? "?")")
         for (entity, count) in summary.objects.sorted(by: { $0.key < $1.key }) {
           print("  \(entity): \(count)")
         }

@@ -35,6 +35,8 @@ struct ArchiveFormatTests {
     var options = BackupService.Options()
     options.output = directory.path("library.gvault").path
     options.modelPath = modelPath
+    // Format 1's records, read as they are (format 2 holds the same: FormatTwoTests).
+    options.formatVersion = 1
     let result = try BackupService.backup(storePath: path, options: options)
     let archive = try members(of: result.archive)
     let books = try #require(

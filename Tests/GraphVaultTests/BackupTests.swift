@@ -10,11 +10,12 @@ import Testing
 
 @Suite("Backups of real stores", .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote))
 struct BackupTests {
-  static func backUp(_ fixture: FixtureStore, in directory: TemporaryDirectory) throws -> (
-    store: URL, result: BackupResult
-  ) {
+  static func backUp(
+    _ fixture: FixtureStore, format: Int64 = 2, in directory: TemporaryDirectory
+  ) throws -> (store: URL, result: BackupResult) {
     let store = try SharedFixtures.copyStore(fixture.store, into: directory.url)
     var options = BackupService.Options()
+    options.formatVersion = format
     options.output = directory.url.path
     if fixture.store.hasPrefix("BookMigration") {
       options.modelPath = SharedFixtures.file(fixture.modelSet!).path
@@ -65,19 +66,23 @@ struct BackupTests {
     }
     var recordCount = 0
     for member in archive where member.path.hasPrefix("objects/") {
-      let records = try #require(try PropertyListValue(binaryPropertyList: member.bytes).arrayValue)
-      recordCount += records.count
-      #expect(records.allSatisfy { $0["class"] != nil && $0["pk"] != nil })
+      // Format 2: one class-tagged dictionary of columns per chunk.
+      let chunk = try PropertyListValue(binaryPropertyList: member.bytes)
+      recordCount += Int(try #require(chunk["count"]?.integerValue))
+      #expect(chunk["class"]?.stringValue == member.path.split(separator: "/")[1].description)
+      #expect(chunk["pk"]?.dataValue != nil && chunk["columns"]?.arrayValue != nil)
     }
     #expect(recordCount == result.objects.values.reduce(0, +))
   }
 
   @Test(
     .enabled(if: Subprocess.isInstalled("python3"), "needs python3 for storediff.py"),
-    arguments: FixtureStore.all)
-  func everyStoreRestoresEqualToItsSource(fixture: FixtureStore) throws {
+    arguments: FixtureStore.all, [1, 2] as [Int64])
+  func everyStoreRestoresEqualToItsSourceFromEitherFormat(fixture: FixtureStore, format: Int64)
+    throws
+  {
     let directory = try TemporaryDirectory()
-    let (store, backup) = try Self.backUp(fixture, in: directory)
+    let (store, backup) = try Self.backUp(fixture, format: format, in: directory)
     let restored = directory.path("restored.sqlite").path
     let result = try RestoreService.restore(archivePath: backup.archive, to: restored)
     #expect(result.objects == backup.objects.filter { $0.value > 0 })
@@ -124,8 +129,8 @@ struct BackupTests {
       for p in sorted(root.rglob('*.plist')):
           value = plistlib.loads(p.read_bytes())
           if p.parts[len(root.parts)] == 'objects':
-              assert all('class' in r and 'pk' in r for r in value), p
-              objects += len(value)
+              assert value['class'] == p.parent.name and len(value['columns']) > 0, p
+              objects += value['count']
       print(objects)
       """
     let check = try Subprocess.python(script, [extracted.path])

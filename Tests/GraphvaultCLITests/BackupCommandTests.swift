@@ -105,4 +105,51 @@ struct BackupCommandTests {
     }
     #expect(left == ["existing.gvault"])
   }
+
+  @Test func formatVersionOneWritesAnArchiveThatEveryCommandReads() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("sample.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "600", "-q"]).status == 0)
+    for format in ["1", "2"] {
+      let archive = directory.path("format\(format).gvault").path
+      let made = try BuiltTool.run([
+        "backup", store, "--output", archive, "--format-version", format, "-q",
+      ])
+      #expect(made.status == 0, "\(made.stderr)")
+      let listed = try BuiltTool.run(["list", archive])
+      #expect(listed.stdout.contains("  format \(format)\n"), "\(listed.stdout)")
+      #expect(try BuiltTool.run(["verify", archive, "-q"]).status == 0)
+      let restored = directory.path("restored\(format).sqlite").path
+      let restore = try BuiltTool.run(["restore", archive, "--to", restored, "-q"])
+      #expect(restore.status == 0, "\(restore.stderr)")
+      if Subprocess.isInstalled("bsdtar") && Subprocess.isInstalled("python3") {
+        // Format 1: an array of records; format 2: one dictionary of columns.
+        let script = """
+          import plistlib, subprocess, sys
+          chunk = subprocess.run(['bsdtar', '-xOf', sys.argv[1], 'objects/Book/000001.plist'],
+                                 check=True, capture_output=True).stdout
+          top = plistlib.loads(chunk)
+          print('records' if isinstance(top, list) else 'columns' if 'columns' in top else '?')
+          """
+        let shape = try Subprocess.python(script, [archive])
+        #expect(shape.stdout == (format == "1" ? "records\n" : "columns\n"), "\(shape.stderr)")
+      }
+    }
+    let exports = try ["1", "2"].map {
+      try BuiltTool.run(["export", directory.path("format\($0).gvault").path]).stdout
+    }
+    #expect(exports[0] == exports[1] && exports[0].contains("\"class\": \"Book\""))
+  }
+
+  @Test func anUnknownFormatVersionIsAUsageError() throws {
+    let directory = try TemporaryDirectory()
+    let store = try sampleStore(in: directory)
+    let result = try BuiltTool.run([
+      "backup", store, "--model", Self.sampleModel, "--output", directory.path("x.gvault").path,
+      "--format-version", "3",
+    ])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("--format-version 3"))
+    #expect(!FileManager.default.fileExists(atPath: directory.path("x.gvault").path))
+  }
 }

@@ -14,8 +14,10 @@ struct LibraryMigrationTests {
   static let fixtures = SharedFixtures.packageRoot.appendingPathComponent("Fixtures")
   static let modelSet = fixtures.appendingPathComponent("Library.xcdatamodeld").path
 
-  static func archive(_ version: Int) -> String {
-    fixtures.appendingPathComponent("Archives/Library-\(version).gvault").path
+  static func archive(_ version: Int, format: Int = 1) -> String {
+    fixtures.appendingPathComponent(
+      "Archives/Library-\(version)\(format == 1 ? "" : "-format\(format)").gvault"
+    ).path
   }
 
   static func restore(
@@ -123,10 +125,14 @@ struct LibraryMigrationTests {
       ])
   }
 
-  @Test func theVersionTwoArchiveRestoresIntoTheCurrentVersionWithEveryObjectAccountedFor() throws {
+  /// The same store frozen in archive formats 1 and 2.
+  @Test(arguments: [1, 2])
+  func theVersionTwoArchiveRestoresIntoTheCurrentVersionWithEveryObjectAccountedFor(format: Int)
+    throws
+  {
     let directory = try TemporaryDirectory()
     let store = directory.path("library.sqlite").path
-    let result = try Self.restore(Self.archive(2), to: store)
+    let result = try Self.restore(Self.archive(2, format: format), to: store)
     #expect(result.migration?.hops.map(\.to) == ["Library 3"])
     // Tag names: numbers became strings; the missing one got the new default.
     #expect(
@@ -139,6 +145,26 @@ struct LibraryMigrationTests {
     #expect(try Self.count(store, "ZBOOK") == 24)
     #expect(try Self.count(store, "ZPAGE") == 48)
     #expect(try Self.count(store, "ZWRITER") == 5)
+  }
+
+  @Test func theSameStoreFrozenInEitherFormatRestoresToTheSameRows() throws {
+    let directory = try TemporaryDirectory()
+    var tables: [[String: [[SQLiteValue]]]] = []
+    for format in [1, 2] {
+      let store = directory.path("format\(format).sqlite").path
+      _ = try Self.restore(Self.archive(2, format: format), to: store, version: "Library 2")
+      // The two archives' stores were made by `graphvault create` two days apart: their UUIDs
+      // differ, and only the newer one keeps its model (Z_MODELCACHE).
+      let names = try Self.rows(
+        store,
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('Z_METADATA', 'Z_MODELCACHE')"
+      ).compactMap(\.[0].textValue)
+      var rows: [String: [[SQLiteValue]]] = [:]
+      for name in names { rows[name] = try Self.rows(store, "SELECT * FROM \(name) ORDER BY 1") }
+      tables.append(rows)
+    }
+    #expect(tables[0].count == 5)  // Z_PRIMARYKEY, ZBOOK, ZPAGE, ZTAG, ZWRITER
+    #expect(tables[0] == tables[1])
   }
 
   @Test func aDryRunPrintsThePlanAndWritesNothing() throws {

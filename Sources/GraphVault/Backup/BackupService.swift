@@ -42,6 +42,9 @@ public enum BackupService {
     /// The source path recorded in the header (the store's own when nil); a fixture records
     /// the store it was cut from, not its temporary copy.
     public var recordedSourcePath: String?
+    /// The archive format version to write (``ArchiveLayout/formatVersions``; the newest by
+    /// default, 1 for a reader that knows only format 1).
+    public var formatVersion: Int64 = ArchiveLayout.formatVersion
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -58,6 +61,12 @@ public enum BackupService {
   {
     try vault {
       let store = try CoreDataStore(path: storePath)
+      guard ArchiveLayout.formatVersions.contains(options.formatVersion) else {
+        throw VaultError(
+          .usage,
+          "archive format \(options.formatVersion) is not one this graphvault writes (it writes \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
+        )
+      }
       let model = try resolveModel(store: store, modelPath: options.modelPath)
       let layout = try store.layout(for: model)
       let seal = try options.password.map {
@@ -102,7 +111,9 @@ public enum BackupService {
             store: store, model: model, layout: layout, options: options, now: now, into: members)
         }
         try members.write(
-          ArchiveLayout.index, plist: try members.index(counts: objects, rows: rows))
+          ArchiveLayout.index,
+          plist: try members.index(
+            formatVersion: options.formatVersion, counts: objects, rows: rows))
         try members.finish()
         try archive.close()
       }
@@ -177,6 +188,7 @@ public enum BackupService {
     let modelCache = try store.modelCacheBytes()
     let bookkeeping = try store.currentBookkeeping()
     let header = ArchiveHeader(
+      formatVersion: options.formatVersion,
       created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
       compression: options.compression, tool: "graphvault \(ToolInfo.version)",
       sourcePath: options.recordedSourcePath
@@ -213,17 +225,30 @@ public enum BackupService {
       let lineage = Set(model.lineage(of: entity.name).map(\.name))
       let joins = layout.joins.filter { lineage.contains($0.entity) }
       let cursors = try joins.map { try store.joinCursor($0) }
-      var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
+      let path = { ArchiveLayout.objects(entity.name, chunk: $0) }
+      var chunk = ChunkWriter(members: members, path: path)
+      let columns = ColumnChunkEncoder(model: model)
+      var written = 0
       var count = 0
       try store.forEachObjectRow(of: entity.name, layout: layout) { row in
         var manyToMany: [(name: String, rows: [JoinCursor.Pair])] = []
         for (join, cursor) in zip(joins, cursors) {
           manyToMany.append((join.relationship.name, try cursor.rows(for: row.primaryKey)))
         }
-        try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
+        if options.formatVersion == 1 {
+          try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
+        } else {
+          columns.add(row, manyToMany: manyToMany)
+          if columns.isFull, let bytes = columns.serialized() {
+            written += 1
+            try members.write(path(written), bytes)
+            columns.reset()
+          }
+        }
         count += 1
       }
       try chunk.finish()
+      if let bytes = columns.serialized() { try members.write(path(written + 1), bytes) }
       counts[entity.name] = count
       options.progress?("\(entity.name): \(count) objects")
     }

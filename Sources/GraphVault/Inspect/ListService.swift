@@ -21,6 +21,8 @@ public struct ArchiveSummary: Codable, Sendable {
   public let tables: [String: Int]
   /// The archive's size in bytes.
   public let bytes: Int64
+  /// The archive format version, from the header.
+  public let format: Int?
   /// Whether the index is present (an archive without it is incomplete).
   public let complete: Bool
   /// Whether the archive is encrypted.
@@ -114,7 +116,8 @@ public enum ListService {
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
-      tables: counts("tables"), bytes: size, complete: index != nil && header != nil,
+      tables: counts("tables"), bytes: size,
+      format: header.map { Int($0.formatVersion) }, complete: index != nil && header != nil,
       encrypted: encrypted, error: header == nil ? failure?.detail : nil)
     return (summary, header == nil ? failure : nil)
   }

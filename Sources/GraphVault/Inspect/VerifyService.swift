@@ -81,10 +81,8 @@ public enum VerifyService {
             continue
           }
           do {
-            let items = try PropertyListValue(binaryPropertyList: bytes).arrayValue ?? []
-            let decoder = RecordDecoder(model: model, member: member.path)
-            for item in items {
-              let (record, manyToMany) = try decoder.decode(item)
+            let items = try RecordDecoder(model: model, member: member.path).decodeChunk(bytes)
+            for (record, manyToMany) in items {
               let root = model.root(of: record.entity)?.name ?? record.entity
               keys[root, default: []].insert(record.primaryKey)
               for (name, target) in record.toOne {

@@ -192,9 +192,9 @@ public enum RestoreService {
       case ArchiveLayout.header:
         let value = ArchiveHeader(reading: try plist(bytes, path))
         let format = value.formatVersion
-        guard format == ArchiveLayout.formatVersion else {
+        guard ArchiveLayout.formatVersions.contains(format) else {
           throw bad(
-            "archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersion))"
+            "archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
           )
         }
         header = value

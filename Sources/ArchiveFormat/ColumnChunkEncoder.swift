@@ -1,0 +1,215 @@
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// Collects one entity's objects into a format-2 chunk (``ColumnLayout``): each key's values
+/// in a column of their own, so that zstd sees like values together and no value needs an
+/// object, an offset or a reference of its own.
+///
+/// A record recovered from a chunk (``RecordDecoder/decodeChunk(_:)``) has exactly the keys
+/// and values format 1's ``RecordEncoder`` writes for the object.
+package final class ColumnChunkEncoder {
+  let model: ObjectModel
+  /// The number of objects added since the last ``reset()``.
+  package private(set) var count = 0
+  private var entity = ""
+  private var primaryKeys: [UInt8] = []
+  private var versions: [UInt8] = []
+  private var previousKey: Int64 = 0
+  private var previousVersion: Int64 = 0
+  private var columns = Columns()
+  private var writer = BinaryPropertyListWriter()
+
+  /// The chunk's columns, and where each key and kind is among them.
+  private struct Columns {
+    var list: [ColumnBuilder] = []
+    var index: [ColumnID: Int] = [:]
+
+    struct ColumnID: Hashable {
+      let key: String
+      let kind: ColumnBuilder.Kind
+    }
+
+    /// The position of the column of `key` and `kind`, made when new.
+    mutating func position(_ key: String, _ kind: ColumnBuilder.Kind) -> Int {
+      let id = ColumnID(key: key, kind: kind)
+      if let known = index[id] { return known }
+      list.append(ColumnBuilder(key: key, kind: kind))
+      index[id] = list.count - 1
+      return list.count - 1
+    }
+  }
+
+  /// Per row layout (``ObjectRow/layoutID``), the column of each attribute (by the kind last
+  /// seen) and of each to-one relationship and its destination's entity (when written).
+  private var layoutID: Int?
+  private var attributeColumns: [Int] = []
+  private var toOneColumns: [(key: Int, entity: Int?)] = []
+  /// Per many-to-many relationship, in the order given: its name and its two columns.
+  private var linkColumns: [(name: String, keys: Int, order: Int)] = []
+  /// Per entity, its listed to-one relationships and whether each writes its destination's
+  /// entity (format 1's rule: when the destination's hierarchy has several entities).
+  private var toOneRules: [String: [String: Bool]] = [:]
+
+  package init(model: ObjectModel) {
+    self.model = model
+  }
+
+  /// Roughly how many bytes the chunk holds so far.
+  package var approximateSize: Int {
+    columns.list.reduce(primaryKeys.count + versions.count) { $0 + $1.byteCount }
+  }
+
+  /// Whether the chunk should be written now (``ArchiveLayout/chunkBytes`` and
+  /// ``ArchiveLayout/chunkRecords``).
+  package var isFull: Bool {
+    count >= ArchiveLayout.chunkRecords || approximateSize >= ArchiveLayout.chunkBytes
+  }
+
+  private func toOneRule(_ entity: String) -> [String: Bool] {
+    if let known = toOneRules[entity] { return known }
+    var rule: [String: Bool] = [:]
+    for relationship in model.relationships(of: entity)
+    where !relationship.isToMany && !relationship.isTransient {
+      rule[relationship.name] = model.hierarchy(from: relationship.destination).count > 1
+    }
+    toOneRules[entity] = rule
+    return rule
+  }
+
+  private func begin(_ entity: String, _ primaryKey: Int64, _ version: Int64) {
+    if count == 0 {
+      self.entity = entity
+    } else {
+      precondition(entity == self.entity, "a chunk holds the objects of one entity")
+    }
+    Varint.appendDelta(primaryKey, previous: &previousKey, to: &primaryKeys)
+    Varint.appendDelta(version, previous: &previousVersion, to: &versions)
+  }
+
+  /// Adds one object read as an ``ObjectRow``.
+  package func add(_ row: ObjectRow, manyToMany: [(name: String, rows: [JoinCursor.Pair])]) {
+    begin(row.entity, row.primaryKey, row.version)
+    // The columns are worked on as a local: one access to the encoder for the whole object.
+    var columns = Columns()
+    swap(&columns, &self.columns)
+    defer { swap(&columns, &self.columns) }
+    if layoutID != row.layoutID || attributeColumns.count != row.attributeNames.count {
+      attributeColumns = Array(repeating: -1, count: row.attributeNames.count)
+      let rule = toOneRule(row.entity)
+      toOneColumns = row.toOneNames.map { name in
+        let key = columns.position(name, .integer)
+        let withEntity = rule[name] ?? true
+        return (key, withEntity ? columns.position(name + RecordKey.entitySuffix, .string) : nil)
+      }
+      layoutID = row.layoutID
+    }
+    for (position, value) in row.attributeValues.enumerated() {
+      guard let value else { continue }
+      var index = attributeColumns[position]
+      let kind = ColumnBuilder.Kind(value)
+      if index < 0 || columns.list[index].kind != kind {
+        index = columns.position(row.attributeNames[position], kind)
+        attributeColumns[position] = index
+      }
+      columns.list[index].append(value, record: count)
+    }
+    for (position, target) in row.toOneTargets.enumerated() {
+      guard let target else { continue }
+      let (key, entity) = toOneColumns[position]
+      columns.list[key].append(integer: target.primaryKey, record: count)
+      if let entity { columns.list[entity].append(string: target.entity, record: count) }
+    }
+    addLinks(manyToMany, to: &columns)
+    if !row.extraColumns.isEmpty {
+      columns.list[columns.position(RecordKey.columns, .rows)].append(
+        row: row.extraColumns, record: count)
+    }
+    count += 1
+  }
+
+  /// Adds one object record: the same as ``add(_:manyToMany:)-(ObjectRow,_)`` for its row.
+  package func add(_ record: ObjectRecord, manyToMany: [(name: String, rows: [JoinCursor.Pair])]) {
+    begin(record.entity, record.primaryKey, record.version)
+    var columns = Columns()
+    swap(&columns, &self.columns)
+    defer { swap(&columns, &self.columns) }
+    for (name, value) in record.attributes {
+      columns.list[columns.position(name, ColumnBuilder.Kind(value))].append(value, record: count)
+    }
+    let rule = toOneRule(record.entity)
+    for (name, target) in record.toOne {
+      columns.list[columns.position(name, .integer)].append(
+        integer: target.primaryKey, record: count)
+      if rule[name] ?? true {
+        columns.list[columns.position(name + RecordKey.entitySuffix, .string)].append(
+          string: target.entity, record: count)
+      }
+    }
+    addLinks(manyToMany, to: &columns)
+    if !record.extraColumns.isEmpty {
+      columns.list[columns.position(RecordKey.columns, .rows)].append(
+        row: record.extraColumns, record: count)
+    }
+    count += 1
+  }
+
+  /// Many-to-many keys, and order keys where the object has any (-1 for a row without one, as
+  /// in format 1).
+  private func addLinks(
+    _ manyToMany: [(name: String, rows: [JoinCursor.Pair])], to columns: inout Columns
+  ) {
+    for (position, (name, rows)) in manyToMany.enumerated() where !rows.isEmpty {
+      if position >= linkColumns.count || linkColumns[position].name != name {
+        let entry = (
+          name, columns.position(name, .integers),
+          columns.position(name + RecordKey.orderSuffix, .integers)
+        )
+        if position < linkColumns.count {
+          linkColumns[position] = entry
+        } else {
+          linkColumns.append(entry)
+        }
+      }
+      let (_, keys, order) = linkColumns[position]
+      columns.list[keys].append(list: rows.lazy.map(\.destination), record: count)
+      if rows.contains(where: { $0.order != nil }) {
+        columns.list[order].append(list: rows.lazy.map { $0.order ?? -1 }, record: count)
+      }
+    }
+  }
+
+  /// The chunk as a binary property list; nil when it is empty.
+  package func serialized() -> [UInt8]? {
+    guard count > 0 else { return nil }
+    writer.reset()
+    let start = writer.stackCount
+    writer.push(writer.string(RecordKey.entity))
+    writer.push(writer.string(entity))
+    writer.push(writer.string(ColumnLayout.count))
+    writer.push(writer.integer(Int64(count)))
+    writer.push(writer.string(RecordKey.primaryKey))
+    writer.push(writer.data(primaryKeys))
+    writer.push(writer.string(RecordKey.version))
+    writer.push(writer.data(versions))
+    writer.push(writer.string(ColumnLayout.columns))
+    let arrayStart = writer.stackCount
+    let used = columns.list.filter { $0.presentCount > 0 }.sorted {
+      ($0.key, $0.kind.rawValue) < ($1.key, $1.kind.rawValue)
+    }
+    for column in used { writer.push(column.write(into: &writer, count: count)) }
+    writer.push(writer.makeArray(fromStackIndex: arrayStart))
+    let root = writer.makeDictionary(fromStackIndex: start)
+    return writer.serialized(root: root)
+  }
+
+  /// Empties the chunk for the next one, keeping buffers and column assignments.
+  package func reset() {
+    count = 0
+    primaryKeys.removeAll(keepingCapacity: true)
+    versions.removeAll(keepingCapacity: true)
+    previousKey = 0
+    previousVersion = 0
+    for index in columns.list.indices { columns.list[index].reset() }
+  }
+}

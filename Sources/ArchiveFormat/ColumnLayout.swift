@@ -1,0 +1,23 @@
+/// The keys of a format-2 object chunk and of its columns (`graphvault(1)`, ARCHIVE FORMAT).
+///
+/// A chunk is one dictionary: `class` (the entity of every object in it), `count`, `pk` and
+/// `opt` (every object's primary key and version as ``Varint`` differences) and `columns`, an
+/// array of column dictionaries (`key`, `type`, `present`, `lengths`, `values`) ordered by key
+/// and type. Record `i` of the chunk is `class`, `pk[i]`, `opt[i]` and, for every column whose
+/// `present` bit `i` is set (or that has no `present`), `key` → its next value.
+package enum ColumnLayout {
+  /// The number of objects in the chunk.
+  package static let count = "count"
+  /// The array of columns.
+  package static let columns = "columns"
+  /// A column's record key.
+  package static let key = "key"
+  /// A column's kind (`ColumnBuilder.Kind`).
+  package static let type = "type"
+  /// A column's bitmap of the records that have a value (absent when all have one).
+  package static let present = "present"
+  /// A column's varint byte lengths (strings, data) or element counts (lists).
+  package static let lengths = "lengths"
+  /// A column's values.
+  package static let values = "values"
+}

@@ -1,0 +1,172 @@
+import PropertyList
+
+/// One column of a format-2 chunk as read (``ColumnLayout``): which records have a value, and
+/// their values, each accessor checking that the buffers hold exactly that many values of the
+/// column's kind.
+struct ColumnReader {
+  let key: String
+  let kind: ColumnBuilder.Kind
+  /// The records that have a value, in order.
+  let records: [Int]
+  private let column: PropertyListValue
+  private let member: String
+
+  /// Reads the column's key, kind and `present` bitmap for a chunk of `count` records.
+  init(_ column: PropertyListValue, count: Int, member: String) throws(ArchiveFormatError) {
+    self.column = column
+    self.member = member
+    guard let key = column[ColumnLayout.key]?.stringValue else {
+      throw ArchiveFormatError(member: member, "a column has no key")
+    }
+    guard let type = column[ColumnLayout.type]?.stringValue,
+      let kind = ColumnBuilder.Kind(rawValue: type)
+    else {
+      throw ArchiveFormatError(
+        member: member,
+        "column \(key) has type \(column[ColumnLayout.type]?.stringValue ?? "none"), which is not one of \(ColumnBuilder.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+      )
+    }
+    self.key = key
+    self.kind = kind
+    guard let present = column[ColumnLayout.present] else {
+      records = Array(0..<count)
+      return
+    }
+    guard case .data(let bitmap) = present, bitmap.count == (count + 7) / 8 else {
+      throw ArchiveFormatError(
+        member: member, "column \(key): present is not a bitmap of \(count) records")
+    }
+    var records: [Int] = []
+    for (byteIndex, byte) in bitmap.enumerated() where byte != 0 {
+      for bit in 0..<8 where byte & (1 << UInt8(bit)) != 0 {
+        let record = byteIndex * 8 + bit
+        guard record < count else {
+          throw ArchiveFormatError(
+            member: member, "column \(key): present marks a record past the chunk's \(count)")
+        }
+        records.append(record)
+      }
+    }
+    self.records = records
+  }
+
+  private func bad(_ detail: String) -> ArchiveFormatError {
+    ArchiveFormatError(member: member, "column \(key): \(detail)")
+  }
+
+  private func bytes(_ name: String) throws(ArchiveFormatError) -> [UInt8] {
+    guard case .data(let bytes)? = column[name] else { throw bad("\(name) is not data") }
+    return bytes
+  }
+
+  /// The values of an `integer` column.
+  func integers() throws(ArchiveFormatError) -> [Int64] {
+    var reader = Varint.Reader(try bytes(ColumnLayout.values))
+    var result: [Int64] = []
+    result.reserveCapacity(records.count)
+    for _ in records {
+      guard let value = reader.nextDelta() else { throw bad("values end early") }
+      result.append(value)
+    }
+    guard reader.isAtEnd else { throw bad("values run past its \(records.count) records") }
+    return result
+  }
+
+  /// The values of a `real` or `date` column.
+  func doubles() throws(ArchiveFormatError) -> [Double] {
+    let values = try bytes(ColumnLayout.values)
+    guard values.count == records.count * 8 else {
+      throw bad("\(values.count) bytes of values for \(records.count) doubles")
+    }
+    var result: [Double] = []
+    result.reserveCapacity(records.count)
+    var offset = 0
+    for _ in records {
+      var bits: UInt64 = 0
+      for byte in values[offset..<offset + 8] { bits = bits << 8 | UInt64(byte) }
+      result.append(Double(bitPattern: bits))
+      offset += 8
+    }
+    return result
+  }
+
+  /// The values of a `bool` column.
+  func bools() throws(ArchiveFormatError) -> [Bool] {
+    let values = try bytes(ColumnLayout.values)
+    guard values.count == records.count, values.allSatisfy({ $0 <= 1 }) else {
+      throw bad("values are not \(records.count) booleans")
+    }
+    return values.map { $0 == 1 }
+  }
+
+  /// The byte ranges of a `string` or `data` column's values.
+  func ranges() throws(ArchiveFormatError) -> (values: [UInt8], ranges: [Range<Int>]) {
+    let values = try bytes(ColumnLayout.values)
+    var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
+    var result: [Range<Int>] = []
+    result.reserveCapacity(records.count)
+    var offset = 0
+    for _ in records {
+      guard let length = lengths.next(), length <= UInt64(values.count - offset) else {
+        throw bad("lengths do not fit its values")
+      }
+      result.append(offset..<offset + Int(length))
+      offset += Int(length)
+    }
+    guard lengths.isAtEnd, offset == values.count else {
+      throw bad("lengths do not account for its values")
+    }
+    return (values, result)
+  }
+
+  /// The values of a `string` column.
+  func strings() throws(ArchiveFormatError) -> [String] {
+    let (values, ranges) = try ranges()
+    var result: [String] = []
+    result.reserveCapacity(ranges.count)
+    for range in ranges {
+      guard let text = String(validating: values[range], as: UTF8.self) else {
+        throw bad("a value is not UTF-8")
+      }
+      result.append(text)
+    }
+    return result
+  }
+
+  /// The values of a `data` column.
+  func data() throws(ArchiveFormatError) -> [[UInt8]] {
+    let (values, ranges) = try ranges()
+    return ranges.map { Array(values[$0]) }
+  }
+
+  /// The values of an `integers` column.
+  func lists() throws(ArchiveFormatError) -> [[Int64]] {
+    var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
+    var values = Varint.Reader(try bytes(ColumnLayout.values))
+    var result: [[Int64]] = []
+    result.reserveCapacity(records.count)
+    for _ in records {
+      guard let length = lengths.next(), length <= UInt64(Int.max) else {
+        throw bad("lengths end early")
+      }
+      var list: [Int64] = []
+      for _ in 0..<Int(length) {
+        guard let value = values.nextDelta() else { throw bad("values end early") }
+        list.append(value)
+      }
+      result.append(list)
+    }
+    guard lengths.isAtEnd, values.isAtEnd else {
+      throw bad("lengths or values run past its \(records.count) records")
+    }
+    return result
+  }
+
+  /// The values of a `rows` column.
+  func rows() throws(ArchiveFormatError) -> [PropertyListValue] {
+    guard case .array(let rows)? = column[ColumnLayout.values], rows.count == records.count else {
+      throw bad("values are not an array of \(records.count) rows")
+    }
+    return rows
+  }
+}

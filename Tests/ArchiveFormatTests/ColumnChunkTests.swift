@@ -1,0 +1,210 @@
+import ArchiveFormat
+import GraphVault
+import ObjectModel
+import ObjectStore
+import PropertyList
+import TestSupport
+import Testing
+
+@Suite("Format 2's column chunks")
+struct ColumnChunkTests {
+  static let member = "objects/GraphicNovel/000001.plist"
+
+  /// Three graphic novels: every kind of column, values missing here and there, to-many lists
+  /// with and without order keys, a stored value the model does not describe.
+  static let novels: [(ObjectRecord, [(name: String, rows: [JoinCursor.Pair])])] = {
+    var first = RecordCodingTests.book
+    first.attributes["sales"] = .integer(Int64.min)
+    var second = ObjectRecord(
+      entity: "GraphicNovel", primaryKey: 9, version: 1,
+      attributes: [
+        "title": .string("Ünïcødé ✓"), "sales": .integer(Int64.max), "rating": .double(.nan),
+      ],
+      toOne: ["author": ObjectReference(entity: "Author", primaryKey: 1)])
+    second.extraColumns["ZOTHER"] = .integer(12)
+    let third = ObjectRecord(entity: "GraphicNovel", primaryKey: 4, version: 2)
+    let tags = [JoinCursor.Pair(source: 7, destination: 5), .init(source: 7, destination: 2)]
+    return [(first, [("tags", tags)]), (second, []), (third, [("tags", [])])]
+  }()
+
+  static func chunk() throws -> [UInt8] {
+    let encoder = ColumnChunkEncoder(model: try SampleLibrary.model())
+    for (record, links) in novels { encoder.add(record, manyToMany: links) }
+    return try #require(encoder.serialized())
+  }
+
+  @Test func varintsRoundTripEveryDifferenceAndRefuseOverlongOnes() throws {
+    var random = SystemRandomNumberGenerator()
+    let values: [Int64] =
+      [0, 1, -1, .max, .min, .max - 1, .min + 1, 127, 128, -64, -65]
+      + (0..<2_000).map { _ in
+        Int64.random(in: .min ... .max, using: &random) >> Int64.random(in: 0...63)
+      }
+    var bytes: [UInt8] = []
+    var previous: Int64 = 0
+    for value in values { Varint.appendDelta(value, previous: &previous, to: &bytes) }
+    var reader = Varint.Reader(bytes)
+    #expect(values.map { _ in reader.nextDelta() } == values)
+    #expect(reader.isAtEnd)
+    var overlong = Varint.Reader(Array(repeating: 0xFF, count: 11) + [0])
+    #expect(overlong.next() == nil)
+    var cut = Varint.Reader([0x80, 0x80])
+    #expect(cut.next() == nil)
+  }
+
+  @Test func recordsComeBackWithTheKeysAndValuesFormatOneHolds() throws {
+    let model = try SampleLibrary.model()
+    let decoder = RecordDecoder(model: model, member: Self.member)
+    let columns = try decoder.decodeChunk(try Self.chunk())
+    let encoder = RecordEncoder(model: model)
+    var writer = BinaryPropertyListWriter()
+    for (record, links) in Self.novels {
+      writer.push(encoder.encode(record, manyToMany: links, into: &writer))
+    }
+    let root = writer.makeArray(fromStackIndex: 0)
+    let rows = try decoder.decodeChunk(writer.serialized(root: root))
+    #expect(columns.count == 3)
+    /// NaN is not equal to itself: reals compared by their bits.
+    func bits(_ record: ObjectRecord) -> ObjectRecord {
+      var record = record
+      record.attributes = record.attributes.mapValues {
+        if case .double(let v) = $0 { return .integer(Int64(bitPattern: v.bitPattern)) }
+        return $0
+      }
+      return record
+    }
+    for (a, b) in zip(columns, rows) {
+      #expect(bits(a.0) == bits(b.0))
+      #expect(a.1.mapValues { $0.map(\.0) } == b.1.mapValues { $0.map(\.0) })
+      #expect(a.1.mapValues { $0.map(\.1) } == b.1.mapValues { $0.map(\.1) })
+    }
+    #expect(columns[0].1["tags"]?.map(\.0) == [5, 2])
+    #expect(columns[1].0.extraColumns == ["ZOTHER": .integer(12)])
+    #expect(columns[0].0.attributes["sales"] == .integer(.min))
+    #expect(columns[1].0.attributes["sales"] == .integer(.max))
+    // One class-tagged dictionary of columns, which any plist reader reads.
+    let plain = try PropertyListValue(binaryPropertyList: try Self.chunk())
+    #expect(plain["class"] == "GraphicNovel")
+    #expect(plain["count"] == 3)
+    let keys = plain["columns"]?.arrayValue?.compactMap { $0["key"]?.stringValue } ?? []
+    #expect(keys == keys.sorted() && keys.contains("author@entity") && keys.contains("@columns"))
+  }
+
+  @Test(arguments: SampleWorkload.allCases)
+  func rowsAndRecordsOfAStoreMakeTheSameChunks(workload: SampleWorkload) throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("sample.sqlite").path
+    try workload.generate(at: path, objects: 1_500)
+    let store = try CoreDataStore(path: path)
+    let model = try #require(try store.cachedModel())
+    let layout = try store.layout(for: model)
+    for entity in model.entities where !entity.isAbstract {
+      let fromRows = ColumnChunkEncoder(model: model)
+      let fromRecords = ColumnChunkEncoder(model: model)
+      try store.forEachObjectRow(of: entity.name, layout: layout) {
+        fromRows.add($0, manyToMany: [])
+      }
+      try store.forEachObject(of: entity.name, layout: layout) {
+        fromRecords.add($0, manyToMany: [])
+      }
+      #expect(fromRows.serialized() == fromRecords.serialized(), "\(entity.name)")
+    }
+  }
+
+  /// The chunk's property list with `change` made to it.
+  static func damaged(_ change: (inout [String: PropertyListValue]) -> Void) throws -> [UInt8] {
+    guard case .dictionary(var top) = try PropertyListValue(binaryPropertyList: try chunk()) else {
+      throw ArchiveFormatError(member: member, "not a dictionary")
+    }
+    change(&top)
+    return PropertyListValue.dictionary(top).binaryPropertyList()
+  }
+
+  /// Changes column `key` of the chunk.
+  static func column(_ key: String, _ change: @escaping (inout [String: PropertyListValue]) -> Void)
+    -> (inout [String: PropertyListValue]) -> Void
+  {
+    { top in
+      top["columns"] = .array(
+        (top["columns"]?.arrayValue ?? []).map { column in
+          guard case .dictionary(var fields) = column, fields["key"] == .string(key) else {
+            return column
+          }
+          change(&fields)
+          return .dictionary(fields)
+        })
+    }
+  }
+
+  @Test(arguments: [
+    ("a column whose values end early", "values end early"),
+    ("a column with values past its records", "run past"),
+    ("lengths that overrun the values", "lengths"),
+    ("a present bitmap of the wrong size", "bitmap"),
+    ("a column of the wrong kind", "not String"),
+    ("a column the model does not describe", "does not describe"),
+    ("a count larger than the keys", "lacks"),
+    ("an unknown column type", "not one of"),
+    ("an entity the model lacks", "does not have"),
+    ("a string that is not UTF-8", "UTF-8"),
+  ])
+  func aDamagedChunkIsRefusedNamingTheMemberAndTheColumn(damage: String, expected: String) throws {
+    let change: (inout [String: PropertyListValue]) -> Void
+    switch damage {
+    case "a column whose values end early":
+      change = Self.column("edition") { $0["values"] = .data([]) }
+    case "a column with values past its records":
+      change = Self.column("edition") { $0["values"] = .data([2, 2, 2, 2, 2]) }
+    case "lengths that overrun the values":
+      change = Self.column("title") { $0["lengths"] = .data([100, 100]) }
+    case "a present bitmap of the wrong size":
+      change = Self.column("cover") { $0["present"] = .data([1, 0, 0]) }
+    case "a column of the wrong kind":
+      change = Self.column("title") { $0["type"] = "data" }
+    case "a column the model does not describe":
+      change = Self.column("title") { $0["key"] = "subtitle" }
+    case "a count larger than the keys":
+      change = { $0["count"] = .integer(1 << 40) }
+    case "an unknown column type":
+      change = Self.column("title") { $0["type"] = "text" }
+    case "an entity the model lacks":
+      change = { $0["class"] = "Magazine" }
+    default:
+      change = Self.column("title") {
+        if case .data(var values)? = $0["values"] {
+          values[0] = 0xFF
+          $0["values"] = .data(values)
+        }
+      }
+    }
+    let bytes = try Self.damaged(change)
+    #expect {
+      _ = try RecordDecoder(model: try SampleLibrary.model(), member: Self.member).decodeChunk(
+        bytes)
+    } throws: { error in
+      let text = (error as? ArchiveFormatError)?.description ?? ""
+      return text.hasPrefix(Self.member + ": ") && text.contains(expected)
+    }
+  }
+
+  @Test func flippedBytesAndCutsNeverCrashTheReader() throws {
+    let model = try SampleLibrary.model()
+    let bytes = try Self.chunk()
+    let decoder = RecordDecoder(model: model, member: Self.member)
+    var random = SplitMix64(seed: 15)
+    var refused = 0
+    for round in 0..<3_000 {
+      var damaged = bytes
+      if round % 3 == 0 {
+        damaged.removeLast(Int(random.next() % UInt64(bytes.count)))
+      } else {
+        for _ in 0...(round % 4) {
+          let at = Int(random.next() % UInt64(bytes.count))
+          damaged[at] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+        }
+      }
+      do { _ = try decoder.decodeChunk(damaged) } catch { refused += 1 }
+    }
+    #expect(refused > 1_000)
+  }
+}
