@@ -20,11 +20,25 @@ struct TableReader {
   /// Per entity number (`Z_ENT`), the fields its rows carry: worked out once, not per row.
   private let plans: [RowPlan?]
 
-  /// The columns a row of one entity carries.
-  private struct RowPlan {
+  /// The columns a row of one entity carries, sorted by name: plain values, so that reading a
+  /// row copies no descriptions.
+  private final class RowPlan {
     let entity: String
-    let attributes: [(Field, AttributeDescription)]
-    let toOne: [(Field, RelationshipDescription, entityIndex: Int?)]
+    let attributeNames: [String]
+    let attributes: [(index: Int, type: AttributeType)]
+    let toOneNames: [String]
+    let toOne: [(index: Int, destination: String, entityIndex: Int?)]
+
+    init(
+      entity: String, attributes: [(Field, AttributeDescription)],
+      toOne: [(Field, RelationshipDescription, entityIndex: Int?)]
+    ) {
+      self.entity = entity
+      attributeNames = attributes.map(\.1.name)
+      self.attributes = attributes.map { ($0.0.index, $0.1.type) }
+      toOneNames = toOne.map(\.1.name)
+      self.toOne = toOne.map { ($0.0.index, $0.1.destination, $0.entityIndex) }
+    }
   }
 
   init(
@@ -105,6 +119,10 @@ struct TableReader {
     defer { statement.reset() }
     let row = ObjectRow()
     var current = -1
+    // The row's buffers are filled as locals and handed back: one access to the row each.
+    var values: [AttributeValue?] = []
+    var targets: [ObjectReference?] = []
+    var extras: [String: AttributeValue] = [:]
     while try statement.step() {
       let number = Int(statement.int64(at: 1))
       let plan = try plan(for: number)
@@ -112,24 +130,29 @@ struct TableReader {
         current = number
         row.entity = plan.entity
         row.layoutID = number
-        row.attributeNames = plan.attributes.map(\.1.name)
-        row.toOneNames = plan.toOne.map(\.1.name)
+        row.attributeNames = plan.attributeNames
+        row.toOneNames = plan.toOneNames
       }
       row.primaryKey = statement.int64(at: 0)
       row.version = statement.int64(at: 2)
-      row.attributeValues.removeAll(keepingCapacity: true)
-      row.toOneTargets.removeAll(keepingCapacity: true)
-      if !row.extraColumns.isEmpty { row.extraColumns.removeAll(keepingCapacity: true) }
-      for (field, attribute) in plan.attributes {
-        row.attributeValues.append(
-          attributeValue(field, attribute) { row.extraColumns[$0] = $1 })
+      swap(&values, &row.attributeValues)
+      swap(&targets, &row.toOneTargets)
+      swap(&extras, &row.extraColumns)
+      values.removeAll(keepingCapacity: true)
+      targets.removeAll(keepingCapacity: true)
+      if !extras.isEmpty { extras.removeAll(keepingCapacity: true) }
+      for (index, type) in plan.attributes {
+        values.append(attributeValue(index, type) { extras[$0] = $1 })
       }
       for (index, column) in unmapped {
-        if let raw = statement.storedValue(at: index) { row.extraColumns[column] = raw }
+        if let raw = statement.storedValue(at: index) { extras[column] = raw }
       }
-      for (field, relationship, entityIndex) in plan.toOne {
-        row.toOneTargets.append(target(field, relationship, entityIndex))
+      for (index, destination, entityIndex) in plan.toOne {
+        targets.append(target(index, destination, entityIndex))
       }
+      swap(&values, &row.attributeValues)
+      swap(&targets, &row.toOneTargets)
+      swap(&extras, &row.extraColumns)
       try body(row)
     }
   }
@@ -148,18 +171,16 @@ struct TableReader {
       var record = ObjectRecord(
         entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
       record.attributes.reserveCapacity(plan.attributes.count)
-      for (field, attribute) in plan.attributes {
-        if let value = attributeValue(field, attribute, { record.extraColumns[$0] = $1 }) {
-          record.attributes[attribute.name] = value
+      for ((index, type), name) in zip(plan.attributes, plan.attributeNames) {
+        if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
+          record.attributes[name] = value
         }
       }
       for (index, column) in unmapped {
         if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
       }
-      for (field, relationship, entityIndex) in plan.toOne {
-        if let target = target(field, relationship, entityIndex) {
-          record.toOne[relationship.name] = target
-        }
+      for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
+        if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
       }
       try body(record)
     }
@@ -168,38 +189,37 @@ struct TableReader {
   /// The current row's value of `attribute` (nil for NULL). A value stored in another class
   /// than its type's (SQLite does not enforce types) is handed to `keepAsStored` with its
   /// column instead, so nothing is lost or converted.
+  @inline(__always)
   private func attributeValue(
-    _ field: Field, _ attribute: AttributeDescription,
-    _ keepAsStored: (String, AttributeValue) -> Void
+    _ index: Int, _ type: AttributeType, _ keepAsStored: (String, AttributeValue) -> Void
   ) -> AttributeValue? {
-    guard !statement.isNull(at: field.index) else { return nil }
-    if storageMatches(at: field.index, type: attribute.type) {
-      return value(at: field.index, type: attribute.type)
+    let storage = statement.storageType(at: index)
+    if storage == .null { return nil }
+    if storageMatches(storage, at: index, type: type) {
+      return value(at: index, storage: storage, type: type)
     }
-    if let raw = statement.storedValue(at: field.index) {
-      keepAsStored(columnNames[field.index], raw)
-    }
+    if let raw = statement.storedValue(at: index) { keepAsStored(columnNames[index], raw) }
     return nil
   }
 
   /// The current row's target of a to-one relationship (nil when empty), its entity read from
   /// the entity column where the destination has sub-entities.
-  private func target(
-    _ field: Field, _ relationship: RelationshipDescription, _ entityIndex: Int?
-  ) -> ObjectReference? {
-    guard !statement.isNull(at: field.index) else { return nil }
-    var destination = relationship.destination
+  @inline(__always)
+  private func target(_ index: Int, _ destination: String, _ entityIndex: Int?)
+    -> ObjectReference?
+  {
+    guard !statement.isNull(at: index) else { return nil }
+    var destination = destination
     if let entityIndex, !statement.isNull(at: entityIndex),
       let name = entityNames[Int(statement.int64(at: entityIndex))]
     {
       destination = name
     }
-    return ObjectReference(entity: destination, primaryKey: statement.int64(at: field.index))
+    return ObjectReference(entity: destination, primaryKey: statement.int64(at: index))
   }
 
   /// Whether the stored class is the one Core Data uses for the type.
-  private func storageMatches(at index: Int, type: AttributeType) -> Bool {
-    let storage = statement.storageType(at: index)
+  private func storageMatches(_ storage: StorageType, at index: Int, type: AttributeType) -> Bool {
     switch type {
     case .integer16, .integer32, .integer64: return storage == .integer
     case .boolean:
@@ -214,14 +234,13 @@ struct TableReader {
   }
 
   /// The column's value typed by the attribute's type; nil for NULL.
-  private func value(at index: Int, type: AttributeType) -> AttributeValue? {
-    if statement.isNull(at: index) { return nil }
+  private func value(at index: Int, storage: StorageType, type: AttributeType) -> AttributeValue {
     switch type {
     case .integer16, .integer32, .integer64: return .integer(statement.int64(at: index))
     case .boolean: return .bool(statement.int64(at: index) != 0)
     case .double, .float: return .double(statement.double(at: index))
     case .decimal:
-      if statement.storageType(at: index) == .text { return .decimal(statement.text(at: index)) }
+      if storage == .text { return .decimal(statement.text(at: index)) }
       return .decimal(DecimalText.format(statement.double(at: index)))
     case .date: return .date(statement.double(at: index))
     case .string: return .string(statement.text(at: index))
