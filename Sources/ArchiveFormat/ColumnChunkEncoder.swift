@@ -8,7 +8,10 @@ import PropertyList
 ///
 /// A record recovered from a chunk (``RecordDecoder/decodeChunk(_:)``) has exactly the keys
 /// and values format 1's ``RecordEncoder`` writes for the object.
-package final class ColumnChunkEncoder {
+///
+/// A value type, so that the compiler proves exclusive access to its buffers once per call
+/// rather than checking it at run time on every value.
+package struct ColumnChunkEncoder {
   let model: ObjectModel
   /// The number of objects added since the last ``reset()``.
   package private(set) var count = 0
@@ -66,7 +69,7 @@ package final class ColumnChunkEncoder {
     count >= ArchiveLayout.chunkRecords || approximateSize >= ArchiveLayout.chunkBytes
   }
 
-  private func toOneRule(_ entity: String) -> [String: Bool] {
+  private mutating func toOneRule(_ entity: String) -> [String: Bool] {
     if let known = toOneRules[entity] { return known }
     var rule: [String: Bool] = [:]
     for relationship in model.relationships(of: entity)
@@ -77,7 +80,7 @@ package final class ColumnChunkEncoder {
     return rule
   }
 
-  private func begin(_ entity: String, _ primaryKey: Int64, _ version: Int64) {
+  private mutating func begin(_ entity: String, _ primaryKey: Int64, _ version: Int64) {
     if count == 0 {
       self.entity = entity
     } else {
@@ -88,12 +91,9 @@ package final class ColumnChunkEncoder {
   }
 
   /// Adds one object read as an ``ObjectRow``.
-  package func add(_ row: ObjectRow, manyToMany: [(name: String, rows: [JoinCursor.Pair])]) {
+  package mutating func add(_ row: ObjectRow, manyToMany: [(name: String, rows: [JoinCursor.Pair])])
+  {
     begin(row.entity, row.primaryKey, row.version)
-    // The columns are worked on as a local: one access to the encoder for the whole object.
-    var columns = Columns()
-    swap(&columns, &self.columns)
-    defer { swap(&columns, &self.columns) }
     if layoutID != row.layoutID || attributeColumns.count != row.attributeNames.count {
       attributeColumns = Array(repeating: -1, count: row.attributeNames.count)
       let rule = toOneRule(row.entity)
@@ -120,7 +120,7 @@ package final class ColumnChunkEncoder {
       columns.list[key].append(integer: target.primaryKey, record: count)
       if let entity { columns.list[entity].append(string: target.entity, record: count) }
     }
-    addLinks(manyToMany, to: &columns)
+    addLinks(manyToMany)
     if !row.extraColumns.isEmpty {
       columns.list[columns.position(RecordKey.columns, .rows)].append(
         row: row.extraColumns, record: count)
@@ -129,11 +129,10 @@ package final class ColumnChunkEncoder {
   }
 
   /// Adds one object record: the same as ``add(_:manyToMany:)-(ObjectRow,_)`` for its row.
-  package func add(_ record: ObjectRecord, manyToMany: [(name: String, rows: [JoinCursor.Pair])]) {
+  package mutating func add(
+    _ record: ObjectRecord, manyToMany: [(name: String, rows: [JoinCursor.Pair])]
+  ) {
     begin(record.entity, record.primaryKey, record.version)
-    var columns = Columns()
-    swap(&columns, &self.columns)
-    defer { swap(&columns, &self.columns) }
     for (name, value) in record.attributes {
       columns.list[columns.position(name, ColumnBuilder.Kind(value))].append(value, record: count)
     }
@@ -146,7 +145,7 @@ package final class ColumnChunkEncoder {
           string: target.entity, record: count)
       }
     }
-    addLinks(manyToMany, to: &columns)
+    addLinks(manyToMany)
     if !record.extraColumns.isEmpty {
       columns.list[columns.position(RecordKey.columns, .rows)].append(
         row: record.extraColumns, record: count)
@@ -156,9 +155,7 @@ package final class ColumnChunkEncoder {
 
   /// Many-to-many keys, and order keys where the object has any (-1 for a row without one, as
   /// in format 1).
-  private func addLinks(
-    _ manyToMany: [(name: String, rows: [JoinCursor.Pair])], to columns: inout Columns
-  ) {
+  private mutating func addLinks(_ manyToMany: [(name: String, rows: [JoinCursor.Pair])]) {
     for (position, (name, rows)) in manyToMany.enumerated() where !rows.isEmpty {
       if position >= linkColumns.count || linkColumns[position].name != name {
         let entry = (
@@ -180,7 +177,7 @@ package final class ColumnChunkEncoder {
   }
 
   /// The chunk as a binary property list; nil when it is empty.
-  package func serialized() -> [UInt8]? {
+  package mutating func serialized() -> [UInt8]? {
     guard count > 0 else { return nil }
     writer.reset()
     let start = writer.stackCount
@@ -204,7 +201,7 @@ package final class ColumnChunkEncoder {
   }
 
   /// Empties the chunk for the next one, keeping buffers and column assignments.
-  package func reset() {
+  package mutating func reset() {
     count = 0
     primaryKeys.removeAll(keepingCapacity: true)
     versions.removeAll(keepingCapacity: true)

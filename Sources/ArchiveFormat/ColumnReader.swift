@@ -133,10 +133,15 @@ struct ColumnReader {
     return result
   }
 
-  /// The values of a `data` column.
-  func data() throws(ArchiveFormatError) -> [[UInt8]] {
-    let (values, ranges) = try ranges()
-    return ranges.map { Array(values[$0]) }
+  /// Checks that every value of a `string` column is UTF-8.
+  func checkUTF8(_ values: [UInt8], _ ranges: [Range<Int>]) throws(ArchiveFormatError) {
+    for range in ranges {
+      do {
+        _ = try UTF8Span(validating: values[range].span)
+      } catch {
+        throw bad("a value is not UTF-8")
+      }
+    }
   }
 
   /// The values of an `integers` column.

@@ -15,9 +15,9 @@ package final class MemberPrefetcher: @unchecked Sendable {
   package struct Item {
     /// The member as read.
     package let member: MemberStream.Member
-    /// The chunk's objects and their links, when it is one and decoded without error (else
-    /// the caller decodes it, and meets the error itself).
-    package let objects: [(ObjectRecord, [String: [(Int64, Int64?)]])]?
+    /// The chunk's objects, when it is one and decoded without error (else the caller decodes
+    /// it, and meets the error itself).
+    package let objects: DecodedChunk?
   }
 
   private let stream: MemberStream
@@ -92,7 +92,7 @@ package final class MemberPrefetcher: @unchecked Sendable {
   /// The objects of an object chunk, decoded with the model seen before it; nil for other
   /// members and for anything that does not decode (the caller then reports it).
   private func decoded(_ member: MemberStream.Member, model: inout ObjectModel?)
-    -> [(ObjectRecord, [String: [(Int64, Int64?)]])]?
+    -> DecodedChunk?
   {
     guard let bytes = member.bytes else { return nil }
     if member.path == ArchiveLayout.modelDescriptor {
@@ -102,6 +102,6 @@ package final class MemberPrefetcher: @unchecked Sendable {
       return nil
     }
     guard let model, member.path.hasPrefix("objects/") else { return nil }
-    return try? RecordDecoder(model: model, member: member.path).decodeChunk(bytes)
+    return try? RecordDecoder(model: model, member: member.path).decodeObjects(bytes)
   }
 }

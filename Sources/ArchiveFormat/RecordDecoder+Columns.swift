@@ -4,10 +4,46 @@ import PropertyList
 
 extension RecordDecoder {
   /// The records of a format-2 chunk (``ColumnLayout``), each with the keys and values format 1
-  /// would hold for it, checked against the model column by column.
+  /// would hold for it.
   func decodeColumns(_ chunk: PropertyListValue) throws(ArchiveFormatError) -> [(
     ObjectRecord, [String: [(Int64, Int64?)]]
   )] {
+    try decodeBatch(chunk).records
+  }
+
+  /// The objects of a chunk of either format: format 2's as columns, format 1's as records.
+  /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
+  package func decodeObjects(_ bytes: [UInt8]) throws(ArchiveFormatError) -> DecodedChunk {
+    if let reader = try? BinaryPropertyListReader(bytes: bytes),
+      case .dictionary? = try? reader.kind(of: reader.topObject)
+    {
+      do {
+        return .batch(try decodeBatch(try reader.decode()))
+      } catch let error as ArchiveFormatError {
+        throw error
+      } catch {
+        throw bad("not a valid property list: \(error)")
+      }
+    }
+    return .records(try decodeChunk(bytes))
+  }
+
+  /// The objects of a format-2 chunk as columns, checked against the model column by column.
+  /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
+  package func decodeBatch(_ bytes: [UInt8]) throws(ArchiveFormatError) -> ObjectBatch {
+    let chunk: PropertyListValue
+    do {
+      chunk = try PropertyListValue(binaryPropertyList: bytes)
+    } catch {
+      throw bad("not a valid property list: \(error)")
+    }
+    return try decodeBatch(chunk)
+  }
+
+  func decodeBatch(_ chunk: PropertyListValue) throws(ArchiveFormatError) -> ObjectBatch {
+    guard case .dictionary = chunk else {
+      throw bad("the chunk is \(chunk.kindName), not a dictionary of columns")
+    }
     guard let entity = chunk[RecordKey.entity]?.stringValue else {
       throw bad("the chunk has no class")
     }
@@ -21,28 +57,35 @@ extension RecordDecoder {
     else {
       throw bad("the chunk of \(entity) lacks its count, or pk or opt for every object")
     }
-    var keys = Varint.Reader(keyBytes)
-    var versions = Varint.Reader(versionBytes)
-    var records: [ObjectRecord] = []
-    records.reserveCapacity(Int(count))
+    var keyReader = Varint.Reader(keyBytes)
+    var versionReader = Varint.Reader(versionBytes)
+    var keys: [Int64] = []
+    var versions: [Int64] = []
+    keys.reserveCapacity(Int(count))
+    versions.reserveCapacity(Int(count))
     for _ in 0..<count {
-      guard let pk = keys.nextDelta(), let version = versions.nextDelta() else {
+      guard let pk = keyReader.nextDelta(), let version = versionReader.nextDelta() else {
         throw bad("the chunk of \(entity) lacks pk or opt for some of its \(count) objects")
       }
-      records.append(ObjectRecord(entity: entity, primaryKey: pk, version: version))
+      keys.append(pk)
+      versions.append(version)
     }
-    guard keys.isAtEnd, versions.isAtEnd else {
+    guard keyReader.isAtEnd, versionReader.isAtEnd else {
       throw bad("the chunk of \(entity) has more pk or opt values than its \(count) objects")
     }
     guard case .array(let columns)? = chunk[ColumnLayout.columns] else {
       throw bad("the chunk of \(entity) has no array of columns")
     }
-    var links = [[String: [(Int64, Int64?)]]](repeating: [:], count: records.count)
-    // Destination entities and order keys refine what the other columns set: applied last.
-    var entities: [(String, ColumnReader)] = []
-    var orders: [(String, ColumnReader)] = []
+    var batch = ObjectBatch(entity: entity, primaryKeys: keys, versions: versions)
+    // Destination entities and order keys refine the columns of their relationships: read
+    // first, applied once every column is read.
+    var toOne: [(RelationshipDescription, ColumnReader)] = []
+    var entities: [String: ColumnReader] = [:]
+    var toMany: [(RelationshipDescription, ColumnReader)] = []
+    var orders: [String: ColumnReader] = [:]
+    var extra: [(Int, [String: AttributeValue])] = []
     for raw in columns {
-      let column = try ColumnReader(raw, count: records.count, member: member)
+      let column = try ColumnReader(raw, count: batch.count, member: member)
       guard let field = shape.fields[column.key] else {
         throw bad("\(entity) has a value for \(column.key), which the model does not describe")
       }
@@ -57,92 +100,87 @@ extension RecordDecoder {
       case .columns:
         try expect(.rows, "stored rows")
         for (record, row) in zip(column.records, try column.rows()) {
-          records[record].extraColumns = try Self.row(row, member: member)
+          extra.append((record, try Self.row(row, member: member)))
         }
       case .attribute(let position):
-        let attribute = shape.attributes[position]
-        try decode(column, as: attribute) { records[$0].attributes[attribute.name] = $1 }
+        batch.attributes.append(try attribute(column, shape.attributes[position]))
       case .toOne(let position):
-        let relationship = shape.relationships[position]
         try expect(.integer, "primary keys")
-        for (record, key) in zip(column.records, try column.integers()) {
-          records[record].toOne[relationship.name] = ObjectReference(
-            entity: relationship.destination, primaryKey: key)
-        }
+        toOne.append((shape.relationships[position], column))
       case .toOneEntity:
         try expect(.string, "entity names")
-        entities.append((String(column.key.dropLast(RecordKey.entitySuffix.count)), column))
+        entities[String(column.key.dropLast(RecordKey.entitySuffix.count))] = column
       case .toMany(let position):
-        let name = shape.relationships[position].name
         try expect(.integers, "lists of primary keys")
-        for (record, list) in zip(column.records, try column.lists()) {
-          links[record][name] = list.map { ($0, nil) }
-        }
+        toMany.append((shape.relationships[position], column))
       case .order:
         try expect(.integers, "lists of order keys")
-        orders.append((String(column.key.dropLast(RecordKey.orderSuffix.count)), column))
+        orders[String(column.key.dropLast(RecordKey.orderSuffix.count))] = column
       }
     }
-    for (name, column) in entities {
-      for (record, destination) in zip(column.records, try column.strings()) {
-        if let target = records[record].toOne[name] {
-          records[record].toOne[name] = ObjectReference(
-            entity: destination, primaryKey: target.primaryKey)
+    for (relationship, column) in toOne {
+      var destinations = Array(repeating: relationship.destination, count: column.records.count)
+      if let named = entities[relationship.name] {
+        try merge(named.records, try named.strings(), into: column.records) {
+          destinations[$0] = $1
         }
       }
+      batch.toOne.append(
+        ObjectBatch.ToOne(
+          name: relationship.name, records: column.records, keys: try column.integers(),
+          entities: destinations))
     }
-    for (name, column) in orders {
-      for (record, list) in zip(column.records, try column.lists()) {
-        guard var rows = links[record][name] else { continue }
-        for index in rows.indices where index < list.count {
-          rows[index].1 = list[index] < 0 ? nil : list[index]
+    for (relationship, column) in toMany {
+      var rows = try column.lists().map { $0.map { ($0, Int64?.none) } }
+      if let order = orders[relationship.name] {
+        try merge(order.records, try order.lists(), into: column.records) { position, list in
+          for index in rows[position].indices where index < list.count {
+            rows[position][index].1 = list[index] < 0 ? nil : list[index]
+          }
         }
-        links[record][name] = rows
       }
+      batch.toMany.append(
+        ObjectBatch.ToMany(name: relationship.name, records: column.records, rows: rows))
     }
-    return Array(zip(records, links))
+    batch.extraColumns = extra
+    return batch
   }
 
-  /// An attribute's column, typed by the attribute's type; `set` gets each record and value.
-  private func decode(
-    _ column: ColumnReader, as attribute: AttributeDescription,
-    _ set: (Int, AttributeValue) -> Void
+  /// Calls `apply` with the position in `records` of each of `others` (both ascending) and its
+  /// value; values of objects `records` lacks are ignored, as format 1 ignores them.
+  private func merge<Value>(
+    _ others: [Int], _ values: [Value], into records: [Int], _ apply: (Int, Value) -> Void
   ) throws(ArchiveFormatError) {
-    func mismatch() -> ArchiveFormatError {
-      bad(
-        "\(column.key) is a column of \(column.kind.rawValue), not \(attribute.type.rawValue)")
+    var position = 0
+    for (record, value) in zip(others, values) {
+      while position < records.count && records[position] < record { position += 1 }
+      if position < records.count && records[position] == record { apply(position, value) }
     }
+  }
+
+  /// An attribute's column, typed by the attribute's type.
+  private func attribute(_ column: ColumnReader, _ attribute: AttributeDescription)
+    throws(ArchiveFormatError) -> ObjectBatch.Attribute
+  {
+    let values: ObjectBatch.Values
     switch (attribute.type, column.kind) {
     case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer):
-      for (record, value) in zip(column.records, try column.integers()) {
-        set(record, .integer(value))
-      }
-    case (.boolean, .bool):
-      for (record, value) in zip(column.records, try column.bools()) { set(record, .bool(value)) }
-    case (.double, .real), (.float, .real):
-      for (record, value) in zip(column.records, try column.doubles()) {
-        set(record, .double(value))
-      }
-    case (.date, .date):
-      for (record, value) in zip(column.records, try column.doubles()) { set(record, .date(value)) }
+      values = .integers(try column.integers())
+    case (.boolean, .bool): values = .booleans(try column.bools())
+    case (.double, .real), (.float, .real), (.date, .date): values = .reals(try column.doubles())
     case (.decimal, .string), (.string, .string), (.uri, .string):
-      let make: (String) -> AttributeValue =
-        attribute.type == .decimal
-        ? { .decimal($0) }
-        : attribute.type == .uri
-          ? { .uri($0) }
-          : {
-            .string($0)
-          }
-      for (record, value) in zip(column.records, try column.strings()) { set(record, make(value)) }
+      let (storage, ranges) = try column.ranges()
+      try column.checkUTF8(storage, ranges)
+      values = .texts(ObjectBatch.Bytes(storage: storage, ranges: ranges))
     case (.uuid, .data), (.binaryData, .data), (.objectID, .data), (.undefined, .data),
       (.transformable, .data):
-      let make: ([UInt8]) -> AttributeValue =
-        attribute.type == .uuid
-        ? { .uuid($0) } : attribute.type == .transformable ? { .transformed($0) } : { .data($0) }
-      for (record, value) in zip(column.records, try column.data()) { set(record, make(value)) }
+      let (storage, ranges) = try column.ranges()
+      values = .blobs(ObjectBatch.Bytes(storage: storage, ranges: ranges))
     default:
-      throw mismatch()
+      throw bad(
+        "\(column.key) is a column of \(column.kind.rawValue), not \(attribute.type.rawValue)")
     }
+    return ObjectBatch.Attribute(
+      name: attribute.name, type: attribute.type, records: column.records, values: values)
   }
 }

@@ -227,13 +227,14 @@ public enum BackupService {
       let cursors = try joins.map { try store.joinCursor($0) }
       let path = { ArchiveLayout.objects(entity.name, chunk: $0) }
       var chunk = ChunkWriter(members: members, path: path)
-      let columns = ColumnChunkEncoder(model: model)
+      var columns = ColumnChunkEncoder(model: model)
       var written = 0
       var count = 0
+      // One buffer of join rows per relationship, refilled for each object.
+      var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
       try store.forEachObjectRow(of: entity.name, layout: layout) { row in
-        var manyToMany: [(name: String, rows: [JoinCursor.Pair])] = []
-        for (join, cursor) in zip(joins, cursors) {
-          manyToMany.append((join.relationship.name, try cursor.rows(for: row.primaryKey)))
+        for (index, cursor) in cursors.enumerated() {
+          try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
         }
         if options.formatVersion == 1 {
           try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }

@@ -226,25 +226,29 @@ public enum RestoreService {
         }
         let target = try readySink()
         if parts[0] == "objects", let model {
-          let records =
-            try item.objects ?? RecordDecoder(model: model, member: path).decodeChunk(bytes)
-          for (record, manyToMany) in records {
-            guard record.entity == parts[1] else {
-              throw bad("\(path) holds an object of \(record.entity)")
+          let decoded =
+            try item.objects ?? RecordDecoder(model: model, member: path).decodeObjects(bytes)
+          switch decoded {
+          case .batch(let batch) where batch.entity != parts[1]:
+            throw bad("\(path) holds objects of \(batch.entity)")
+          case .records(let records):
+            if let other = records.first(where: { $0.0.entity != parts[1] }) {
+              throw bad("\(path) holds an object of \(other.0.entity)")
             }
-            do {
-              try target.insert(record, manyToMany: manyToMany)
-            } catch let error as StoreError
-              where (error.underlying as? SQLiteError)?.isConstraint == true
-            {
-              // Objects that contradict each other (a key twice): damage the index would
-              // have shown at the end.
-              throw bad(
-                "\(path): \(record.reference) cannot be restored: \((error.underlying as? SQLiteError)?.message ?? error.detail); the member is damaged"
-              )
-            }
+          default: break
           }
-          objects[parts[1], default: 0] += records.count
+          do {
+            try target.insert(decoded)
+          } catch let error as StoreError
+            where (error.underlying as? SQLiteError)?.isConstraint == true
+          {
+            // Objects that contradict each other (a key twice): damage the index would have
+            // shown at the end.
+            throw bad(
+              "\(path): \(error.detail): \((error.underlying as? SQLiteError)?.message ?? "a constraint failed"); the member is damaged"
+            )
+          }
+          objects[parts[1], default: 0] += decoded.count
         } else {
           guard let items = try plist(bytes, path).arrayValue else {
             throw bad("\(path) is not an array")

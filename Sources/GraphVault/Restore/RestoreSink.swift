@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import Migration
 import ObjectModel
@@ -108,6 +109,16 @@ final class RestoreSink {
     guard let writer else { return }
     for object in objects { try writer.write(object) }
     for link in links { try writer.write(link) }
+  }
+
+  /// Restores a chunk's objects: a batch straight into a store at the archive's version, else
+  /// object by object.
+  func insert(_ objects: DecodedChunk) throws {
+    if run == nil, case .batch(let batch) = objects {
+      try loader?.insert(batch)
+      return
+    }
+    for (record, manyToMany) in objects.records { try insert(record, manyToMany: manyToMany) }
   }
 
   /// Restores one row of a table the model does not describe.

@@ -196,9 +196,19 @@ public final class JoinCursor {
 
   /// The rows whose owner is `source`, skipping rows of smaller owners.
   public func rows(for source: Int64) throws -> [Pair] {
+    var result: [Pair] = []
+    try rows(for: source, into: &result)
+    return result
+  }
+
+  /// The rows whose owner is `source` in `rows` (emptied first, its capacity kept), skipping
+  /// rows of smaller owners.
+  public func rows(for source: Int64, into rows: inout [Pair]) throws {
+    rows.removeAll(keepingCapacity: true)
     while let pair = try peek(), pair.source < source { _ = try next() }
-    var rows: [Pair] = []
-    while let pair = try peek(), pair.source == source { rows.append(try next()!) }
-    return rows
+    while let pair = try peek(), pair.source == source {
+      rows.append(pair)
+      peeked = nil
+    }
   }
 }

@@ -19,7 +19,7 @@ public final class StoreLoader {
   /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
   var deferred = DeferredLinks()
 
-  private enum Column {
+  enum Column {
     case attribute(String, AttributeType)
     case foreignKey(String)
     case foreignEntity(String)
@@ -207,7 +207,7 @@ public final class StoreLoader {
 
   /// The insert statement of `entity`, its columns, and every column's name (with `Z_PK`,
   /// `Z_ENT`, `Z_OPT` first), prepared once.
-  private func insertStatement(for entity: String, layout: StoreLayout) throws -> (
+  func insertStatement(for entity: String, layout: StoreLayout) throws -> (
     Statement, [Column], [String]
   ) {
     if let cached = inserts[entity] { return cached }

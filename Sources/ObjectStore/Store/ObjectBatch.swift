@@ -1,0 +1,185 @@
+import ObjectModel
+
+/// Objects of one entity held as columns: what a restore decodes a chunk into on one thread and
+/// ``StoreLoader/insert(_:)-(ObjectBatch)`` binds on another, with no dictionary or string
+/// made per value. ``records`` gives the same objects as ``ObjectRecord``s.
+///
+/// Every column lists the objects that have a value (`records`, ascending positions in the
+/// batch) and their values in the same order.
+public struct ObjectBatch: Sendable {
+  /// The concrete entity of every object.
+  public let entity: String
+  /// Each object's primary key (`Z_PK`).
+  public let primaryKeys: [Int64]
+  /// Each object's optimistic-lock version (`Z_OPT`).
+  public let versions: [Int64]
+  /// Attribute columns.
+  public var attributes: [Attribute] = []
+  /// To-one relationship columns.
+  public var toOne: [ToOne] = []
+  /// Many-to-many relationship columns.
+  public var toMany: [ToMany] = []
+  /// Values the model does not describe (``ObjectRecord/extraColumns``), by object.
+  public var extraColumns: [(record: Int, columns: [String: AttributeValue])] = []
+
+  /// A batch of `primaryKeys.count` objects of `entity`, without values yet.
+  public init(entity: String, primaryKeys: [Int64], versions: [Int64]) {
+    precondition(primaryKeys.count == versions.count)
+    self.entity = entity
+    self.primaryKeys = primaryKeys
+    self.versions = versions
+  }
+
+  /// The number of objects.
+  public var count: Int { primaryKeys.count }
+
+  /// Values of one kind, in order.
+  public enum Values: Sendable {
+    /// Integers (integer attributes).
+    case integers([Int64])
+    /// Booleans.
+    case booleans([Bool])
+    /// Doubles (double, float and date attributes).
+    case reals([Double])
+    /// UTF-8 texts (string, URI and decimal attributes).
+    case texts(Bytes)
+    /// Byte strings (binary, UUID, transformable attributes).
+    case blobs(Bytes)
+
+    /// How many values there are.
+    public var count: Int {
+      switch self {
+      case .integers(let v): v.count
+      case .booleans(let v): v.count
+      case .reals(let v): v.count
+      case .texts(let v), .blobs(let v): v.ranges.count
+      }
+    }
+  }
+
+  /// Byte strings back to back in one buffer.
+  public struct Bytes: Sendable {
+    /// The bytes of every value.
+    public let storage: [UInt8]
+    /// Each value's range of `storage`.
+    public let ranges: [Range<Int>]
+
+    /// Values at `ranges` of `storage`.
+    public init(storage: [UInt8], ranges: [Range<Int>]) {
+      self.storage = storage
+      self.ranges = ranges
+    }
+
+    /// Value `index`.
+    public subscript(index: Int) -> ArraySlice<UInt8> { storage[ranges[index]] }
+  }
+
+  /// An attribute's values.
+  public struct Attribute: Sendable {
+    /// The attribute.
+    public let name: String
+    /// Its type, which tells how ``values`` read (a decimal's text is its decimal).
+    public let type: AttributeType
+    /// The objects that have a value.
+    public let records: [Int]
+    /// Their values.
+    public let values: Values
+
+    /// A column of `values` for the objects at `records`.
+    public init(name: String, type: AttributeType, records: [Int], values: Values) {
+      precondition(records.count == values.count)
+      self.name = name
+      self.type = type
+      self.records = records
+      self.values = values
+    }
+  }
+
+  /// A to-one relationship's targets.
+  public struct ToOne: Sendable {
+    /// The relationship.
+    public let name: String
+    /// The objects whose relationship is set.
+    public let records: [Int]
+    /// Their targets' primary keys.
+    public let keys: [Int64]
+    /// Their targets' entities.
+    public let entities: [String]
+
+    /// A column of targets for the objects at `records`.
+    public init(name: String, records: [Int], keys: [Int64], entities: [String]) {
+      precondition(records.count == keys.count && keys.count == entities.count)
+      self.name = name
+      self.records = records
+      self.keys = keys
+      self.entities = entities
+    }
+  }
+
+  /// A many-to-many relationship's join rows.
+  public struct ToMany: Sendable {
+    /// The relationship.
+    public let name: String
+    /// The objects that have rows.
+    public let records: [Int]
+    /// Each of those objects' rows: destination keys and order keys.
+    public let rows: [[(Int64, Int64?)]]
+
+    /// The rows of the objects at `records`.
+    public init(name: String, records: [Int], rows: [[(Int64, Int64?)]]) {
+      precondition(records.count == rows.count)
+      self.name = name
+      self.records = records
+      self.rows = rows
+    }
+  }
+
+  /// The objects as records, with their many-to-many rows by relationship.
+  public var records: [(ObjectRecord, [String: [(Int64, Int64?)]])] {
+    var records = zip(primaryKeys, versions).map {
+      ObjectRecord(entity: entity, primaryKey: $0, version: $1)
+    }
+    var links = [[String: [(Int64, Int64?)]]](repeating: [:], count: count)
+    for attribute in attributes {
+      for (position, record) in attribute.records.enumerated() {
+        records[record].attributes[attribute.name] = attribute.value(at: position)
+      }
+    }
+    for column in toOne {
+      for (position, record) in column.records.enumerated() {
+        records[record].toOne[column.name] = ObjectReference(
+          entity: column.entities[position], primaryKey: column.keys[position])
+      }
+    }
+    for column in toMany {
+      for (record, rows) in zip(column.records, column.rows) { links[record][column.name] = rows }
+    }
+    for (record, columns) in extraColumns { records[record].extraColumns = columns }
+    return Array(zip(records, links))
+  }
+}
+
+extension ObjectBatch.Attribute {
+  /// Value `position` as an attribute value of the attribute's type.
+  func value(at position: Int) -> AttributeValue {
+    switch values {
+    case .integers(let v): return .integer(v[position])
+    case .booleans(let v): return .bool(v[position])
+    case .reals(let v): return type == .date ? .date(v[position]) : .double(v[position])
+    case .texts(let v):
+      let text = String(decoding: v[position], as: UTF8.self)
+      switch type {
+      case .decimal: return .decimal(text)
+      case .uri: return .uri(text)
+      default: return .string(text)
+      }
+    case .blobs(let v):
+      let bytes = Array(v[position])
+      switch type {
+      case .uuid: return .uuid(bytes)
+      case .transformable: return .transformed(bytes)
+      default: return .data(bytes)
+      }
+    }
+  }
+}
