@@ -171,11 +171,11 @@ extension RecordDecoder {
     case (.decimal, .string), (.string, .string), (.uri, .string):
       let (storage, ranges) = try column.ranges()
       try column.checkUTF8(storage, ranges)
-      values = .texts(ObjectBatch.Bytes(storage: storage, ranges: ranges))
+      values = .texts(ObjectBatch.Bytes(copying: storage, ranges: ranges))
     case (.uuid, .data), (.binaryData, .data), (.objectID, .data), (.undefined, .data),
       (.transformable, .data):
       let (storage, ranges) = try column.ranges()
-      values = .blobs(ObjectBatch.Bytes(storage: storage, ranges: ranges))
+      values = .blobs(ObjectBatch.Bytes(copying: storage, ranges: ranges))
     default:
       throw bad(
         "\(column.key) is a column of \(column.kind.rawValue), not \(attribute.type.rawValue)")

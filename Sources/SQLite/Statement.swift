@@ -68,27 +68,26 @@ public final class Statement {
     try check(bindBlob(value, at: Int32(index)))
   }
 
-  /// Binds UTF-8 bytes as text to the 1-based parameter `index` (SQLite copies them).
-  public func bind(text bytes: ArraySlice<UInt8>, at index: Int) throws(SQLiteError) {
-    let rc = bytes.withUnsafeBytes { buffer in
-      guard let base = buffer.baseAddress, !buffer.isEmpty else {
-        return bindText("", at: Int32(index))
-      }
-      return gv_sqlite3_bind_text_copy(
-        handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+  /// Binds UTF-8 bytes as text to the 1-based parameter `index` without copying them: they
+  /// must stay valid and unchanged until the statement is reset, rebound or finalized.
+  public func bindUnsafe(text bytes: UnsafeRawBufferPointer, at index: Int) throws(SQLiteError) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+      try bind("", at: index)
+      return
     }
-    try check(rc)
+    try check(
+      sqlite3_bind_text(
+        handle, Int32(index), base.assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
   }
 
-  /// Binds bytes as a blob to the 1-based parameter `index` (SQLite copies them).
-  public func bind(blob bytes: ArraySlice<UInt8>, at index: Int) throws(SQLiteError) {
-    let rc = bytes.withUnsafeBytes { buffer in
-      // A zero-length blob needs a non-NULL pointer, or SQLite stores NULL.
-      gv_sqlite3_bind_blob_copy(
-        handle, Int32(index), buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
-        Int32(buffer.count))
+  /// Binds bytes as a blob to the 1-based parameter `index` without copying them: they must
+  /// stay valid and unchanged until the statement is reset, rebound or finalized.
+  public func bindUnsafe(blob bytes: UnsafeRawBufferPointer, at index: Int) throws(SQLiteError) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else {
+      try bind([UInt8](), at: index)
+      return
     }
-    try check(rc)
+    try check(sqlite3_bind_blob(handle, Int32(index), base, Int32(bytes.count), nil))
   }
 
   /// Binds SQL `NULL` to the 1-based parameter `index`.

@@ -57,21 +57,36 @@ public struct ObjectBatch: Sendable {
     }
   }
 
-  /// Byte strings back to back in one buffer.
+  /// Byte strings back to back in one buffer of fixed address, so that a statement can bind
+  /// them without copying (``Statement/bindUnsafe(text:at:)``) while the batch lives.
   public struct Bytes: Sendable {
-    /// The bytes of every value.
-    public let storage: [UInt8]
-    /// Each value's range of `storage`.
+    private let storage: Storage
+    /// Each value's range of the buffer.
     public let ranges: [Range<Int>]
 
-    /// Values at `ranges` of `storage`.
-    public init(storage: [UInt8], ranges: [Range<Int>]) {
-      self.storage = storage
+    /// Memory allocated once, never changed after it is filled, freed with the last batch
+    /// that holds it.
+    private final class Storage: @unchecked Sendable {
+      let buffer: UnsafeMutableRawBufferPointer
+
+      init(copying bytes: [UInt8]) {
+        buffer = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+      }
+
+      deinit { buffer.deallocate() }
+    }
+
+    /// Values at `ranges` of a copy of `bytes`.
+    public init(copying bytes: [UInt8], ranges: [Range<Int>]) {
+      storage = Storage(copying: bytes)
       self.ranges = ranges
     }
 
-    /// Value `index`.
-    public subscript(index: Int) -> ArraySlice<UInt8> { storage[ranges[index]] }
+    /// Value `index`: valid while this value (or a copy of it) lives.
+    public subscript(index: Int) -> UnsafeRawBufferPointer {
+      UnsafeRawBufferPointer(rebasing: storage.buffer[ranges[index]])
+    }
   }
 
   /// An attribute's values.

@@ -35,6 +35,8 @@ extension StoreLoader {
 
   private func insertBatch(_ batch: ObjectBatch, layout: StoreLayout, current: inout Int) throws {
     let (statement, columns, names) = try insertStatement(for: batch.entity, layout: layout)
+    // Texts and blobs are bound without a copy: no binding may outlive the batch.
+    defer { statement.reset(clearBindings: true) }
     let entityNumber = Int64(layout.entityNumbers[batch.entity] ?? 0)
     var attributeIndex: [String: Int] = [:]
     for (position, attribute) in batch.attributes.enumerated() {
@@ -157,8 +159,9 @@ extension StoreLoader {
           return
         }
       }
-      try statement.bind(text: v[position], at: parameter)
-    case .blobs(let v): try statement.bind(blob: v[position], at: parameter)
+      // The batch outlives the statement's run: its bytes need no copy.
+      try statement.bindUnsafe(text: v[position], at: parameter)
+    case .blobs(let v): try statement.bindUnsafe(blob: v[position], at: parameter)
     }
   }
 }
