@@ -16,8 +16,6 @@ struct ColumnBuilder {
     case integer, real, bool, date, string, data
     /// Lists of integers (many-to-many keys and order keys).
     case integers
-    /// Dictionaries of stored values (`@columns`), as property-list dictionaries.
-    case rows
 
     /// The kind of column an attribute value goes in.
     init(_ value: AttributeValue) {
@@ -40,7 +38,6 @@ struct ColumnBuilder {
   private(set) var presentCount = 0
   private(set) var values: [UInt8] = []
   private(set) var lengths: [UInt8] = []
-  private(set) var rows: [[String: AttributeValue]] = []
   private var previous: Int64 = 0
 
   init(key: String, kind: Kind) {
@@ -49,7 +46,7 @@ struct ColumnBuilder {
   }
 
   /// Roughly how many bytes the column holds.
-  var byteCount: Int { present.count + values.count + lengths.count + rows.count * 64 }
+  var byteCount: Int { present.count + values.count + lengths.count }
 
   @inline(__always)
   private mutating func mark(_ record: Int) {
@@ -108,18 +105,11 @@ struct ColumnBuilder {
     for value in list { Varint.appendDelta(value, previous: &previous, to: &values) }
   }
 
-  /// Record `record`'s row of stored values (a `.rows` column).
-  mutating func append(row: [String: AttributeValue], record: Int) {
-    mark(record)
-    rows.append(row)
-  }
-
   /// Empties the column, keeping its buffers' capacity.
   mutating func reset() {
     present.removeAll(keepingCapacity: true)
     values.removeAll(keepingCapacity: true)
     lengths.removeAll(keepingCapacity: true)
-    rows.removeAll()
     presentCount = 0
     previous = 0
   }
@@ -148,13 +138,7 @@ struct ColumnBuilder {
     default: break
     }
     writer.push(writer.string(ColumnLayout.values))
-    if kind == .rows {
-      let arrayStart = writer.stackCount
-      for row in rows { writer.push(RecordEncoder.encodeRow(row, into: &writer)) }
-      writer.push(writer.makeArray(fromStackIndex: arrayStart))
-    } else {
-      writer.push(writer.data(values))
-    }
+    writer.push(writer.data(values))
     return writer.makeDictionary(fromStackIndex: start)
   }
 }

@@ -48,6 +48,12 @@ package struct ColumnChunkEncoder {
   private var layoutID: Int?
   private var attributeColumns: [Int] = []
   private var toOneColumns: [(key: Int, entity: Int?)] = []
+  /// The column of each stored column and kind met so far.
+  private var storedColumns: [StoredColumnID: Int] = [:]
+  private struct StoredColumnID: Hashable {
+    let name: String
+    let kind: ColumnBuilder.Kind
+  }
   /// Per many-to-many relationship, in the order given: its name and its two columns.
   private var linkColumns: [(name: String, keys: Int, order: Int)] = []
   /// Per entity, its listed to-one relationships and whether each writes its destination's
@@ -121,10 +127,7 @@ package struct ColumnChunkEncoder {
       if let entity { columns.list[entity].append(string: target.entity, record: count) }
     }
     addLinks(manyToMany)
-    if !row.extraColumns.isEmpty {
-      columns.list[columns.position(RecordKey.columns, .rows)].append(
-        row: row.extraColumns, record: count)
-    }
+    if !row.extraColumns.isEmpty { addStoredColumns(row.extraColumns) }
     count += 1
   }
 
@@ -146,11 +149,25 @@ package struct ColumnChunkEncoder {
       }
     }
     addLinks(manyToMany)
-    if !record.extraColumns.isEmpty {
-      columns.list[columns.position(RecordKey.columns, .rows)].append(
-        row: record.extraColumns, record: count)
-    }
+    if !record.extraColumns.isEmpty { addStoredColumns(record.extraColumns) }
     count += 1
+  }
+
+  /// Values the model does not describe, one column per stored column (`@columns/NAME`), in
+  /// the column's kind.
+  private mutating func addStoredColumns(_ values: [String: AttributeValue]) {
+    for (name, value) in values {
+      let kind = ColumnBuilder.Kind(value)
+      let id = StoredColumnID(name: name, kind: kind)
+      let position: Int
+      if let known = storedColumns[id] {
+        position = known
+      } else {
+        position = columns.position(ColumnLayout.storedColumnPrefix + name, kind)
+        storedColumns[id] = position
+      }
+      columns.list[position].append(value, record: count)
+    }
   }
 
   /// Many-to-many keys, and order keys where the object has any (-1 for a row without one, as

@@ -4,8 +4,12 @@
 /// `opt` (every object's primary key and version as ``Varint`` differences) and `columns`, an
 /// array of column dictionaries (`key`, `type`, `present`, `lengths`, `values`) ordered by key
 /// and type. Record `i` of the chunk is `class`, `pk[i]`, `opt[i]` and, for every column whose
-/// `present` bit `i` is set (or that has no `present`), `key` → its next value.
+/// `present` bit `i` is set (or that has no `present`), `key` → its next value; a key
+/// `@columns/NAME` is the stored column `NAME` inside the record's `@columns` dictionary.
 package enum ColumnLayout {
+  /// The prefix of a column holding one stored column the model does not describe
+  /// (`@columns/Z_FOK_BOOK`): format 1's `@columns` dictionary, one column per stored column.
+  package static let storedColumnPrefix = RecordKey.columns + "/"
   /// The number of objects in the chunk.
   package static let count = "count"
   /// The array of columns.

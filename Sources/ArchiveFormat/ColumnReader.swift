@@ -166,12 +166,4 @@ struct ColumnReader {
     }
     return result
   }
-
-  /// The values of a `rows` column.
-  func rows() throws(ArchiveFormatError) -> [PropertyListValue] {
-    guard case .array(let rows)? = column[ColumnLayout.values], rows.count == records.count else {
-      throw bad("values are not an array of \(records.count) rows")
-    }
-    return rows
-  }
 }

@@ -83,9 +83,12 @@ extension RecordDecoder {
     var entities: [String: ColumnReader] = [:]
     var toMany: [(RelationshipDescription, ColumnReader)] = []
     var orders: [String: ColumnReader] = [:]
-    var extra: [(Int, [String: AttributeValue])] = []
     for raw in columns {
       let column = try ColumnReader(raw, count: batch.count, member: member)
+      if column.key.hasPrefix(ColumnLayout.storedColumnPrefix) {
+        batch.storedColumns.append(try storedColumn(column))
+        continue
+      }
       guard let field = shape.fields[column.key] else {
         throw bad("\(entity) has a value for \(column.key), which the model does not describe")
       }
@@ -95,13 +98,8 @@ extension RecordDecoder {
         }
       }
       switch field {
-      case .entity, .primaryKey, .version:
-        throw bad("\(entity): \(column.key) is a column, but the chunk holds it")
-      case .columns:
-        try expect(.rows, "stored rows")
-        for (record, row) in zip(column.records, try column.rows()) {
-          extra.append((record, try Self.row(row, member: member)))
-        }
+      case .entity, .primaryKey, .version, .columns:
+        throw bad("\(entity): \(column.key) cannot be a column")
       case .attribute(let position):
         batch.attributes.append(try attribute(column, shape.attributes[position]))
       case .toOne(let position):
@@ -142,7 +140,6 @@ extension RecordDecoder {
       batch.toMany.append(
         ObjectBatch.ToMany(name: relationship.name, records: column.records, rows: rows))
     }
-    batch.extraColumns = extra
     return batch
   }
 
@@ -156,6 +153,28 @@ extension RecordDecoder {
       while position < records.count && records[position] < record { position += 1 }
       if position < records.count && records[position] == record { apply(position, value) }
     }
+  }
+
+  /// A stored column the model does not describe (`@columns/NAME`), as stored.
+  private func storedColumn(_ column: ColumnReader) throws(ArchiveFormatError)
+    -> ObjectBatch.StoredColumn
+  {
+    let name = String(column.key.dropFirst(ColumnLayout.storedColumnPrefix.count))
+    let values: ObjectBatch.Values
+    switch column.kind {
+    case .integer: values = .integers(try column.integers())
+    case .real: values = .reals(try column.doubles())
+    case .string:
+      let (storage, ranges) = try column.ranges()
+      try column.checkUTF8(storage, ranges)
+      values = .texts(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+    case .data:
+      let (storage, ranges) = try column.ranges()
+      values = .blobs(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+    default:
+      throw bad("\(column.key) is a column of \(column.kind.rawValue), not a stored value")
+    }
+    return ObjectBatch.StoredColumn(name: name, records: column.records, values: values)
   }
 
   /// An attribute's column, typed by the attribute's type.

@@ -88,7 +88,9 @@ struct ColumnChunkTests {
     #expect(plain["class"] == "GraphicNovel")
     #expect(plain["count"] == 3)
     let keys = plain["columns"]?.arrayValue?.compactMap { $0["key"]?.stringValue } ?? []
-    #expect(keys == keys.sorted() && keys.contains("author@entity") && keys.contains("@columns"))
+    #expect(
+      keys == keys.sorted() && keys.contains("author@entity")
+        && keys.contains("@columns/ZAPPCOLUMN"))
   }
 
   @Test(arguments: SampleWorkload.allCases)

@@ -74,11 +74,16 @@ struct FormatTwoTests {
                     values.append(flat[offset:offset + length]); offset += length
                 assert offset == len(flat)
             else:
-                assert kind == 'rows', kind
+                raise AssertionError('unknown type ' + kind)
             assert len(values) == len(rows), column['key']
+            key = column['key']
             for row, value in zip(rows, values):
-                assert column['key'] not in result[row]
-                result[row][column['key']] = value
+                record = result[row]
+                if key.startswith('@columns/'):
+                    record, key = record.setdefault('@columns', {}), key[len('@columns/'):]
+                assert key not in record
+                record[key] = value
+                key = column['key']
         return result
 
     def normal(value):

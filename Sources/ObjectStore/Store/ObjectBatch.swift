@@ -19,8 +19,8 @@ public struct ObjectBatch: Sendable {
   public var toOne: [ToOne] = []
   /// Many-to-many relationship columns.
   public var toMany: [ToMany] = []
-  /// Values the model does not describe (``ObjectRecord/extraColumns``), by object.
-  public var extraColumns: [(record: Int, columns: [String: AttributeValue])] = []
+  /// Values the model does not describe (``ObjectRecord/extraColumns``), by stored column.
+  public var storedColumns: [StoredColumn] = []
 
   /// A batch of `primaryKeys.count` objects of `entity`, without values yet.
   public init(entity: String, primaryKeys: [Int64], versions: [Int64]) {
@@ -110,6 +110,35 @@ public struct ObjectBatch: Sendable {
     }
   }
 
+  /// A stored column's values, as stored: integers, reals, texts or blobs.
+  public struct StoredColumn: Sendable {
+    /// The column.
+    public let name: String
+    /// The objects that have a value.
+    public let records: [Int]
+    /// Their values (never ``Values/booleans(_:)``).
+    public let values: Values
+
+    /// A column of `values` for the objects at `records`.
+    public init(name: String, records: [Int], values: Values) {
+      precondition(records.count == values.count)
+      self.name = name
+      self.records = records
+      self.values = values
+    }
+
+    /// Value `position` as stored.
+    func value(at position: Int) -> AttributeValue {
+      switch values {
+      case .integers(let v): .integer(v[position])
+      case .booleans(let v): .integer(v[position] ? 1 : 0)
+      case .reals(let v): .double(v[position])
+      case .texts(let v): .string(String(decoding: v[position], as: UTF8.self))
+      case .blobs(let v): .data(Array(v[position]))
+      }
+    }
+  }
+
   /// A to-one relationship's targets.
   public struct ToOne: Sendable {
     /// The relationship.
@@ -169,7 +198,11 @@ public struct ObjectBatch: Sendable {
     for column in toMany {
       for (record, rows) in zip(column.records, column.rows) { links[record][column.name] = rows }
     }
-    for (record, columns) in extraColumns { records[record].extraColumns = columns }
+    for column in storedColumns {
+      for (position, record) in column.records.enumerated() {
+        records[record].extraColumns[column.name] = column.value(at: position)
+      }
+    }
     return Array(zip(records, links))
   }
 }

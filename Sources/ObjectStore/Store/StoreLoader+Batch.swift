@@ -67,7 +67,17 @@ extension StoreLoader {
     var attributeNext = [Int](repeating: 0, count: batch.attributes.count)
     var toOneNext = [Int](repeating: 0, count: batch.toOne.count)
     var toManyNext = [Int](repeating: 0, count: batch.toMany.count)
-    var extraNext = 0
+    var storedNext = [Int](repeating: 0, count: batch.storedColumns.count)
+    let storedParameters = try batch.storedColumns.map { column in
+      guard let index = names.firstIndex(of: column.name) else {
+        let first = ObjectReference(
+          entity: batch.entity, primaryKey: batch.primaryKeys[column.records.first ?? 0])
+        throw StoreError(
+          .modelMismatch,
+          "\(first) has a value for column \(column.name), which its table lacks", path: path)
+      }
+      return index + 1
+    }
     for record in 0..<batch.count {
       current = record
       try statement.bind(batch.primaryKeys[record], at: 1)
@@ -84,7 +94,9 @@ extension StoreLoader {
             continue
           }
           attributeNext[index] = next + 1
-          try bind(attribute, next, to: statement, at: parameter)
+          try bind(
+            attribute.values, next, decimal: attribute.type == .decimal, to: statement,
+            at: parameter)
         case .foreignKey(let index), .foreignEntity(let index):
           let column = batch.toOne[index]
           let next = toOneNext[index]
@@ -111,17 +123,11 @@ extension StoreLoader {
         toOneNext[index] += 1
       }
       // Values kept as stored override their column.
-      if extraNext < batch.extraColumns.count, batch.extraColumns[extraNext].record == record {
-        for (column, value) in batch.extraColumns[extraNext].columns {
-          guard let index = names.firstIndex(of: column) else {
-            throw StoreError(
-              .modelMismatch,
-              "\(ObjectReference(entity: batch.entity, primaryKey: batch.primaryKeys[record])) has a value for column \(column), which its table lacks",
-              path: path)
-          }
-          try statement.bind(SQLValues.sqlite(raw: value), at: index + 1)
-        }
-        extraNext += 1
+      for (index, column) in batch.storedColumns.enumerated() {
+        let next = storedNext[index]
+        guard next < column.records.count, column.records[next] == record else { continue }
+        storedNext[index] = next + 1
+        try bind(column.values, next, decimal: false, to: statement, at: storedParameters[index])
       }
       try statement.run()
       for (index, column) in batch.toMany.enumerated() {
@@ -142,17 +148,19 @@ extension StoreLoader {
     current = batch.count
   }
 
-  /// Binds value `position` of `attribute` as Core Data stores its type (``SQLValues``).
+  /// Binds value `position` of `values` as Core Data stores it (``SQLValues``): a decimal's
+  /// text as the double it spells, when it spells one.
   @inline(__always)
   private func bind(
-    _ attribute: ObjectBatch.Attribute, _ position: Int, to statement: Statement, at parameter: Int
+    _ values: ObjectBatch.Values, _ position: Int, decimal: Bool, to statement: Statement,
+    at parameter: Int
   ) throws {
-    switch attribute.values {
+    switch values {
     case .integers(let v): try statement.bind(v[position], at: parameter)
     case .booleans(let v): try statement.bind(Int64(v[position] ? 1 : 0), at: parameter)
     case .reals(let v): try statement.bind(v[position], at: parameter)
     case .texts(let v):
-      if attribute.type == .decimal {
+      if decimal {
         let text = String(decoding: v[position], as: UTF8.self)
         if let number = Double(text) {
           try statement.bind(number, at: parameter)
