@@ -14,7 +14,7 @@ enum LibraryArchive {
 
   static func make(
     in directory: TemporaryDirectory, named name: String, compression: Compression = .none,
-    populate: (ObjectContext) throws -> Void
+    formatVersion: Int64 = ArchiveLayout.formatVersion, populate: (ObjectContext) throws -> Void
   ) throws -> String {
     let model = try ModelSource.model(at: modelPath)
     let store = directory.path("\(name).sqlite").path
@@ -25,6 +25,7 @@ enum LibraryArchive {
     var options = BackupService.Options()
     options.modelPath = modelPath
     options.compression = compression
+    options.formatVersion = formatVersion
     options.output = directory.path("\(name).gvault").path
     return try BackupService.backup(storePath: store, options: options).archive
   }

@@ -11,10 +11,16 @@ struct RestoreDamageTests {
   let directory: TemporaryDirectory
   let archive: String
 
-  /// A small library store, backed up without compression so bytes can be damaged precisely.
   init() throws {
     directory = try TemporaryDirectory()
-    archive = try LibraryArchive.make(in: directory, named: "library") { context in
+    archive = try Self.library(in: directory, format: 2)
+  }
+
+  /// A small library store, backed up without compression so bytes can be damaged precisely.
+  static func library(in directory: TemporaryDirectory, format: Int64) throws -> String {
+    try LibraryArchive.make(
+      in: directory, named: "library\(format)", formatVersion: format
+    ) { context in
       for i in 0..<300 {
         let book = try context.insert(i % 3 == 0 ? "GraphicNovel" : "Book")
         try book.setValue(.string("Book \(i)"), for: "title")
@@ -48,7 +54,9 @@ struct RestoreDamageTests {
     #expect(result.objects == ["Book": 200, "GraphicNovel": 100, "Page": 300])
   }
 
-  @Test func everyCutOfTheArchiveIsRefusedAndLeavesNothing() throws {
+  @Test(arguments: [1, 2] as [Int64])
+  func everyCutOfTheArchiveIsRefusedAndLeavesNothing(format: Int64) throws {
+    let archive = format == 2 ? archive : try Self.library(in: directory, format: format)
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
     let cuts =
       Array(stride(from: 0, to: bytes.count, by: max(1, bytes.count / 40))) + [bytes.count - 1]
@@ -67,7 +75,9 @@ struct RestoreDamageTests {
     }
   }
 
-  @Test func aFlippedByteInAChunkIsFoundByItsChecksum() throws {
+  @Test(arguments: [1, 2] as [Int64])
+  func aFlippedByteInAChunkIsFoundByItsChecksum(format: Int64) throws {
+    let archive = format == 2 ? archive : try Self.library(in: directory, format: format)
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: archive)))
     // Inside the first Page chunk: find its header name, then damage a byte of its data.
     let name = Array("objects/Page/000001.plist".utf8)
