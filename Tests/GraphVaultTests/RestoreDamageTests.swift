@@ -3,6 +3,7 @@ import GraphVault
 import LibArchive
 import ObjectModel
 import ObjectStore
+import PropertyList
 import TestSupport
 import Testing
 
@@ -104,6 +105,26 @@ struct RestoreDamageTests {
     try writer.close()
     defer { try? FileManager.default.removeItem(atPath: path) }
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+  }
+
+  @Test func anArchiveOfAFormatThisVersionDoesNotReadIsRefusedNamingTheFormat() throws {
+    let bytes = try rewritten { members in
+      members.map { name, bytes in
+        guard name == "graphvault.plist",
+          case .dictionary(var header)? = try? PropertyListValue(binaryPropertyList: bytes)
+        else { return (name, bytes) }
+        header["format"] = .integer(3)
+        return (name, PropertyListValue.dictionary(header).binaryPropertyList())
+      }
+    }
+    let error = try restoreFails(bytes, "format 3")
+    #expect(error?.kind == .invalidInput)
+    #expect(error?.description.contains("archive format 3 is not one") == true)
+    let path = directory.path("format3.gvault")
+    try Data(bytes).write(to: path)
+    let report = try VerifyService.verify(archivePath: path.path)
+    #expect(!report.ok)
+    #expect(report.problems.contains { $0.contains("archive format 3 is not one") })
   }
 
   @Test func anArchiveWithoutItsIndexIsIncompleteAndNotRestored() throws {

@@ -67,6 +67,15 @@ public enum VerifyService {
             continue
           }
           seen.append((member.path, bytes.count, member.sha256 ?? ""))
+          if member.path == ArchiveLayout.header {
+            let format = (try? PropertyListValue(binaryPropertyList: bytes))
+              .map { ArchiveHeader(reading: $0).formatVersion }
+            if let format, !ArchiveLayout.formatVersions.contains(format) {
+              problem(
+                "graphvault.plist: archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
+              )
+            }
+          }
           if member.path == ArchiveLayout.modelDescriptor {
             do {
               model = try ModelDescriptor.decode(PropertyListValue(binaryPropertyList: bytes))
