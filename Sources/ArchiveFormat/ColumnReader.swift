@@ -1,3 +1,4 @@
+import ObjectStore
 import PropertyList
 
 /// One column of a format-2 chunk as read (``ColumnLayout``): which records have a value, and
@@ -100,7 +101,7 @@ struct ColumnReader {
   }
 
   /// The byte ranges of a `string` or `data` column's values.
-  func ranges() throws(ArchiveFormatError) -> (values: [UInt8], ranges: [Range<Int>]) {
+  private func ranges() throws(ArchiveFormatError) -> (values: [UInt8], ranges: [Range<Int>]) {
     let values = try bytes(ColumnLayout.values)
     var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
     var result: [Range<Int>] = []
@@ -119,22 +120,11 @@ struct ColumnReader {
     return (values, result)
   }
 
-  /// The values of a `string` column.
-  func strings() throws(ArchiveFormatError) -> [String] {
+  /// The byte ranges of a `string` column's values, each checked to be UTF-8.
+  private func textRanges() throws(ArchiveFormatError) -> (
+    values: [UInt8], ranges: [Range<Int>]
+  ) {
     let (values, ranges) = try ranges()
-    var result: [String] = []
-    result.reserveCapacity(ranges.count)
-    for range in ranges {
-      guard let text = String(validating: values[range], as: UTF8.self) else {
-        throw bad("a value is not UTF-8")
-      }
-      result.append(text)
-    }
-    return result
-  }
-
-  /// Checks that every value of a `string` column is UTF-8.
-  func checkUTF8(_ values: [UInt8], _ ranges: [Range<Int>]) throws(ArchiveFormatError) {
     for range in ranges {
       do {
         _ = try UTF8Span(validating: values[range].span)
@@ -142,6 +132,25 @@ struct ColumnReader {
         throw bad("a value is not UTF-8")
       }
     }
+    return (values, ranges)
+  }
+
+  /// The values of a `string` column.
+  func strings() throws(ArchiveFormatError) -> [String] {
+    let (values, ranges) = try textRanges()
+    return ranges.map { String(decoding: values[$0], as: UTF8.self) }
+  }
+
+  /// The values of a `string` column, in one buffer.
+  func texts() throws(ArchiveFormatError) -> ObjectBatch.Bytes {
+    let (values, ranges) = try textRanges()
+    return ObjectBatch.Bytes(copying: values, ranges: ranges)
+  }
+
+  /// The values of a `data` column, in one buffer.
+  func blobs() throws(ArchiveFormatError) -> ObjectBatch.Bytes {
+    let (values, ranges) = try ranges()
+    return ObjectBatch.Bytes(copying: values, ranges: ranges)
   }
 
   /// The values of an `integers` column.

@@ -3,47 +3,10 @@ import ObjectStore
 import PropertyList
 
 extension RecordDecoder {
-  /// The records of a format-2 chunk (``ColumnLayout``), each with the keys and values format 1
+  /// The objects of a format-2 chunk (``ColumnLayout``) as columns, checked against the model
+  /// column by column; ``ObjectBatch/records`` gives each with the keys and values format 1
   /// would hold for it.
-  func decodeColumns(_ chunk: PropertyListValue) throws(ArchiveFormatError) -> [(
-    ObjectRecord, [String: [(Int64, Int64?)]]
-  )] {
-    try decodeBatch(chunk).records
-  }
-
-  /// The objects of a chunk of either format: format 2's as columns, format 1's as records.
-  /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
-  package func decodeObjects(_ bytes: [UInt8]) throws(ArchiveFormatError) -> DecodedChunk {
-    if let reader = try? BinaryPropertyListReader(bytes: bytes),
-      case .dictionary? = try? reader.kind(of: reader.topObject)
-    {
-      do {
-        return .batch(try decodeBatch(try reader.decode()))
-      } catch let error as ArchiveFormatError {
-        throw error
-      } catch {
-        throw bad("not a valid property list: \(error)")
-      }
-    }
-    return .records(try decodeChunk(bytes))
-  }
-
-  /// The objects of a format-2 chunk as columns, checked against the model column by column.
-  /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
-  package func decodeBatch(_ bytes: [UInt8]) throws(ArchiveFormatError) -> ObjectBatch {
-    let chunk: PropertyListValue
-    do {
-      chunk = try PropertyListValue(binaryPropertyList: bytes)
-    } catch {
-      throw bad("not a valid property list: \(error)")
-    }
-    return try decodeBatch(chunk)
-  }
-
   func decodeBatch(_ chunk: PropertyListValue) throws(ArchiveFormatError) -> ObjectBatch {
-    guard case .dictionary = chunk else {
-      throw bad("the chunk is \(chunk.kindName), not a dictionary of columns")
-    }
     guard let entity = chunk[RecordKey.entity]?.stringValue else {
       throw bad("the chunk has no class")
     }
@@ -165,12 +128,9 @@ extension RecordDecoder {
     case .integer: values = .integers(try column.integers())
     case .real: values = .reals(try column.doubles())
     case .string:
-      let (storage, ranges) = try column.ranges()
-      try column.checkUTF8(storage, ranges)
-      values = .texts(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+      values = .texts(try column.texts())
     case .data:
-      let (storage, ranges) = try column.ranges()
-      values = .blobs(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+      values = .blobs(try column.blobs())
     default:
       throw bad("\(column.key) is a column of \(column.kind.rawValue), not a stored value")
     }
@@ -188,13 +148,10 @@ extension RecordDecoder {
     case (.boolean, .bool): values = .booleans(try column.bools())
     case (.double, .real), (.float, .real), (.date, .date): values = .reals(try column.doubles())
     case (.decimal, .string), (.string, .string), (.uri, .string):
-      let (storage, ranges) = try column.ranges()
-      try column.checkUTF8(storage, ranges)
-      values = .texts(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+      values = .texts(try column.texts())
     case (.uuid, .data), (.binaryData, .data), (.objectID, .data), (.undefined, .data),
       (.transformable, .data):
-      let (storage, ranges) = try column.ranges()
-      values = .blobs(ObjectBatch.Bytes(copying: storage, ranges: ranges))
+      values = .blobs(try column.blobs())
     default:
       throw bad(
         "\(column.key) is a column of \(column.kind.rawValue), not \(attribute.type.rawValue)")

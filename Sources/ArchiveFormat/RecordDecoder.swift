@@ -131,156 +131,168 @@ package struct RecordDecoder {
     return (record, manyToMany)
   }
 
-  /// Every record of a chunk: format 1's (a binary property list holding an array of records),
-  /// read straight from the list's object table with each key resolved once per chunk, or
-  /// format 2's (one dictionary of columns, ``decodeColumns(_:)``). The chunk's top object
-  /// tells which.
+  /// Every record of a chunk of either format (``decodeObjects(_:)``), as records.
   package func decodeChunk(_ bytes: [UInt8]) throws(ArchiveFormatError) -> [(
     ObjectRecord, [String: [(Int64, Int64?)]]
   )] {
+    try decodeObjects(bytes).records
+  }
+
+  /// The objects of a chunk of either format, as its top object tells: format 1's array of
+  /// records as records, read straight from the list's object table with each key resolved
+  /// once per chunk; format 2's dictionary of columns as an ``ObjectBatch``
+  /// (``decodeBatch(_:)``).
+  /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
+  package func decodeObjects(_ bytes: [UInt8]) throws(ArchiveFormatError) -> DecodedChunk {
     do {
       let reader = try BinaryPropertyListReader(bytes: bytes)
       switch try reader.kind(of: reader.topObject) {
-      case .array: break
-      case .dictionary: return try decodeColumns(try reader.decode())
+      case .array: return .records(try records(in: reader))
+      case .dictionary: return .batch(try decodeBatch(try reader.decode()))
       case .scalar: throw bad("the chunk is neither an array of records nor a chunk of columns")
       }
-      var names: [Int: String] = [:]
-      var fields: [Int: Field] = [:]
-      var fieldsEntity = ""
-      func name(_ index: Int) throws -> String {
-        if let known = names[index] { return known }
-        let text = try reader.string(at: index)
-        names[index] = text
-        return text
-      }
-      var result: [(ObjectRecord, [String: [(Int64, Int64?)]])] = []
-      for element in try reader.arrayElements(of: reader.topObject) {
-        guard case .dictionary = try reader.kind(of: element) else {
-          throw bad("a record is not a dictionary")
-        }
-        let entries = try reader.dictionaryEntries(of: element)
-        var entity: String?
-        for (key, value) in entries where try name(key) == RecordKey.entity {
-          entity = try name(value)
-        }
-        guard let entity else { throw bad("a record has no class") }
-        guard let shape = shapes[entity] else {
-          throw bad("a record names entity \(entity), which the model does not have")
-        }
-        if entity != fieldsEntity {
-          fields = [:]
-          fieldsEntity = entity
-        }
-        var pk: Int64?
-        var version: Int64?
-        var attributes: [(Int, PropertyListValue)] = []
-        var toOne: [(Int, Int)] = []
-        var toOneEntities: [String: String] = [:]
-        var toMany: [(Int, Int)] = []
-        var orders: [String: Int] = [:]
-        var columns: Int?
-        for (key, value) in entries {
-          let field: Field
-          if let known = fields[key] {
-            field = known
-          } else {
-            let keyName = try name(key)
-            guard let found = shape.fields[keyName] else {
-              throw bad(
-                "\(entity) has a value for \(keyName), which the model does not describe")
-            }
-            fields[key] = found
-            field = found
-          }
-          switch field {
-          case .entity: break
-          case .primaryKey: pk = try reader.scalar(at: value).integerValue
-          case .version: version = try reader.scalar(at: value).integerValue
-          case .columns: columns = value
-          case .attribute(let attribute):
-            attributes.append((attribute, try reader.scalar(at: value)))
-          case .toOne(let relationship): toOne.append((relationship, value))
-          case .toOneEntity:
-            toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
-              try name(value)
-          case .toMany(let position): toMany.append((position, value))
-          case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
-          }
-        }
-        guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
-        var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
-        record.attributes.reserveCapacity(attributes.count)
-        for (position, raw) in attributes {
-          let attribute = shape.attributes[position]
-          guard let typed = Self.value(raw, type: attribute.type) else {
-            throw bad(
-              "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)"
-            )
-          }
-          record.attributes[attribute.name] = typed
-        }
-        for (position, value) in toOne {
-          let relationship = shape.relationships[position]
-          guard let target = try reader.scalar(at: value).integerValue else {
-            throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
-          }
-          record.toOne[relationship.name] = ObjectReference(
-            entity: toOneEntities[relationship.name] ?? relationship.destination,
-            primaryKey: target)
-        }
-        var manyToMany: [String: [(Int64, Int64?)]] = [:]
-        for (position, value) in toMany {
-          let relationship = shape.relationships[position]
-          guard case .array = try reader.kind(of: value) else {
-            throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
-          }
-          let keys = try reader.arrayElements(of: value).map {
-            try reader.scalar(at: $0).integerValue
-          }
-          var orderKeys: [Int64?] = []
-          if let orderIndex = orders[relationship.name],
-            case .array = try reader.kind(of: orderIndex)
-          {
-            orderKeys = try reader.arrayElements(of: orderIndex).map {
-              try reader.scalar(at: $0).integerValue
-            }
-          }
-          var rows: [(Int64, Int64?)] = []
-          rows.reserveCapacity(keys.count)
-          for (position, key) in keys.enumerated() {
-            guard let key else {
-              throw bad(
-                "\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
-            }
-            let order = position < orderKeys.count ? orderKeys[position] : nil
-            rows.append((key, order.flatMap { $0 < 0 ? nil : $0 }))
-          }
-          manyToMany[relationship.name] = rows
-        }
-        if let columns {
-          guard case .dictionary = try reader.kind(of: columns) else {
-            throw bad("\(entity) p\(pk): @columns is not a dictionary")
-          }
-          for (key, value) in try reader.dictionaryEntries(of: columns) {
-            let column = try name(key)
-            switch try reader.scalar(at: value) {
-            case .integer(let v): record.extraColumns[column] = .integer(v)
-            case .real(let v): record.extraColumns[column] = .double(v)
-            case .string(let v): record.extraColumns[column] = .string(v)
-            case .data(let v): record.extraColumns[column] = .data(v)
-            case let other: throw bad("column \(column) holds \(other.kindName)")
-            }
-          }
-        }
-        result.append((record, manyToMany))
-      }
-      return result
     } catch let error as ArchiveFormatError {
       throw error
     } catch {
-      throw ArchiveFormatError(member: member, "not a valid property list: \(error)")
+      throw bad("not a valid property list: \(error)")
     }
+  }
+
+  /// The records of format 1's chunk, its top object an array.
+  private func records(in reader: BinaryPropertyListReader) throws -> [(
+    ObjectRecord, [String: [(Int64, Int64?)]]
+  )] {
+    var names: [Int: String] = [:]
+    var fields: [Int: Field] = [:]
+    var fieldsEntity = ""
+    func name(_ index: Int) throws -> String {
+      if let known = names[index] { return known }
+      let text = try reader.string(at: index)
+      names[index] = text
+      return text
+    }
+    var result: [(ObjectRecord, [String: [(Int64, Int64?)]])] = []
+    for element in try reader.arrayElements(of: reader.topObject) {
+      guard case .dictionary = try reader.kind(of: element) else {
+        throw bad("a record is not a dictionary")
+      }
+      let entries = try reader.dictionaryEntries(of: element)
+      var entity: String?
+      for (key, value) in entries where try name(key) == RecordKey.entity {
+        entity = try name(value)
+      }
+      guard let entity else { throw bad("a record has no class") }
+      guard let shape = shapes[entity] else {
+        throw bad("a record names entity \(entity), which the model does not have")
+      }
+      if entity != fieldsEntity {
+        fields = [:]
+        fieldsEntity = entity
+      }
+      var pk: Int64?
+      var version: Int64?
+      var attributes: [(Int, PropertyListValue)] = []
+      var toOne: [(Int, Int)] = []
+      var toOneEntities: [String: String] = [:]
+      var toMany: [(Int, Int)] = []
+      var orders: [String: Int] = [:]
+      var columns: Int?
+      for (key, value) in entries {
+        let field: Field
+        if let known = fields[key] {
+          field = known
+        } else {
+          let keyName = try name(key)
+          guard let found = shape.fields[keyName] else {
+            throw bad(
+              "\(entity) has a value for \(keyName), which the model does not describe")
+          }
+          fields[key] = found
+          field = found
+        }
+        switch field {
+        case .entity: break
+        case .primaryKey: pk = try reader.scalar(at: value).integerValue
+        case .version: version = try reader.scalar(at: value).integerValue
+        case .columns: columns = value
+        case .attribute(let attribute):
+          attributes.append((attribute, try reader.scalar(at: value)))
+        case .toOne(let relationship): toOne.append((relationship, value))
+        case .toOneEntity:
+          toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
+            try name(value)
+        case .toMany(let position): toMany.append((position, value))
+        case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
+        }
+      }
+      guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
+      var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+      record.attributes.reserveCapacity(attributes.count)
+      for (position, raw) in attributes {
+        let attribute = shape.attributes[position]
+        guard let typed = Self.value(raw, type: attribute.type) else {
+          throw bad(
+            "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)"
+          )
+        }
+        record.attributes[attribute.name] = typed
+      }
+      for (position, value) in toOne {
+        let relationship = shape.relationships[position]
+        guard let target = try reader.scalar(at: value).integerValue else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
+        }
+        record.toOne[relationship.name] = ObjectReference(
+          entity: toOneEntities[relationship.name] ?? relationship.destination,
+          primaryKey: target)
+      }
+      var manyToMany: [String: [(Int64, Int64?)]] = [:]
+      for (position, value) in toMany {
+        let relationship = shape.relationships[position]
+        guard case .array = try reader.kind(of: value) else {
+          throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+        }
+        let keys = try reader.arrayElements(of: value).map {
+          try reader.scalar(at: $0).integerValue
+        }
+        var orderKeys: [Int64?] = []
+        if let orderIndex = orders[relationship.name],
+          case .array = try reader.kind(of: orderIndex)
+        {
+          orderKeys = try reader.arrayElements(of: orderIndex).map {
+            try reader.scalar(at: $0).integerValue
+          }
+        }
+        var rows: [(Int64, Int64?)] = []
+        rows.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() {
+          guard let key else {
+            throw bad(
+              "\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
+          }
+          let order = position < orderKeys.count ? orderKeys[position] : nil
+          rows.append((key, order.flatMap { $0 < 0 ? nil : $0 }))
+        }
+        manyToMany[relationship.name] = rows
+      }
+      if let columns {
+        guard case .dictionary = try reader.kind(of: columns) else {
+          throw bad("\(entity) p\(pk): @columns is not a dictionary")
+        }
+        for (key, value) in try reader.dictionaryEntries(of: columns) {
+          let column = try name(key)
+          switch try reader.scalar(at: value) {
+          case .integer(let v): record.extraColumns[column] = .integer(v)
+          case .real(let v): record.extraColumns[column] = .double(v)
+          case .string(let v): record.extraColumns[column] = .string(v)
+          case .data(let v): record.extraColumns[column] = .data(v)
+          case let other: throw bad("column \(column) holds \(other.kindName)")
+          }
+        }
+      }
+      result.append((record, manyToMany))
+    }
+    return result
   }
 
   /// An attribute value as the archive holds it, checked against the attribute's type.
