@@ -7,6 +7,12 @@ public enum ArchiveLayout {
   public static let formatVersion: Int64 = 2
   /// The format versions this code writes and reads.
   public static let formatVersions: ClosedRange<Int64> = 1...2
+
+  /// Says that this version does not `verb` (`reads`, `writes`) archive format `format`, and
+  /// which it does.
+  package static func unsupportedFormat(_ format: Int64, verb: String) -> String {
+    "archive format \(format) is not one this graphvault \(verb) (it \(verb) \(formatVersions.map(String.init).joined(separator: " and ")))"
+  }
   /// The header, always first.
   public static let header = "graphvault.plist"
   /// The model descriptor.

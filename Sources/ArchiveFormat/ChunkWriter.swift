@@ -1,6 +1,7 @@
 import PropertyList
 
-/// Collects records into bounded chunks and writes each as one member.
+/// Collects records into bounded chunks and writes each as one member, numbered in order;
+/// chunks encoded elsewhere (format 2's, ``ColumnChunkEncoder``) take the next numbers too.
 package struct ChunkWriter {
   private let members: MemberWriter
   private let path: (Int) -> String
@@ -29,10 +30,15 @@ package struct ChunkWriter {
     if records > 0 { try flush() }
   }
 
+  /// Writes a chunk encoded elsewhere as the next member.
+  package mutating func write(_ chunk: [UInt8]) throws {
+    number += 1
+    try members.write(path(number), chunk)
+  }
+
   private mutating func flush() throws {
     let root = writer.makeArray(fromStackIndex: start)
-    number += 1
-    try members.write(path(number), writer.serialized(root: root))
+    try write(writer.serialized(root: root))
     writer.reset()
     records = 0
   }

@@ -20,6 +20,8 @@ package final class MemberWriter: @unchecked Sendable {
   private let archive: ArchiveWriter
   private let modificationTime: Int64
   private let seal: ArchiveSeal?
+  /// The archive's format version, written in the index (and a sealed archive's clear header).
+  private let formatVersion: Int64
   /// Used on the second thread only.
   private var position: UInt64 = 0
   private let worker = DispatchQueue(label: "graphvault.archive-writer")
@@ -30,11 +32,16 @@ package final class MemberWriter: @unchecked Sendable {
   /// Guarded by `lock`.
   private var failure: (any Error)?
 
-  /// A writer of `archive`'s members, sealed with `seal` when there is one.
-  package init(archive: ArchiveWriter, modificationTime: Int64, seal: ArchiveSeal? = nil) {
+  /// A writer of `archive`'s members in format `formatVersion`, sealed with `seal` when there
+  /// is one.
+  package init(
+    archive: ArchiveWriter, modificationTime: Int64, seal: ArchiveSeal? = nil,
+    formatVersion: Int64 = ArchiveLayout.formatVersion
+  ) {
     self.archive = archive
     self.modificationTime = modificationTime
     self.seal = seal
+    self.formatVersion = formatVersion
   }
 
   /// Queues one member; throws the error of an earlier member, if one failed.
@@ -53,12 +60,8 @@ package final class MemberWriter: @unchecked Sendable {
               throw ArchiveFormatError(
                 member: path, "a sealed archive must begin with \(ArchiveLayout.header)")
             }
-            let format =
-              (try? ArchiveHeader(reading: PropertyListValue(binaryPropertyList: bytes)))?
-              .formatVersion
-            sealed = seal.clearHeader(
-              sealedHeader: sealed, formatVersion: format ?? ArchiveLayout.formatVersion
-            ).binaryPropertyList()
+            sealed = seal.clearHeader(sealedHeader: sealed, formatVersion: formatVersion)
+              .binaryPropertyList()
           }
           try archive.writeEntry(
             path: path, contents: sealed, modificationTime: modificationTime)
@@ -100,9 +103,7 @@ package final class MemberWriter: @unchecked Sendable {
   }
 
   /// The index of every member, once all are written.
-  package func index(formatVersion: Int64, counts: [String: Int], rows: [String: Int]) throws
-    -> PropertyListValue
-  {
+  package func index(counts: [String: Int], rows: [String: Int]) throws -> PropertyListValue {
     try finish()
     return ArchiveIndex.make(
       formatVersion: formatVersion, members: entries, counts: counts, rows: rows)

@@ -48,7 +48,8 @@ struct BackupCommand: ParsableCommand {
   func validate() throws {
     guard ArchiveLayout.formatVersions.contains(formatVersion) else {
       throw ValidationError(
-        "--format-version \(formatVersion) is not a format this graphvault writes (1 or 2)")
+        "--format-version \(formatVersion): \(ArchiveLayout.unsupportedFormat(formatVersion, verb: "writes"))"
+      )
     }
     if let time, TimeOption.parse(time) == nil {
       throw ValidationError(

@@ -63,9 +63,7 @@ public enum BackupService {
       let store = try CoreDataStore(path: storePath)
       guard ArchiveLayout.formatVersions.contains(options.formatVersion) else {
         throw VaultError(
-          .usage,
-          "archive format \(options.formatVersion) is not one this graphvault writes (it writes \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
-        )
+          .usage, ArchiveLayout.unsupportedFormat(options.formatVersion, verb: "writes"))
       }
       let model = try resolveModel(store: store, modelPath: options.modelPath)
       let layout = try store.layout(for: model)
@@ -102,7 +100,8 @@ public enum BackupService {
         filter: seal == nil ? options.compression.filter : .none
       ) { bytes in try output.write(bytes) }
       let members = MemberWriter(
-        archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal)
+        archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
+        formatVersion: options.formatVersion)
       let (objects, rows): ([String: Int], [String: Int])
       do {
         defer { members.drain() }
@@ -112,8 +111,7 @@ public enum BackupService {
         }
         try members.write(
           ArchiveLayout.index,
-          plist: try members.index(
-            formatVersion: options.formatVersion, counts: objects, rows: rows))
+          plist: try members.index(counts: objects, rows: rows))
         try members.finish()
         try archive.close()
       }
@@ -225,10 +223,8 @@ public enum BackupService {
       let lineage = Set(model.lineage(of: entity.name).map(\.name))
       let joins = layout.joins.filter { lineage.contains($0.entity) }
       let cursors = try joins.map { try store.joinCursor($0) }
-      let path = { ArchiveLayout.objects(entity.name, chunk: $0) }
-      var chunk = ChunkWriter(members: members, path: path)
+      var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
       var columns = ColumnChunkEncoder(model: model)
-      var written = 0
       var count = 0
       // One buffer of join rows per relationship, refilled for each object.
       var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
@@ -241,15 +237,14 @@ public enum BackupService {
         } else {
           columns.add(row, manyToMany: manyToMany)
           if columns.isFull, let bytes = columns.serialized() {
-            written += 1
-            try members.write(path(written), bytes)
+            try chunk.write(bytes)
             columns.reset()
           }
         }
         count += 1
       }
+      if let bytes = columns.serialized() { try chunk.write(bytes) }
       try chunk.finish()
-      if let bytes = columns.serialized() { try members.write(path(written + 1), bytes) }
       counts[entity.name] = count
       options.progress?("\(entity.name): \(count) objects")
     }

@@ -71,9 +71,7 @@ public enum VerifyService {
             let format = (try? PropertyListValue(binaryPropertyList: bytes))
               .map { ArchiveHeader(reading: $0).formatVersion }
             if let format, !ArchiveLayout.formatVersions.contains(format) {
-              problem(
-                "graphvault.plist: archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
-              )
+              problem("graphvault.plist: \(ArchiveLayout.unsupportedFormat(format, verb: "reads"))")
             }
           }
           if member.path == ArchiveLayout.modelDescriptor {

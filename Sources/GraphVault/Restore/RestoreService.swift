@@ -193,9 +193,7 @@ public enum RestoreService {
         let value = ArchiveHeader(reading: try plist(bytes, path))
         let format = value.formatVersion
         guard ArchiveLayout.formatVersions.contains(format) else {
-          throw bad(
-            "archive format \(format) is not one this graphvault reads (it reads \(ArchiveLayout.formatVersions.map(String.init).joined(separator: " and ")))"
-          )
+          throw bad(ArchiveLayout.unsupportedFormat(format, verb: "reads"))
         }
         header = value
       case ArchiveLayout.modelDescriptor:
