@@ -48,12 +48,8 @@ package struct ColumnChunkEncoder {
   private var layoutID: Int?
   private var attributeColumns: [Int] = []
   private var toOneColumns: [(key: Int, entity: Int?)] = []
-  /// The column of each stored column and kind met so far.
-  private var storedColumns: [StoredColumnID: Int] = [:]
-  private struct StoredColumnID: Hashable {
-    let name: String
-    let kind: ColumnBuilder.Kind
-  }
+  /// The column of each stored column (by its name, not its key) and kind met so far.
+  private var storedColumns: [Columns.ColumnID: Int] = [:]
   /// Per many-to-many relationship, in the order given: its name and its two columns.
   private var linkColumns: [(name: String, keys: Int, order: Int)] = []
   /// Per entity, its listed to-one relationships and whether each writes its destination's
@@ -158,7 +154,7 @@ package struct ColumnChunkEncoder {
   private mutating func addStoredColumns(_ values: [String: AttributeValue]) {
     for (name, value) in values {
       let kind = ColumnBuilder.Kind(value)
-      let id = StoredColumnID(name: name, kind: kind)
+      let id = Columns.ColumnID(key: name, kind: kind)
       let position: Int
       if let known = storedColumns[id] {
         position = known

@@ -13,9 +13,7 @@ struct TableReader {
   private let columnNames: [String]
   /// The index of the first of the caller's extra columns.
   private(set) var extraStart = 0
-  private let attributeFields: [(Field, AttributeDescription)]
   private let unmapped: [(index: Int, column: String)]
-  private let toOneFields: [(Field, RelationshipDescription, entityIndex: Int?)]
   private let entityNames: [Int: String]
   /// Per entity number (`Z_ENT`), the fields its rows carry: worked out once, not per row.
   private let plans: [RowPlan?]
@@ -80,8 +78,6 @@ struct TableReader {
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
         + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK"
         + (limit.map { " LIMIT \($0)" } ?? ""))
-    self.attributeFields = attributeFields
-    self.toOneFields = toOneFields
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
