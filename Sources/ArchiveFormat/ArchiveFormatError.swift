@@ -10,6 +10,8 @@ public struct ArchiveFormatError: Error, CustomStringConvertible, Sendable {
     case passwordRequired
     /// The password given does not open the archive.
     case wrongPassword
+    /// A password was given, and the archive is not encrypted.
+    case notEncrypted
   }
 
   /// What kind of problem it is.

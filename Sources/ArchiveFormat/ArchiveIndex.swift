@@ -37,10 +37,28 @@ package enum ArchiveIndex {
     _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)],
     objects: [String: Int], tables: [String: Int]
   ) throws(ArchiveFormatError) {
+    try checkMembers(index, against: seen)
+    try checkCounts(index, objects: objects, tables: tables)
+  }
+
+  /// The index must count the objects and rows read: every entity and table it names, and
+  /// every one that has objects or rows.
+  /// - Throws: ``ArchiveFormatError`` naming the first count that differs.
+  package static func checkCounts(
+    _ index: PropertyListValue, objects: [String: Int], tables: [String: Int]
+  ) throws(ArchiveFormatError) {
     func bad(_ detail: String) -> ArchiveFormatError {
       ArchiveFormatError(member: ArchiveLayout.index, detail)
     }
-    try checkMembers(index, against: seen)
+    let counted = index["objects"]?.dictionaryValue ?? [:]
+    if let entity = objects.keys.sorted().first(where: { counted[$0] == nil && objects[$0]! > 0 }) {
+      throw bad("the index does not count the objects of \(entity)")
+    }
+    let rowsCounted = index["tables"]?.dictionaryValue ?? [:]
+    if let table = tables.keys.sorted().first(where: { rowsCounted[$0] == nil && tables[$0]! > 0 })
+    {
+      throw bad("the index does not count the rows of \(table)")
+    }
     for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
     where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
       throw bad(
@@ -60,24 +78,39 @@ package enum ArchiveIndex {
   package static func checkMembers(
     _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)]
   ) throws(ArchiveFormatError) {
+    if let first = mismatches(index, against: seen).first { throw first }
+  }
+
+  /// Every way the members read differ from the index: a count, a member out of place, a
+  /// member whose size or SHA-256 differs (each named by its path).
+  package static func mismatches(
+    _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)]
+  ) -> [ArchiveFormatError] {
     func bad(_ detail: String) -> ArchiveFormatError {
       ArchiveFormatError(member: ArchiveLayout.index, detail)
     }
     let listed = index["members"]?.arrayValue ?? []
-    guard listed.count == seen.count else {
-      throw bad("the index lists \(listed.count) members but the archive holds \(seen.count)")
+    var found: [ArchiveFormatError] = []
+    if listed.count != seen.count {
+      found.append(
+        bad("the index lists \(listed.count) members but the archive holds \(seen.count)"))
     }
     for (entry, member) in zip(listed, seen) {
       guard entry["path"]?.stringValue == member.path else {
-        throw bad(
-          "the index lists \(entry["path"]?.stringValue ?? "?") where the archive holds \(member.path)"
-        )
+        found.append(
+          bad(
+            "the index lists \(entry["path"]?.stringValue ?? "?") where the archive holds \(member.path)"
+          ))
+        return found
       }
-      guard entry["size"]?.integerValue == Int64(member.size),
-        entry["sha256"]?.stringValue == member.sha256
-      else {
-        throw bad("\(member.path) is damaged: its size or SHA-256 differs from the index")
+      if entry["size"]?.integerValue != Int64(member.size)
+        || entry["sha256"]?.stringValue != member.sha256
+      {
+        found.append(
+          ArchiveFormatError(
+            member: member.path, "damaged: its size or SHA-256 differs from the index"))
       }
     }
+    return found
   }
 }

@@ -24,6 +24,7 @@ package final class MemberStream {
   private let reader: ArchiveReader
   private let name: String
   private let password: PasswordProvider?
+  private let requiresSeal: Bool
   private var started = false
   private var seal: ArchiveSeal?
   private var position: UInt64 = 0
@@ -31,10 +32,16 @@ package final class MemberStream {
   private let limit = 256 << 20
 
   /// The members of the archive `reader` reads (from its start), which messages call `name`;
-  /// `password` is asked for when the archive is sealed.
-  package init(reader: ArchiveReader, name: String, password: PasswordProvider?) {
+  /// `password` is asked for when the archive is sealed. With `requiresSeal` (a password was
+  /// given), an archive that is not sealed is refused: anybody can write a plain archive, so one
+  /// standing where an encrypted archive was expected proves nothing.
+  package init(
+    reader: ArchiveReader, name: String, requiresSeal: Bool = false,
+    password: PasswordProvider?
+  ) {
     self.reader = reader
     self.name = name
+    self.requiresSeal = requiresSeal
     self.password = password
   }
 
@@ -62,7 +69,15 @@ package final class MemberStream {
         guard first.path == ArchiveLayout.header, let bytes = first.bytes,
           let plist = try? PropertyListValue(binaryPropertyList: bytes),
           let encryption = plist["encryption"]
-        else { return first }
+        else {
+          if requiresSeal {
+            throw ArchiveFormatError(
+              member: first.path,
+              "a password was given but the archive is not encrypted: anyone could have written it (pass --allow-unencrypted to read it all the same)",
+              kind: .notEncrypted)
+          }
+          return first
+        }
         let seal = try unlock(encryption: encryption, header: plist)
         guard let sealed = plist["header"]?.dataValue else {
           throw ArchiveFormatError(

@@ -16,4 +16,12 @@ static inline void gv_sqlite3_result_text_copy(sqlite3_context *c, const char *z
 static inline void gv_sqlite3_result_blob_copy(sqlite3_context *c, const void *z, int n) {
   sqlite3_result_blob(c, z, n, SQLITE_TRANSIENT);
 }
+
+// sqlite3_db_config is variadic, which Swift cannot call: one wrapper for the options that
+// take an int and report the setting back.
+static inline int gv_sqlite3_db_config_int(sqlite3 *db, int option, int value) {
+  int now = -1;
+  int rc = sqlite3_db_config(db, option, value, &now);
+  return rc == SQLITE_OK ? now : -1;
+}
 #endif

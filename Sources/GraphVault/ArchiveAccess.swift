@@ -66,9 +66,15 @@ enum ArchiveAccess {
   }
 
   /// The members of the archive at `path`, opened with the password from `password` when the
-  /// archive is sealed (the password is read only then).
-  static func members(_ path: String, password: PasswordSource?) throws -> MemberStream {
-    MemberStream(reader: try reader(path), name: displayName(path)) { () throws -> [UInt8]? in
+  /// archive is sealed (the password is read only then). With a password and without
+  /// `allowingUnencrypted`, an archive that is not encrypted is refused (77).
+  static func members(
+    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false
+  ) throws -> MemberStream {
+    MemberStream(
+      reader: try reader(path), name: displayName(path),
+      requiresSeal: password != nil && !allowingUnencrypted
+    ) { () throws -> [UInt8]? in
       try password?.read()
     }
   }

@@ -8,6 +8,7 @@ import ObjectModel
 import ObjectStore
 import PropertyList
 import S3
+import SQLite
 
 /// An error from graphvault's services, classified by what a user or script must do about it,
 /// with the lower layer's error as its cause.
@@ -66,6 +67,10 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       case .conflict: kind = .locked
       case .invalidPredicate: kind = .usage
       }
+      if error.kind == .database, let sqlite = error.underlying as? SQLiteError {
+        self.init(Self.kind(of: sqlite), error.description, cause: error)
+        return
+      }
       self.init(kind, error.description, cause: error)
     case let error as ArchiveError:
       let kind: Kind
@@ -120,6 +125,16 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
     default:
       self.init(.ioFailure, String(describing: error))
     }
+  }
+
+  /// What a failure of SQLite means for the user: the disk or the file failed (74), another
+  /// process holds the database (75), the file's permissions (77), or, for everything else —
+  /// a constraint, a value or a statement the data provoked, a damaged page — bad data (65).
+  static func kind(of error: SQLiteError) -> Kind {
+    if error.isIOFailure { return .ioFailure }
+    if error.isBusy { return .locked }
+    if error.isPermissionDenied { return .accessDenied }
+    return .invalidInput
   }
 
   /// The detail (which already names the file and the cause).

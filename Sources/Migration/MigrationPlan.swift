@@ -24,7 +24,7 @@ public struct MigrationPlan: Sendable {
   ///   is not in the set, is newer than the target, or a hop cannot be migrated, naming both
   ///   versions.
   public static func make(
-    source: ObjectModel, schemaObjects: [CoreDataStore.SchemaObject], set: ModelVersionSet,
+    source: ObjectModel, schema: SchemaSnapshot, set: ModelVersionSet,
     targetVersion: String? = nil, mapping: MappingFile? = nil, stages: [MigrationStage] = []
   ) throws(MigrationError) -> MigrationPlan {
     var versions = set.versions
@@ -50,7 +50,7 @@ public struct MigrationPlan: Sendable {
     let located: ObjectModel
     do {
       located = try VersionDetector.detect(
-        hashes: source.entityVersionHashes, schemaObjects: schemaObjects,
+        hashes: source.entityVersionHashes, schema: schema,
         identifiers: source.versionIdentifiers,
         in: ModelVersionSet(name: set.name, versions: versions, currentVersionName: targetName),
         path: "the archive")

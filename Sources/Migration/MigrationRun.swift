@@ -37,17 +37,17 @@ package final class MigrationRun {
   /// The archive's model mapped onto its archived schema.
   package let sourceLayout: StoreLayout
 
-  /// Prepares a run of objects of `archiveModel` (laid out in `schemaObjects`), with primary
-  /// keys allocated above the archive's `Z_PRIMARYKEY` maxima.
+  /// Prepares a run of objects of `archiveModel` (laid out in `schema`), with primary keys
+  /// allocated above the archive's `Z_PRIMARYKEY` maxima.
   package init(
-    plan: MigrationPlan, archiveModel: ObjectModel, schemaObjects: [CoreDataStore.SchemaObject],
+    plan: MigrationPlan, archiveModel: ObjectModel, schema: SchemaSnapshot,
     entityRows: [CoreDataStore.EntityRow]
   ) throws(MigrationError) {
     self.plan = plan
     sourceModel = archiveModel
     do {
       sourceLayout = try StoreLayout(
-        model: archiveModel, schemaObjects: schemaObjects, entityRows: entityRows)
+        model: archiveModel, schema: schema, entityRows: entityRows)
     } catch {
       throw MigrationError(wrapping: error)
     }

@@ -149,10 +149,26 @@ public struct ObjectModel: Hashable, Sendable, Codable {
 
   // MARK: Validation
 
+  /// Whether `name` is a name Core Data takes for an entity, a property or a fetch index: ASCII
+  /// letters, digits and `_`, not starting with a digit. Names become the store's table,
+  /// column and index names, so nothing else may be in them.
+  public static func isIdentifier(_ name: String) -> Bool {
+    guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+    return name.unicodeScalars.allSatisfy {
+      $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+    }
+  }
+
   private func validate() throws(ModelError) {
     var names = Set<String>()
     for entity in entities {
       guard !entity.name.isEmpty else { throw ModelError(.invalidName, "an entity has no name") }
+      guard Self.isIdentifier(entity.name) else {
+        throw ModelError(
+          .invalidName,
+          "the entity name \(entity.name.debugDescription) is not a name Core Data takes (letters, digits and _, not starting with a digit)",
+          entity: entity.name)
+      }
       guard names.insert(entity.name).inserted else {
         throw ModelError(
           .duplicateName, "two entities are named \(entity.name)", entity: entity.name)
@@ -185,6 +201,12 @@ public struct ObjectModel: Hashable, Sendable, Codable {
       guard !name.isEmpty else {
         throw ModelError(.invalidName, "a property has no name", entity: entity.name)
       }
+      guard Self.isIdentifier(name) else {
+        throw ModelError(
+          .invalidName,
+          "the property name \(name.debugDescription) is not a name Core Data takes (letters, digits and _, not starting with a digit)",
+          entity: entity.name, property: name)
+      }
       guard seen.insert(name).inserted else {
         throw ModelError(
           .duplicateName, "the property name is used twice (inherited ones included)",
@@ -202,6 +224,11 @@ public struct ObjectModel: Hashable, Sendable, Codable {
       }
     }
     for index in entity.fetchIndexes {
+      guard Self.isIdentifier(index.name) else {
+        throw ModelError(
+          .invalidName, "fetch index name \(index.name.debugDescription) is not a plain name",
+          entity: entity.name)
+      }
       for element in index.elements where !seen.contains(element.property) {
         throw ModelError(
           .unknownReference, "fetch index \(index.name) names an unknown property",

@@ -58,16 +58,20 @@ extension Database {
   ///   - argumentCount: the number of arguments, or `-1` for any number.
   ///   - deterministic: whether the result depends only on the arguments (lets SQLite use it in
   ///     indexes and factor calls out).
+  ///   - innocuous: whether the function has no side effects and reveals nothing, so that
+  ///     triggers may call it on a connection whose schema is not trusted (``harden()``).
   ///   - body: computes the result; a thrown ``FunctionError`` fails the statement with its
   ///     message.
   /// - Throws: ``SQLiteError`` when SQLite refuses the registration.
   public func createFunction(
     _ name: String, argumentCount: Int = -1, deterministic: Bool = false,
+    innocuous: Bool = false,
     _ body: @escaping (FunctionArguments) throws(FunctionError) -> SQLiteValue
   ) throws(SQLiteError) {
     let box = FunctionBox(name: name, body: body)
     var flags = SQLITE_UTF8
     if deterministic { flags |= SQLITE_DETERMINISTIC }
+    if innocuous { flags |= SQLITE_INNOCUOUS }
     let rc = sqlite3_create_function_v2(
       handle, name, Int32(argumentCount), flags, Unmanaged.passUnretained(box).toOpaque(),
       { context, argc, argv in

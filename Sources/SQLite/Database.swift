@@ -17,6 +17,8 @@ public final class Database {
   /// The mode the connection was opened with.
   public let mode: OpenMode
   var functions: [FunctionBox] = []
+  /// Whether ``harden()`` ran.
+  public internal(set) var isHardened = false
 
   /// Opens (or creates) the database at `path`; wraps `sqlite3_open_v2`.
   ///
@@ -69,9 +71,25 @@ public final class Database {
     try Statement(database: self, sql: sql)
   }
 
-  /// Runs one or more SQL statements that return no rows; wraps `sqlite3_exec`.
+  /// Runs one SQL statement to its end, ignoring any rows it returns.
+  ///
+  /// A text holding a second statement is refused, never run in part: statements built from
+  /// data cannot smuggle another one in.
   /// - Throws: ``SQLiteError`` carrying the SQL.
   public func execute(_ sql: String) throws(SQLiteError) {
+    try prepare(sql).run()
+  }
+
+  /// Runs a script of several SQL statements; wraps `sqlite3_exec`. For scripts a program
+  /// writes itself (tests, set-up), never for text read from data; a hardened connection
+  /// (``harden()``) refuses it.
+  /// - Throws: ``SQLiteError`` carrying the SQL.
+  public func executeScript(_ sql: String) throws(SQLiteError) {
+    guard !isHardened else {
+      throw SQLiteError(
+        code: SQLITE_MISUSE, message: "a hardened connection runs one statement at a time",
+        sql: sql, path: path)
+    }
     var errorMessage: UnsafeMutablePointer<CChar>?
     let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
     if rc != SQLITE_OK {
@@ -119,5 +137,19 @@ public final class Database {
       }
     }
     return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension Database {
+  /// Whether `word` is one of SQLite's keywords (compared without case); wraps
+  /// `sqlite3_keyword_check`. A keyword used as a name must be quoted.
+  public static func isKeyword(_ word: String) -> Bool {
+    var word = word
+    return word.withUTF8 { buffer in
+      buffer.withMemoryRebound(to: CChar.self) {
+        guard let base = $0.baseAddress else { return false }
+        return sqlite3_keyword_check(base, Int32(buffer.count)) != 0
+      }
+    }
   }
 }

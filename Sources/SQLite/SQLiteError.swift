@@ -33,6 +33,18 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
   /// Whether the file could not be opened.
   public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 
+  /// Whether the disk or the file failed: full, an I/O error, a file that cannot be opened or
+  /// written, out of memory.
+  public var isIOFailure: Bool {
+    [
+      SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOMEM, SQLITE_NOLFS,
+      SQLITE_PROTOCOL,
+    ].contains(primaryCode)
+  }
+
+  /// Whether the operating system refused access (`SQLITE_PERM`).
+  public var isPermissionDenied: Bool { primaryCode == SQLITE_PERM }
+
   /// Whether a constraint (a unique key, NOT NULL, a check) refused the statement.
   public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
 

@@ -14,10 +14,24 @@ public final class Statement {
 
   init(database: Database, sql: String) throws(SQLiteError) {
     var stmt: OpaquePointer?
-    let rc = sqlite3_prepare_v3(
-      database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+    var rest = ""
+    let rc = sql.withCString { text in
+      var tail: UnsafePointer<CChar>?
+      let rc = sqlite3_prepare_v3(
+        database.handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail)
+      if rc == SQLITE_OK, let tail { rest = String(cString: tail) }
+      return rc
+    }
     guard rc == SQLITE_OK, let stmt else {
       throw database.error(code: rc == SQLITE_OK ? SQLITE_MISUSE : rc, sql: sql)
+    }
+    // One text, one statement: whatever follows the first statement is never run, so it is
+    // refused rather than silently dropped.
+    guard rest.allSatisfy({ $0.isWhitespace || $0 == ";" }) else {
+      sqlite3_finalize(stmt)
+      throw SQLiteError(
+        code: SQLITE_MISUSE, message: "the text holds more than one statement", sql: sql,
+        path: database.path)
     }
     self.handle = stmt
     self.database = database

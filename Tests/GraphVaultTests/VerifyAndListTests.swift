@@ -93,7 +93,8 @@ struct VerifyAndListTests {
     #expect(!report.ok)
     #expect(
       report.problems.first?.contains(
-        "Book/p1.author points at Writer p1, which is not in the archive") == true,
+        "Book.author points at 1 object of the Writer hierarchy that the archive does not hold (p1)"
+      ) == true,
       "\(report.problems)")
   }
 

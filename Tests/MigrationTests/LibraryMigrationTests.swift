@@ -365,7 +365,7 @@ extension LibraryMigrationTests {
     try tag.setValue(.integer(7), for: "name")
     try context.save()
     let db = try Database(path: source, mode: .readWrite)
-    try db.execute(
+    try db.executeScript(
       """
       CREATE TABLE APPSETTINGS (KEY TEXT PRIMARY KEY, VALUE TEXT);
       CREATE INDEX APPSETTINGS_VALUE ON APPSETTINGS (VALUE);

@@ -35,7 +35,7 @@ struct FunctionTests {
     let directory = try TemporaryDirectory()
     let path = directory.path("trigger.sqlite").path
     let setup = try Database(path: path, mode: .readWriteCreate)
-    try setup.execute(
+    try setup.executeScript(
       """
       CREATE TABLE ZPAGE (Z_PK INTEGER PRIMARY KEY, ZBOOK INTEGER);
       CREATE TRIGGER Z_DA_ZPAGE_INSERT AFTER INSERT ON ZPAGE FOR EACH ROW BEGIN

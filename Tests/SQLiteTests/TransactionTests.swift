@@ -37,7 +37,8 @@ struct TransactionTests {
     let directory = try TemporaryDirectory()
     let path = directory.path("wal.sqlite").path
     let writer = try Database(path: path, mode: .readWriteCreate)
-    try writer.execute("PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+    try writer.executeScript(
+      "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1)")
     let reader = try Database(path: path, mode: .readOnly)
     try reader.read { db in
       #expect(try db.prepare("SELECT count(*) FROM t").scalar() == .integer(1))

@@ -14,7 +14,7 @@ struct WALSafetyTests {
   func walOnlyDatabase(in directory: TemporaryDirectory) throws -> String {
     let livePath = directory.path("live.sqlite").path
     let writer = try Database(path: livePath, mode: .readWriteCreate)
-    try writer.execute(
+    try writer.executeScript(
       """
       PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;
       CREATE TABLE t (x);

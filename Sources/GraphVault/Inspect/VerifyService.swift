@@ -27,157 +27,61 @@ public enum VerifyService {
   /// How many problems a report lists.
   public static let problemLimit = 20
 
-  /// Checks the archive: complete (index present and last), every member's size and SHA-256
-  /// as indexed, every record decodes and names an entity of the archived model, every
-  /// reference points at an object in the archive, counts as indexed.
+  /// Checks the archive exactly as a restore reads it, writing nothing: the same scan
+  /// (``ArchiveScanner``: member order, checksums and counts against the index, header, model,
+  /// metadata, schema, primary keys, model cache, every object and row, every reference,
+  /// `Z_MAX`) and, in memory, what a restore's store would judge (rows of other tables, values
+  /// under unique indexes). The report is OK exactly when a restore at the archive's version
+  /// would succeed; it lists the first problems and the entities whose members all passed.
   ///
-  /// Holds one primary key per object in memory, to check references.
+  /// Memory follows the number of objects by a few bits each (their keys), not their size.
   ///
   /// A sealed archive is opened with the password from `password`; each of its members must
-  /// also pass authentication.
-  /// - Throws: ``VaultError``: the archive is missing, or its password is missing or wrong
-  ///   (every other problem is in the report).
-  public static func verify(archivePath: String, password: PasswordSource? = nil)
-    throws(VaultError) -> VerifyReport
-  {
+  /// also pass authentication. With a password, an archive that is not encrypted is refused
+  /// unless `allowingUnencrypted`.
+  /// - Throws: ``VaultError``: the archive is missing or unreadable (66), its password is
+  ///   missing or wrong (77), reading it failed (74); every problem of its content is in the
+  ///   report.
+  public static func verify(
+    archivePath: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false
+  ) throws(VaultError) -> VerifyReport {
     try vault {
       try ArchiveAccess.requireInput(archivePath)
-      var problems: [String] = []
-      func problem(_ text: String) { if problems.count < problemLimit { problems.append(text) } }
-      var seen: [(path: String, size: Int, sha256: String)] = []
-      var model: ObjectModel?
-      var index: PropertyListValue?
-      var objects: [String: Int] = [:]
-      var damagedEntities = Set<String>()
-      var keys: [String: Set<Int64>] = [:]  // by root entity
-      var references: [(from: String, root: String, key: Int64)] = []
-      var headerFirst = false
-      var memberCount = 0
-      var readToTheEnd = false
+      var options = ArchiveScanner.Options()
+      options.collectingProblems = problemLimit
+      var scanner: ArchiveScanner?
+      let sink = VerifySink()
+      var found: [String] = []
+      var damaged = Set<String>()
       do {
-        let stream = try ArchiveAccess.members(archivePath, password: password)
-        while let member = try stream.next(hash: true, wantBytes: { _ in true }) {
-          memberCount += 1
-          guard let bytes = member.bytes else { continue }
-          if memberCount == 1 { headerFirst = member.path == ArchiveLayout.header }
-          if index != nil { problem("\(member.path) follows index.plist, which must be last") }
-          if member.path == ArchiveLayout.index {
-            index = try? PropertyListValue(binaryPropertyList: bytes)
-            if index == nil { problem("index.plist is not a valid property list") }
-            continue
-          }
-          seen.append((member.path, bytes.count, member.sha256 ?? ""))
-          if member.path == ArchiveLayout.header {
-            let format = (try? PropertyListValue(binaryPropertyList: bytes))
-              .map { ArchiveHeader(reading: $0).formatVersion }
-            if let format, !ArchiveLayout.formatVersions.contains(format) {
-              problem("graphvault.plist: \(ArchiveLayout.unsupportedFormat(format, verb: "reads"))")
-            }
-          }
-          if member.path == ArchiveLayout.modelDescriptor {
-            do {
-              model = try ModelDescriptor.decode(PropertyListValue(binaryPropertyList: bytes))
-            } catch {
-              problem("model/descriptor.plist: \(error)")
-            }
-          }
-          let parts = member.path.split(separator: "/").map(String.init)
-          guard parts.count == 3, parts[0] == "objects" else { continue }
-          guard let model else {
-            problem("\(member.path) comes before a readable model descriptor")
-            continue
-          }
-          do {
-            let items = try RecordDecoder(model: model, member: member.path).decodeChunk(bytes)
-            for (record, manyToMany) in items {
-              let root = model.root(of: record.entity)?.name ?? record.entity
-              keys[root, default: []].insert(record.primaryKey)
-              for (name, target) in record.toOne {
-                references.append(
-                  (
-                    "\(record.reference).\(name)",
-                    model.root(of: target.entity)?.name ?? target.entity, target.primaryKey
-                  ))
-              }
-              for (name, rows) in manyToMany {
-                guard
-                  let destination = model.relationships(of: record.entity).first(where: {
-                    $0.name == name
-                  })?.destination
-                else { continue }
-                let destinationRoot = model.root(of: destination)?.name ?? destination
-                for (key, _) in rows {
-                  references.append(("\(record.reference).\(name)", destinationRoot, key))
-                }
-              }
-            }
-            objects[parts[1], default: 0] += items.count
-          } catch {
-            damagedEntities.insert(parts[1])
-            problem("\(member.path): \(error)")
-          }
+        // Opening reads ahead: a damaged stream can show at once.
+        let stream = try ArchiveAccess.members(
+          archivePath, password: password, allowingUnencrypted: allowingUnencrypted)
+        let opened = ArchiveScanner(stream: stream, options: options)
+        scanner = opened
+        try opened.run(into: sink) { error, member in
+          // What the store would refuse: a problem of the archive, as the scan's are.
+          let failure = VaultError(wrapping: error)
+          guard failure.kind == .invalidInput else { throw failure }
+          found.append("\(member): \(failure.detail)")
+          let parts = member.split(separator: "/").map(String.init)
+          if parts.count == 3, parts[0] == "objects" { damaged.insert(parts[1]) }
         }
-        readToTheEnd = true
       } catch {
         let failure = VaultError(wrapping: error)
-        if failure.kind == .accessDenied || failure.kind == .inputMissing { throw failure }
-        problem(
-          "the archive cannot be read past member \(memberCount): \(VaultError(wrapping: error).detail)"
-        )
+        guard failure.kind == .invalidInput else { throw failure }
+        found.append(
+          "the archive cannot be read past member \(scanner?.memberCount ?? 0): \(failure.detail)")
       }
-      if !headerFirst {
-        problem(
-          "the archive does not start with graphvault.plist: it is not a graphvault archive, or it is damaged"
-        )
-      }
-      let complete = index != nil
-      if let index {
-        let listed = index["members"]?.arrayValue ?? []
-        var indexed: [String: (Int64, String)] = [:]
-        for entry in listed {
-          if let path = entry["path"]?.stringValue {
-            indexed[path] = (entry["size"]?.integerValue ?? -1, entry["sha256"]?.stringValue ?? "")
-          }
-        }
-        for member in seen {
-          guard let expected = indexed[member.path] else {
-            problem("\(member.path) is not in the index")
-            continue
-          }
-          if expected.0 != Int64(member.size) || expected.1 != member.sha256 {
-            problem("\(member.path) is damaged: its size or SHA-256 differs from the index")
-            let parts = member.path.split(separator: "/").map(String.init)
-            if parts.count == 3 { damagedEntities.insert(parts[1]) }
-          }
-        }
-        let present = Set(seen.map(\.path))
-        for entry in listed where !present.contains(entry["path"]?.stringValue ?? "") {
-          problem(
-            "\(entry["path"]?.stringValue ?? "?") is in the index but missing from the archive")
-        }
-        for (entity, count) in index["objects"]?.dictionaryValue ?? [:]
-        where Int(count.integerValue ?? -1) != objects[entity, default: 0] {
-          problem(
-            "the index counts \(count.integerValue ?? -1) objects of \(entity); the archive holds \(objects[entity, default: 0])"
-          )
-        }
-      } else {
-        problem(
-          "the archive is incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)"
-        )
-      }
-      // References are judged only when every object was read: a cut archive lacks the rest.
-      for reference in references
-      where readToTheEnd && complete && !(keys[reference.root]?.contains(reference.key) ?? false) {
-        problem(
-          "\(reference.from) points at \(reference.root) p\(reference.key), which is not in the archive"
-        )
-      }
-      let entities = Set(objects.keys).union(damagedEntities)
+      let problems = Array(
+        ((scanner?.problems.map(\.description) ?? []) + found).prefix(problemLimit))
+      damaged.formUnion(scanner?.damagedEntities ?? [])
+      let objects = scanner?.objects ?? [:]
+      let entities = Set(objects.keys).union(damaged)
       return VerifyReport(
-        archive: archivePath, ok: problems.isEmpty, complete: complete, members: memberCount,
-        objects: objects,
-        problems: problems, intactEntities: entities.subtracting(damagedEntities).sorted())
+        archive: archivePath, ok: problems.isEmpty, complete: scanner?.isComplete ?? false,
+        members: scanner?.memberCount ?? 0, objects: objects, problems: problems,
+        intactEntities: entities.subtracting(damaged).sorted())
     }
   }
 }

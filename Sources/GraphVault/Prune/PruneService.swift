@@ -164,7 +164,9 @@ public enum PruneService {
   /// - Returns: its header.
   /// - Throws: what makes it unusable.
   static func check(_ path: String, password: PasswordSource?) throws -> ArchiveHeader {
-    let stream = try ArchiveAccess.members(path, password: password)
+    // Prune judges archives to keep or forget them, and restores nothing: a plain archive
+    // among encrypted ones is listed like any other.
+    let stream = try ArchiveAccess.members(path, password: password, allowingUnencrypted: true)
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var seen: [(path: String, size: Int, sha256: String)] = []

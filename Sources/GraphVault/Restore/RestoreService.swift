@@ -22,6 +22,9 @@ public struct RestoreResult: Codable, Sendable {
   public let migration: MigrationReport?
   /// Whether nothing was written.
   public let dryRun: Bool
+  /// Entries of the archived schema left out (``RestoreOptions/leaveOutUnsafeSchema``), each
+  /// with the reason; a table's rows went with it.
+  public let leftOut: [String]
 }
 
 /// How a restore runs.
@@ -39,8 +42,15 @@ public struct RestoreOptions: Sendable {
   public var stages: [MigrationStage] = []
   /// Read and check the archive and migrate its objects, but write nothing.
   public var dryRun = false
-  /// The password of an encrypted archive.
+  /// The password of an encrypted archive. When given, an archive that is not encrypted is
+  /// refused unless ``allowUnencrypted``.
   public var password: PasswordSource?
+  /// Read an unencrypted archive although a password was given.
+  public var allowUnencrypted = false
+  /// Leave out the entries of the archived schema that are refused (triggers the model does not
+  /// make, views, text outside the accepted grammar), with the rows of a table left out, rather
+  /// than refusing the archive; ``RestoreResult/leftOut`` lists them.
+  public var leaveOutUnsafeSchema = false
   /// How long to wait for another restore to the same destination, in seconds.
   public var wait: Double?
 
@@ -82,7 +92,7 @@ public enum RestoreService {
       if options.dryRun {
         return try load(
           archivePath: archivePath, into: nil, destination: destination, target: target,
-          password: options.password)
+          options: options)
       }
       let claim = try StoreDestination(
         destination, for: "restore", force: options.force, wait: options.wait)
@@ -90,7 +100,7 @@ public enum RestoreService {
       return try DurableFile.buildDatabase(at: destination) { temporary in
         try load(
           archivePath: archivePath, into: temporary, destination: destination, target: target,
-          password: options.password)
+          options: options)
       }
     }
   }
@@ -133,146 +143,22 @@ public enum RestoreService {
 
   private static func load(
     archivePath: String, into temporary: String?, destination: String, target: RestoreTarget,
-    password: PasswordSource?
+    options: RestoreOptions
   ) throws -> RestoreResult {
-    let stream = try ArchiveAccess.members(archivePath, password: password)
-    var seen: [(path: String, size: Int, sha256: String)] = []
-    var header: ArchiveHeader?
-    var model: ObjectModel?
-    var metadata: [UInt8] = []
-    var schema: [CoreDataStore.SchemaObject] = []
-    var entityRows: [CoreDataStore.EntityRow] = []
-    var modelCache: [UInt8]?
-    var sink: RestoreSink?
-    var objects: [String: Int] = [:]
-    var tables: [String: Int] = [:]
-    var index: PropertyListValue?
-
-    func bad(_ detail: String) -> VaultError {
-      VaultError(.invalidInput, "\(detail) (\(archivePath))")
-    }
-    func plist(_ bytes: [UInt8], _ path: String) throws -> PropertyListValue {
-      do { return try PropertyListValue(binaryPropertyList: bytes) } catch {
-        throw VaultError(
-          .invalidInput, "\(path) is not a valid property list: \(error) (\(archivePath))")
-      }
-    }
-    func readySink() throws -> RestoreSink {
-      if let sink { return sink }
-      guard let header, let model, !schema.isEmpty, !entityRows.isEmpty else {
-        throw bad("the archive's data comes before its header, model, schema or primary keys")
-      }
-      let archived = RestoreSink.Archived(
-        model: model, schema: schema, entityRows: entityRows, metadata: metadata,
-        modelCache: modelCache, uuid: header.sourceUUID ?? UUID().uuidString)
-      let made = try RestoreSink(archived: archived, target: target, path: temporary)
-      sink = made
-      return made
-    }
-
-    // Members are read, checked and decoded on a second thread while this one inserts.
-    let prefetcher = MemberPrefetcher(stream: stream)
-    defer { prefetcher.cancel() }
-    while let item = try prefetcher.next() {
-      let member = item.member
-      guard index == nil else {
-        throw bad("member \(member.path) follows index.plist, which must be last")
-      }
-      let bytes = member.bytes ?? []
-      let path = member.path
-      if path != ArchiveLayout.index {
-        seen.append((path, bytes.count, member.sha256 ?? ""))
-      }
-      if header == nil && path != ArchiveLayout.header {
-        throw bad(
-          "the archive does not start with graphvault.plist (it starts with \(path)); it is not a graphvault archive"
-        )
-      }
-      switch path {
-      case ArchiveLayout.header:
-        let value = ArchiveHeader(reading: try plist(bytes, path))
-        let format = value.formatVersion
-        guard ArchiveLayout.formatVersions.contains(format) else {
-          throw bad(ArchiveLayout.unsupportedFormat(format, verb: "reads"))
-        }
-        header = value
-      case ArchiveLayout.modelDescriptor:
-        model = try ModelDescriptor.decode(try plist(bytes, path))
-      case ArchiveLayout.storeMetadata:
-        metadata = bytes
-      case ArchiveLayout.storeSchema:
-        schema = try (plist(bytes, path).arrayValue ?? []).map {
-          CoreDataStore.SchemaObject(
-            type: $0["type"]?.stringValue ?? "", name: $0["name"]?.stringValue ?? "",
-            table: $0["table"]?.stringValue ?? "", sql: $0["sql"]?.stringValue ?? "")
-        }
-      case ArchiveLayout.storePrimaryKeys:
-        entityRows = try (plist(bytes, path).arrayValue ?? []).map {
-          CoreDataStore.EntityRow(
-            number: Int($0["ent"]?.integerValue ?? 0), name: $0["name"]?.stringValue ?? "",
-            parent: Int($0["super"]?.integerValue ?? 0), maxPrimaryKey: $0["max"]?.integerValue ?? 0
-          )
-        }
-      case ArchiveLayout.storeModelCache:
-        modelCache = bytes
-      case ArchiveLayout.index:
-        index = try plist(bytes, path)
-      default:
-        let parts = path.split(separator: "/").map(String.init)
-        guard parts.count == 3, parts[0] == "objects" || parts[0] == "tables" else {
-          throw bad("unexpected member \(path)")
-        }
-        let target = try readySink()
-        if parts[0] == "objects", let model {
-          let decoded =
-            try item.objects ?? RecordDecoder(model: model, member: path).decodeObjects(bytes)
-          switch decoded {
-          case .batch(let batch) where batch.entity != parts[1]:
-            throw bad("\(path) holds objects of \(batch.entity)")
-          case .records(let records):
-            if let other = records.first(where: { $0.0.entity != parts[1] }) {
-              throw bad("\(path) holds an object of \(other.0.entity)")
-            }
-          default: break
-          }
-          do {
-            try target.insert(decoded)
-          } catch let error as StoreError
-            where (error.underlying as? SQLiteError)?.isConstraint == true
-          {
-            // Objects that contradict each other (a key twice): damage the index would have
-            // shown at the end.
-            throw bad(
-              "\(path): \(error.detail): \((error.underlying as? SQLiteError)?.message ?? "a constraint failed"); the member is damaged"
-            )
-          }
-          objects[parts[1], default: 0] += decoded.count
-        } else {
-          guard let items = try plist(bytes, path).arrayValue else {
-            throw bad("\(path) is not an array")
-          }
-          for item in items {
-            try target.insertRow(into: parts[1], try RecordDecoder.row(item, member: path))
-          }
-          tables[parts[1], default: 0] += items.count
-        }
-      }
-    }
-    guard let index else {
-      throw bad(
-        "the archive is incomplete: it has no index.plist (the backup was interrupted, or the file is truncated); it was not restored"
-      )
-    }
+    let stream = try ArchiveAccess.members(
+      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+    var scan = ArchiveScanner.Options()
+    scan.leavingOutUnsafeSchema = options.leaveOutUnsafeSchema
+    let scanner = ArchiveScanner(stream: stream, options: scan)
+    let sink = RestoreSink(target: target, path: temporary)
     do {
-      try ArchiveIndex.check(index, against: seen, objects: objects, tables: tables)
-    } catch {
-      throw bad(error.detail)
+      try scanner.run(into: sink)
+    } catch let error as ArchiveFormatError where error.kind == .malformed {
+      throw VaultError(.invalidInput, "\(error.description) (\(archivePath))", cause: error)
     }
-    let finished = try readySink()
-    let report = try finished.finish(
-      journalMode: header?.journalMode ?? "wal")
     return RestoreResult(
-      store: destination, objects: objects, tables: tables,
-      modelVersion: finished.modelVersion, migration: report, dryRun: temporary == nil)
+      store: destination, objects: scanner.objects, tables: scanner.tables,
+      modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
+      leftOut: scanner.store?.schema.dropped ?? [])
   }
 }

@@ -5,81 +5,72 @@ import ObjectModel
 import ObjectStore
 import PropertyList
 
-/// Where a restore's records go: straight into a store at the archive's version, through a
-/// migration into a store at the target version, or (a dry run) through the migration only.
-final class RestoreSink {
-  /// What the archive holds before its records.
-  struct Archived {
-    let model: ObjectModel
-    let schema: [CoreDataStore.SchemaObject]
-    let entityRows: [CoreDataStore.EntityRow]
-    let metadata: [UInt8]
-    let modelCache: [UInt8]?
-    let uuid: String
-  }
-
+/// Where a restore's objects go once the archive's scan passed them: straight into a store at
+/// the archive's version, through a migration into a store at the target version, or (a dry
+/// run) through the migration only.
+final class RestoreSink: ArchiveSink {
   /// The persistent-history tables: their rows name entities and columns of the archive's
   /// model, so they do not survive a model change.
   static let historyTables = StoreSchema.persistentHistoryTables
-  static let bookkeepingTables: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+  static let bookkeepingTables = Set(ArchivedStore.bookkeepingTables)
 
-  private let archived: Archived
-  private let loader: StoreLoader?
-  private let run: MigrationRun?
-  private let writer: MigrationWriter?
-  private let targetSchema: StoreSchema?
-  private var schemaObjects: [CoreDataStore.SchemaObject]
+  private let target: RestoreService.RestoreTarget
+  private let path: String?
+  private var archived: ArchivedStore!
+  private var loader: StoreLoader?
+  private var run: MigrationRun?
+  private var writer: MigrationWriter?
+  private var targetSchema: StoreSchema?
+  private var schemaObjects: [CoreDataStore.SchemaObject] = []
   private var droppedHistory: [String: Int] = [:]
+  /// The store's `Z_UUID`: the source's.
+  private var uuid = ""
   /// The version the store is restored at.
-  let modelVersion: String?
+  private(set) var modelVersion: String?
+  /// The migration's report, once finished.
+  private(set) var report: MigrationReport?
 
-  init(archived: Archived, target: RestoreService.RestoreTarget, path: String?) throws {
+  /// A sink writing a store at `path` (nothing when nil: a dry run) at `target`'s version.
+  init(target: RestoreService.RestoreTarget, path: String?) {
+    self.target = target
+    self.path = path
+  }
+
+  func begin(_ archived: ArchivedStore) throws {
     self.archived = archived
+    uuid = archived.header.sourceUUID ?? UUID().uuidString
     var plan: MigrationPlan?
     if let set = target.set {
       let made = try MigrationPlan.make(
-        source: archived.model, schemaObjects: archived.schema, set: set,
+        source: archived.model, schema: archived.schema.snapshot, set: set,
         targetVersion: target.version, mapping: target.mapping, stages: target.stages)
       plan = made.hops.isEmpty ? nil : made
     }
     guard let plan else {
       modelVersion = archived.model.versionName
-      run = nil
-      writer = nil
-      targetSchema = nil
-      schemaObjects = archived.schema
-      guard let path else {
-        loader = nil
-        return
-      }
+      schemaObjects = archived.schema.objects
+      guard let path else { return }
       let loader = try StoreLoader(path: path)
-      try loader.createTables(archived.schema)
+      try loader.createTables(schemaObjects)
       try loader.prepare(model: archived.model, entityRows: archived.entityRows)
       try loader.writeBookkeeping(
-        entityRows: archived.entityRows, uuid: archived.uuid, metadata: archived.metadata,
-        modelCache: archived.modelCache)
+        entityRows: archived.entityRows, uuid: uuid,
+        metadata: archived.metadata, modelCache: archived.modelCache)
       self.loader = loader
       return
     }
     modelVersion = plan.targetVersion
     let run = try MigrationRun(
-      plan: plan, archiveModel: archived.model, schemaObjects: archived.schema,
+      plan: plan, archiveModel: archived.model, schema: archived.schema.snapshot,
       entityRows: archived.entityRows)
     try run.start()
     self.run = run
     let schema = try StoreSchema(
-      model: plan.target,
-      persistentHistory: archived.schema.contains {
-        $0.type == "table" && Self.historyTables.contains($0.name)
-      })
+      model: plan.target, persistentHistory: archived.schema.hasPersistentHistory)
     targetSchema = schema
     schemaObjects =
       schema.schemaObjects + Self.applicationObjects(of: archived, layout: run.sourceLayout)
-    guard let path else {
-      loader = nil
-      writer = nil
-      return
-    }
+    guard let path else { return }
     let loader = try StoreLoader(path: path)
     try loader.createTables(schemaObjects)
     try loader.prepare(model: plan.target, entityRows: schema.entityRows(maxima: [:]))
@@ -89,11 +80,11 @@ final class RestoreSink {
 
   /// Tables an application added beside Core Data's (with their indexes and triggers): carried
   /// into a migrated store as they are.
-  private static func applicationObjects(of archived: Archived, layout: StoreLayout)
+  private static func applicationObjects(of archived: ArchivedStore, layout: StoreLayout)
     -> [CoreDataStore.SchemaObject]
   {
     let modelTables = Set(layout.tables.map(\.name) + layout.joins.map(\.name))
-    return archived.schema.filter {
+    return archived.schema.objects.filter {
       !modelTables.contains($0.table) && !bookkeepingTables.contains($0.table)
         && !historyTables.contains($0.table) && !$0.table.hasPrefix("sqlite_")
     }
@@ -113,7 +104,7 @@ final class RestoreSink {
 
   /// Restores a chunk's objects: a batch straight into a store at the archive's version, else
   /// object by object.
-  func insert(_ objects: DecodedChunk) throws {
+  func insert(_ objects: DecodedChunk, member: String) throws {
     if run == nil, case .batch(let batch) = objects {
       try loader?.insert(batch)
       return
@@ -121,21 +112,22 @@ final class RestoreSink {
     for (record, manyToMany) in objects.records { try insert(record, manyToMany: manyToMany) }
   }
 
-  /// Restores one row of a table the model does not describe.
-  func insertRow(into table: String, _ row: [String: AttributeValue]) throws {
+  /// Restores the rows of a table the model does not describe.
+  func insert(rows: [[String: AttributeValue]], into table: String, member: String) throws {
     if run != nil && Self.historyTables.contains(table) {
-      droppedHistory[table, default: 0] += 1
+      droppedHistory[table, default: 0] += rows.count
       return
     }
-    try loader?.insertRow(into: table, row)
+    for row in rows { try loader?.insertRow(into: table, row) }
   }
 
   /// Writes the bookkeeping of a migrated store, creates indexes and triggers, runs the custom
-  /// stages' `after` on the finished store; the migration's report.
-  func finish(journalMode: String) throws -> MigrationReport? {
+  /// stages' `after` on the finished store; keeps the migration's report.
+  func finish() throws {
+    let journalMode = archived.header.journalMode ?? "wal"
     guard let run, let targetSchema else {
       try loader?.finish(indexesAndTriggers: schemaObjects, journalMode: journalMode)
-      return nil
+      return
     }
     var notes: [String] = []
     for (table, count) in droppedHistory.sorted(by: { $0.key < $1.key }) {
@@ -147,7 +139,7 @@ final class RestoreSink {
     if let hashNote { notes.append(hashNote) }
     if let loader {
       try loader.writeBookkeeping(
-        entityRows: targetSchema.entityRows(maxima: run.maxima), uuid: archived.uuid,
+        entityRows: targetSchema.entityRows(maxima: run.maxima), uuid: uuid,
         metadata: metadata, modelCache: try CompiledModelWriter.modelCache(run.plan.target))
       try loader.finish(indexesAndTriggers: schemaObjects, journalMode: journalMode)
       let afters = run.plan.stages.compactMap(\.after)
@@ -162,7 +154,7 @@ final class RestoreSink {
         try context.save()
       }
     }
-    return run.report(notes: notes)
+    report = run.report(notes: notes)
   }
 
   /// The archive's metadata for a store at `target`: the version identifiers, and Apple's

@@ -226,7 +226,9 @@ public struct FixtureCutter {
       throw StoreError(.database, "cannot create the fixture store", path: path, underlying: error)
     }
     try run("cannot write the fixture store \(path)") {
-      try target.execute("PRAGMA page_size = 4096; PRAGMA auto_vacuum = 2")
+      try target.harden()
+      try target.execute("PRAGMA page_size = 4096")
+      try target.execute("PRAGMA auto_vacuum = 2")
       try target.transaction(.immediate) { db in
         for object in schema where object.type == "table" { try db.execute(object.sql) }
         for table in ["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"] {

@@ -48,12 +48,20 @@ public struct SchemaSnapshot: Sendable, Equatable {
     try self.init(db)
   }
 
-  /// The schema `objects` create (a schema kept in an archive), read back from an in-memory
-  /// database.
-  public init(objects: [CoreDataStore.SchemaObject]) throws(SQLiteError) {
-    let db = try Database(path: ":memory:", mode: .readWriteCreate)
-    for object in objects { try db.execute(object.sql) }
-    try self.init(db)
+  /// The schema `statements` create, as SQLite would report it, without running any SQL.
+  public init(statements: [SchemaStatement]) {
+    var tables: [String: [(name: String, type: String)]] = [:]
+    var others: [String: String] = [:]
+    for statement in statements {
+      switch statement {
+      case .table(let table):
+        tables[table.name] = table.columns.map { ($0.name, $0.type.uppercased()) }
+      case .index, .trigger:
+        others[statement.name] = SchemaSnapshot.normalized(statement.sql)
+      }
+    }
+    self.tables = tables
+    self.indexesAndTriggers = others
   }
 
   /// SQL with runs of whitespace collapsed to one space.

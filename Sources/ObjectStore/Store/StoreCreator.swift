@@ -65,8 +65,9 @@ public enum StoreCreator {
   {
     do {
       let db = try Database(path: path, mode: .readWriteCreate)
-      try db.execute(
-        "PRAGMA page_size = 4096; PRAGMA auto_vacuum = 2; PRAGMA journal_mode = DELETE")
+      for pragma in ["page_size = 4096", "auto_vacuum = 2", "journal_mode = DELETE"] {
+        try db.execute("PRAGMA \(pragma)")
+      }
       try db.transaction(.immediate) { db in
         for statement in schema.statements
         where options.hasModelCacheTable || !statement.hasPrefix("CREATE TABLE Z_MODELCACHE") {

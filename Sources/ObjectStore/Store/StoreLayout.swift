@@ -233,18 +233,11 @@ public struct StoreLayout: Sendable {
 }
 
 extension StoreLayout {
-  /// Maps `model` onto the tables `objects` create (a schema kept in an archive), with entity
-  /// numbers from the store's `Z_PRIMARYKEY` rows.
+  /// Maps `model` onto the tables of `schema` (a schema kept in an archive, see
+  /// ``CheckedSchema``), with entity numbers from the store's `Z_PRIMARYKEY` rows.
   public init(
-    model: ObjectModel, schemaObjects objects: [CoreDataStore.SchemaObject],
-    entityRows: [CoreDataStore.EntityRow]
+    model: ObjectModel, schema snapshot: SchemaSnapshot, entityRows: [CoreDataStore.EntityRow]
   ) throws(StoreError) {
-    let snapshot: SchemaSnapshot
-    do {
-      snapshot = try SchemaSnapshot(objects: objects.filter { $0.type == "table" })
-    } catch {
-      throw StoreError(.modelMismatch, "the archived schema does not load: \(error)", path: "")
-    }
     try self.init(
       model: model, snapshot: snapshot,
       entityNumbers: CoreDataStore.entityNumbers(for: model, rows: entityRows))

@@ -68,8 +68,9 @@ extension StoreLoader {
     var toOneNext = [Int](repeating: 0, count: batch.toOne.count)
     var toManyNext = [Int](repeating: 0, count: batch.toMany.count)
     var storedNext = [Int](repeating: 0, count: batch.storedColumns.count)
+    let permitted = storedColumns(of: batch.entity, layout: layout)
     let storedParameters = try batch.storedColumns.map { column in
-      guard let index = names.firstIndex(of: column.name) else {
+      guard permitted.contains(column.name), let index = names.firstIndex(of: column.name) else {
         let first = ObjectReference(
           entity: batch.entity, primaryKey: batch.primaryKeys[column.records.first ?? 0])
         throw StoreError(

@@ -14,6 +14,7 @@ public final class StoreLoader {
   public private(set) var layout: StoreLayout?
   private var inserts: [String: (Statement, [Column], [String])] = [:]
   private var joinsByRelationship: [String: StoreLayout.Join?] = [:]
+  private var storedColumnsByEntity: [String: Set<String>] = [:]
   private var rowInserts: [String: Statement] = [:]
   private var joinInserts: [String: Statement] = [:]
   /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
@@ -26,18 +27,28 @@ public final class StoreLoader {
     case raw(String)
   }
 
-  /// Creates an empty database at `path` (which must not exist, or be an empty file).
+  /// The path of a database kept in memory only (nothing written): what `verify` loads rows
+  /// into to have SQLite judge them.
+  public static let inMemory = ":memory:"
+
+  /// Creates an empty database at `path` (which must not exist, or be an empty file), or in
+  /// memory (``inMemory``).
   public init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
-    let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+    let size =
+      path == Self.inMemory
+      ? nil : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
     guard size == nil || size?.int64Value == 0 else {
       throw StoreError(.destinationExists, "the file exists", path: path)
     }
     self.path = path
     do {
       database = try Database(path: path, mode: .readWriteCreate)
-      try database.execute(
-        "PRAGMA page_size = \(pageSize); PRAGMA auto_vacuum = \(autoVacuum); PRAGMA journal_mode = DELETE"
-      )
+      // What fills this store comes from an archive: the connection refuses anything the
+      // loader does not ask for itself.
+      try database.harden()
+      try database.execute("PRAGMA page_size = \(pageSize)")
+      try database.execute("PRAGMA auto_vacuum = \(autoVacuum)")
+      try database.execute("PRAGMA journal_mode = DELETE")
       try StandInFunctions.register(on: database)
       try database.execute("BEGIN IMMEDIATE")
     } catch {
@@ -136,7 +147,9 @@ public final class StoreLoader {
     }
     // Values kept as stored override their column.
     for (column, value) in record.extraColumns {
-      guard let index = names.firstIndex(of: column) else {
+      guard storedColumns(of: record.entity, layout: layout).contains(column),
+        let index = names.firstIndex(of: column)
+      else {
         throw StoreError(
           .modelMismatch,
           "\(record.reference) has a value for column \(column), which its table lacks", path: path)
@@ -170,7 +183,7 @@ public final class StoreLoader {
       } else {
         let quoted = columns.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
         statement = try database.prepare(
-          "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+          "INSERT INTO \(SchemaStatement.quote(table)) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         )
         rowInserts[key] = statement
       }
@@ -188,7 +201,9 @@ public final class StoreLoader {
     try run("cannot finish the store") {
       for object in objects where object.type != "table" { try database.execute(object.sql) }
       try database.execute("COMMIT")
-      if journalMode.lowercased() == "wal" { try database.execute("PRAGMA journal_mode = WAL") }
+      if journalMode.lowercased() == "wal" && path != Self.inMemory {
+        try database.execute("PRAGMA journal_mode = WAL")
+      }
       inserts.removeAll()
       rowInserts.removeAll()
       joinInserts.removeAll()
@@ -199,9 +214,16 @@ public final class StoreLoader {
   func join(for entity: String, _ name: String, layout: StoreLayout) -> StoreLayout.Join? {
     let key = entity + "." + name
     if let known = joinsByRelationship[key] { return known }
-    let lineage = Set(layout.model.lineage(of: entity).map(\.name))
-    let found = layout.joins.first { lineage.contains($0.entity) && $0.relationship.name == name }
+    let found = layout.join(for: entity, relationship: name)
     joinsByRelationship[key] = found
+    return found
+  }
+
+  /// The columns a record of `entity` may carry as stored values, looked up once.
+  func storedColumns(of entity: String, layout: StoreLayout) -> Set<String> {
+    if let known = storedColumnsByEntity[entity] { return known }
+    let found = layout.storedColumns(of: entity)
+    storedColumnsByEntity[entity] = found
     return found
   }
 

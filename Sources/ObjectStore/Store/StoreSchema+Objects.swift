@@ -3,19 +3,15 @@ extension StoreSchema {
   /// `ATRANSACTIONSTRING`).
   public static let persistentHistoryTables = Set(PersistentHistory.entities.map { "A" + $0.name })
 
-  /// The schema's statements as schema objects (tables, indexes, triggers), in creation order.
+  /// The schema's statements as schema objects (tables, indexes, triggers), in creation order,
+  /// each with its type, name and table as `sqlite_master` has them.
   public var schemaObjects: [CoreDataStore.SchemaObject] {
     statements.map { sql in
-      let words = sql.split(separator: " ", maxSplits: 7).map(String.init).filter {
-        $0 != "UNIQUE"
-      }
-      let type = words.count > 1 ? words[1].lowercased() : "table"
-      let name = words.count > 2 ? words[2] : ""
-      var table = name
-      if type == "index", let on = words.firstIndex(of: "ON"), on + 1 < words.count {
-        table = words[on + 1]
-      }
-      return CoreDataStore.SchemaObject(type: type, name: name, table: table, sql: sql)
+      // The generator's own text always reads.
+      let statement = try? SchemaStatement(parsing: sql)
+      return CoreDataStore.SchemaObject(
+        type: statement?.type ?? "table", name: statement?.name ?? "",
+        table: statement?.table ?? "", sql: sql)
     }
   }
 

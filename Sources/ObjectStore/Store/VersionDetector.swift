@@ -17,23 +17,9 @@ public enum VersionDetector {
       identifiers: store.versionIdentifiers, in: set, path: store.path)
   }
 
-  /// The version of `set` whose store has the tables `objects` (a schema kept in an archive)
-  /// and the entity version hashes `hashes`; see ``detect(store:in:)``.
+  /// The version of `set` whose store has the schema `schema` (a schema kept in an archive,
+  /// see ``CheckedSchema``) and the entity version hashes `hashes`; see ``detect(store:in:)``.
   public static func detect(
-    hashes: [String: [UInt8]], schemaObjects objects: [CoreDataStore.SchemaObject],
-    identifiers: [String], in set: ModelVersionSet, path: String
-  ) throws(StoreError) -> ObjectModel {
-    let snapshot: SchemaSnapshot
-    do {
-      snapshot = try SchemaSnapshot(objects: objects)
-    } catch {
-      throw StoreError(.modelMismatch, "the archived schema does not load: \(error)", path: path)
-    }
-    return try detect(
-      hashes: hashes, schema: snapshot, identifiers: identifiers, in: set, path: path)
-  }
-
-  private static func detect(
     hashes storeHashes: [String: [UInt8]], schema: SchemaSnapshot, identifiers: [String],
     in set: ModelVersionSet, path: String
   ) throws(StoreError) -> ObjectModel {

@@ -1,0 +1,638 @@
+import Foundation
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// Reads an archive member by member and checks everything a restore relies on, before any of
+/// it is used: the one reader behind `restore`, `verify`, `export` and `fixture`, so that what
+/// one accepts the others accept.
+///
+/// Checked, in archive order:
+/// - the members: in the format's order (header; model descriptor, metadata, schema, primary
+///   keys and model cache; each entity's object chunks numbered 1, 2, … together; each table's
+///   row chunks likewise; the index last), none twice, none unknown;
+/// - the header (a format this version reads; the model's fingerprint), the model descriptor
+///   (a valid model whose names Core Data takes), the metadata (a property-list dictionary
+///   with Core Data's keys), the schema (data, checked against the model: ``CheckedSchema``),
+///   the primary keys (positive, unique entity numbers that match the model's hierarchy), the
+///   model cache (it describes the same store as the descriptor);
+/// - every object: its values against the model, its key (positive, ascending within its
+///   entity, unique in its hierarchy), its stored columns (columns of its table that it may
+///   set), its many-to-many rows (a join table the model has), its to-one targets (an entity
+///   of the destination's hierarchy);
+/// - every table row: a table the archive declares, columns it has;
+/// - at the end: the index lists exactly the members read, in order, with their sizes and
+///   SHA-256, and the counts; every reference resolves inside the archive; each hierarchy's
+///   `Z_MAX` is at least its highest key.
+///
+/// ``next()`` gives what passed, in order, as ``Event``s. By default the first problem is
+/// thrown (``ArchiveFormatError``, naming the member); when collecting (verify), problems are
+/// kept in ``problems`` and the scan goes on where it can.
+package final class ArchiveScanner: @unchecked Sendable {
+  /// What the scan gives, in archive order.
+  package enum Event {
+    /// Everything before the objects, checked.
+    case begin(ArchivedStore)
+    /// One chunk of objects.
+    case objects(DecodedChunk, member: String)
+    /// One chunk of rows of a table the model does not describe.
+    case rows([[String: AttributeValue]], table: String, member: String)
+  }
+
+  /// How a scan treats what it finds.
+  package struct Options: Sendable {
+    /// Keep at most this many problems and go on past them, rather than throwing the first.
+    package var collectingProblems: Int?
+    /// Leave out schema entries that are refused (and the rows of a table left out) rather
+    /// than refusing the archive (``CheckedSchema``).
+    package var leavingOutUnsafeSchema = false
+
+    /// Stop at the first problem; refuse unsafe schema entries.
+    package init() {}
+  }
+
+  private let stream: MemberStream
+  private let options: Options
+  private var pending: [Event] = []
+  private var finished = false
+
+  /// The problems found so far (when collecting).
+  package private(set) var problems: [ArchiveFormatError] = []
+  /// How many problems were found beyond the ones kept.
+  package private(set) var problemsLeftOut = 0
+  /// Objects read per entity.
+  package private(set) var objects: [String: Int] = [:]
+  /// Rows read per table.
+  package private(set) var tables: [String: Int] = [:]
+  /// Rows left out with their table (``Options/leavingOutUnsafeSchema``), per table.
+  package private(set) var droppedRows: [String: Int] = [:]
+  /// Members read.
+  package private(set) var memberCount = 0
+  /// Entities with a member that did not pass.
+  package private(set) var damagedEntities = Set<String>()
+  /// Whether the index was read.
+  package private(set) var isComplete = false
+  /// Whether the archive was read to its end.
+  package private(set) var readToTheEnd = false
+  /// What the archive holds before its objects, once checked.
+  package private(set) var store: ArchivedStore?
+
+  // What has been read.
+  private var header: ArchiveHeader?
+  private var model: ObjectModel?
+  private var metadata: [UInt8]?
+  private var schema: CheckedSchema?
+  private var entityRows: [CoreDataStore.EntityRow]?
+  private var modelCache: [UInt8]?
+  private var index: PropertyListValue?
+  private var seen: [(path: String, size: Int, sha256: String)] = []
+  private var paths = Set<String>()
+  /// The position of the last of the members before the objects read, in ``storeMembers``.
+  private var storePosition = 0
+  /// The group of chunks being read (`objects/Book`), the next chunk number, the groups done.
+  private var group: String?
+  private var nextChunk = 1
+  private var groupsDone = Set<String>()
+  private var readingTables = false
+  private var ledger: KeyLedger?
+  private var decoder: RecordDecoder?
+  private var storedColumns: [String: Set<String>] = [:]
+  private var otherTables: [String: String] = [:]
+
+  /// The members before the objects, in their order.
+  static let storeMembers = [
+    ArchiveLayout.header, ArchiveLayout.modelDescriptor, ArchiveLayout.storeMetadata,
+    ArchiveLayout.storeSchema, ArchiveLayout.storePrimaryKeys, ArchiveLayout.storeModelCache,
+  ]
+
+  /// A scan of the members `stream` gives.
+  package init(stream: MemberStream, options: Options = Options()) {
+    self.stream = stream
+    self.options = options
+  }
+
+  /// The next event, or nil once the archive was read and its end checked (when collecting,
+  /// also after a problem the scan cannot go past).
+  /// - Throws: ``ArchiveFormatError`` for the first problem (unless collecting), and what
+  ///   reading the archive throws (a cut stream, a wrong password, an unreadable file).
+  package func next() throws -> Event? {
+    while pending.isEmpty {
+      if finished { return nil }
+      do {
+        guard let member = try stream.next(hash: true, wantBytes: { _ in true }) else {
+          readToTheEnd = true
+          finished = true
+          try finish()
+          break
+        }
+        memberCount += 1
+        try read(member)
+      } catch let stop as Stop {
+        _ = stop
+        finished = true
+      }
+    }
+    return pending.isEmpty ? nil : pending.removeFirst()
+  }
+
+  /// Ends a collecting scan that cannot go on.
+  private struct Stop: Error {}
+
+  /// Records a problem: thrown at once unless collecting; when collecting, kept, and the scan
+  /// stops when it is `fatal` (nothing after it can be checked).
+  private func problem(_ error: ArchiveFormatError, fatal: Bool = false) throws {
+    guard let limit = options.collectingProblems else { throw error }
+    if problems.count < limit { problems.append(error) } else { problemsLeftOut += 1 }
+    if fatal { throw Stop() }
+  }
+
+  private func problem(_ member: String, _ detail: String, fatal: Bool = false) throws {
+    try problem(ArchiveFormatError(member: member, detail), fatal: fatal)
+  }
+
+  // MARK: Members
+
+  private func read(_ member: MemberStream.Member) throws {
+    let path = member.path
+    let bytes = member.bytes ?? []
+    if memberCount == 1 && path != ArchiveLayout.header {
+      try problem(
+        path,
+        "the archive does not start with graphvault.plist: it is not a graphvault archive, or it is damaged",
+        fatal: true)
+    }
+    if index != nil {
+      try problem(path, "the member follows index.plist, which must be last")
+      return
+    }
+    guard paths.insert(path).inserted else {
+      try problem(path, "the member appears twice")
+      return
+    }
+    if path == ArchiveLayout.index {
+      try readIndex(bytes)
+      return
+    }
+    seen.append((path, bytes.count, member.sha256 ?? ""))
+    if let position = Self.storeMembers.firstIndex(of: path) {
+      guard group == nil, position >= storePosition else {
+        try problem(
+          path,
+          "the member is out of place: \(Self.storeMembers.joined(separator: ", ")) come first, in that order",
+          fatal: true)
+        return
+      }
+      storePosition = position
+      try readStoreMember(path, bytes)
+      return
+    }
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count == 3, parts[0] == "objects" || parts[0] == "tables", !parts[1].isEmpty,
+      let chunk = Self.chunkNumber(parts[2])
+    else {
+      try problem(path, "the format has no such member")
+      return
+    }
+    guard let store = try begin(before: path) else { return }
+    try checkOrder(
+      path, group: parts[0] + "/" + parts[1], chunk: chunk, tables: parts[0] == "tables")
+    if parts[0] == "objects" {
+      try readObjects(path, entity: parts[1], bytes, store: store)
+    } else {
+      try readRows(path, table: parts[1], bytes, store: store)
+    }
+  }
+
+  /// `000001.plist` → 1.
+  static func chunkNumber(_ name: String) -> Int? {
+    guard name.hasSuffix(".plist") else { return nil }
+    let digits = name.dropLast(6)
+    guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    return Int(digits)
+  }
+
+  /// An entity's (or table's) chunks come together, numbered from 1; tables after objects.
+  private func checkOrder(_ path: String, group name: String, chunk: Int, tables: Bool) throws {
+    if tables {
+      readingTables = true
+    } else if readingTables {
+      try problem(path, "object chunks come before the rows of other tables")
+    }
+    if group != name {
+      if let group { groupsDone.insert(group) }
+      guard !groupsDone.contains(name) else {
+        group = name
+        nextChunk = chunk + 1
+        try problem(path, "\(name)'s chunks are not together")
+        return
+      }
+      group = name
+      nextChunk = 1
+    }
+    defer { nextChunk = chunk + 1 }
+    guard chunk == nextChunk else {
+      try problem(path, "chunk \(chunk) comes where chunk \(nextChunk) of \(name) belongs")
+      return
+    }
+  }
+
+  private func plist(_ path: String, _ bytes: [UInt8]) throws -> PropertyListValue? {
+    do {
+      return try PropertyListValue(binaryPropertyList: bytes)
+    } catch {
+      try problem(path, "not a valid property list: \(error)")
+      return nil
+    }
+  }
+
+  private func readStoreMember(_ path: String, _ bytes: [UInt8]) throws {
+    switch path {
+    case ArchiveLayout.header:
+      guard let value = try plist(path, bytes) else { throw Stop() }
+      let read = ArchiveHeader(reading: value)
+      guard ArchiveLayout.formatVersions.contains(read.formatVersion) else {
+        try problem(
+          path, ArchiveLayout.unsupportedFormat(read.formatVersion, verb: "reads"), fatal: true)
+        return
+      }
+      header = read
+    case ArchiveLayout.modelDescriptor:
+      guard let value = try plist(path, bytes) else { return }
+      do {
+        let decoded = try ModelDescriptor.decode(value)
+        if let fingerprint = header?.plist["model"]?["fingerprint"]?.stringValue,
+          fingerprint != decoded.fingerprint
+        {
+          try problem(
+            path, "the model differs from the one the header names (fingerprint \(fingerprint))")
+          return
+        }
+        model = decoded
+      } catch let error as ModelError {
+        try problem(path, "the model descriptor is damaged: \(error)")
+      }
+    case ArchiveLayout.storeMetadata:
+      try readMetadata(path, bytes)
+    case ArchiveLayout.storeSchema:
+      try readSchema(path, bytes)
+    case ArchiveLayout.storePrimaryKeys:
+      try readEntityRows(path, bytes)
+    default:
+      try readModelCache(path, bytes)
+    }
+  }
+
+  private func readMetadata(_ path: String, _ bytes: [UInt8]) throws {
+    guard let value = try? PropertyListValue(propertyList: bytes),
+      let dictionary = value.dictionaryValue
+    else {
+      try problem(path, "the metadata is not a property-list dictionary")
+      return
+    }
+    guard dictionary["NSStoreType"]?.stringValue == "SQLite" else {
+      try problem(path, "the metadata does not say NSStoreType = SQLite")
+      return
+    }
+    if let hashes = dictionary["NSStoreModelVersionHashes"],
+      hashes.dictionaryValue?.values.allSatisfy({ $0.dataValue != nil }) != true
+    {
+      try problem(path, "NSStoreModelVersionHashes is not a dictionary of data")
+      return
+    }
+    if let identifiers = dictionary["NSStoreModelVersionIdentifiers"],
+      identifiers.arrayValue?.allSatisfy({ $0.stringValue != nil }) != true
+    {
+      try problem(path, "NSStoreModelVersionIdentifiers is not an array of strings")
+      return
+    }
+    metadata = bytes
+  }
+
+  private func readSchema(_ path: String, _ bytes: [UInt8]) throws {
+    guard let value = try plist(path, bytes) else { return }
+    guard let model else {
+      try problem(
+        path, "the schema comes without a readable model to check it against", fatal: true)
+      return
+    }
+    var objects: [CoreDataStore.SchemaObject] = []
+    for entry in value.arrayValue ?? [] {
+      guard let type = entry["type"]?.stringValue, let name = entry["name"]?.stringValue,
+        let table = entry["table"]?.stringValue, let sql = entry["sql"]?.stringValue
+      else {
+        try problem(path, "an entry lacks its type, name, table or sql")
+        return
+      }
+      objects.append(CoreDataStore.SchemaObject(type: type, name: name, table: table, sql: sql))
+    }
+    guard value.arrayValue != nil else {
+      try problem(path, "the schema is not an array")
+      return
+    }
+    do {
+      schema = try CheckedSchema(
+        objects: objects, model: model, leavingOutUnsafe: options.leavingOutUnsafeSchema)
+    } catch {
+      try problem(path, error.detail)
+    }
+  }
+
+  private func readEntityRows(_ path: String, _ bytes: [UInt8]) throws {
+    guard let value = try plist(path, bytes), let model else { return }
+    var rows: [CoreDataStore.EntityRow] = []
+    for entry in value.arrayValue ?? [] {
+      guard let number = entry["ent"]?.integerValue, let name = entry["name"]?.stringValue,
+        let parent = entry["super"]?.integerValue, let max = entry["max"]?.integerValue,
+        number > 0, number <= Int32.max, parent >= 0, parent <= Int32.max, max >= 0
+      else {
+        try problem(path, "a row lacks ent, name, super or max, or holds a negative number")
+        return
+      }
+      rows.append(
+        CoreDataStore.EntityRow(
+          number: Int(number), name: name, parent: Int(parent), maxPrimaryKey: max))
+    }
+    let numbers = Set(rows.map(\.number))
+    guard numbers.count == rows.count else {
+      try problem(path, "two rows have the same entity number (Z_ENT)")
+      return
+    }
+    for row in rows where row.parent != 0 && !numbers.contains(row.parent) {
+      try problem(path, "\(row.name)'s parent entity number \(row.parent) has no row")
+      return
+    }
+    let assigned = CoreDataStore.entityNumbers(for: model, rows: rows)
+    var owners: [Int: String] = [:]
+    for entity in model.entities {
+      guard let number = assigned[entity.name] else { continue }
+      if let other = owners.updateValue(entity.name, forKey: number) {
+        try problem(path, "entities \(other) and \(entity.name) get the same number \(number)")
+        return
+      }
+      guard let row = rows.first(where: { $0.number == number }) else { continue }
+      let parent = entity.parent.flatMap { assigned[$0] } ?? 0
+      guard row.parent == parent else {
+        try problem(
+          path,
+          "\(entity.name) is entity \(number) with parent \(row.parent), but the model's parent is \(parent)"
+        )
+        return
+      }
+    }
+    entityRows = rows
+  }
+
+  private func readModelCache(_ path: String, _ bytes: [UInt8]) throws {
+    guard let model else { return }
+    guard schema?.table(named: "Z_MODELCACHE") != nil else {
+      try problem(path, "the archive has a model cache but its schema has no Z_MODELCACHE table")
+      return
+    }
+    guard let cached = try? CompiledModelLoader.load(modelCache: bytes, name: model.name) else {
+      try problem(path, "the model cache does not decode into a model")
+      return
+    }
+    guard StoreSchema.describeTheSameStore(cached, model) else {
+      try problem(path, "the model cache describes another store than the model descriptor")
+      return
+    }
+    modelCache = bytes
+  }
+
+  /// Everything before the objects, checked, given once (before `path`, the first member after
+  /// them); nil when something is missing and the scan goes on without objects.
+  private func begin(before path: String) throws -> ArchivedStore? {
+    if let store { return store }
+    let missing = [
+      (ArchiveLayout.header, header == nil), (ArchiveLayout.modelDescriptor, model == nil),
+      (ArchiveLayout.storeMetadata, metadata == nil), (ArchiveLayout.storeSchema, schema == nil),
+      (ArchiveLayout.storePrimaryKeys, entityRows == nil),
+    ].filter(\.1).map(\.0)
+    guard missing.isEmpty, let header, let model, let metadata, let schema, let entityRows else {
+      try problem(
+        path, "the archive lacks a readable \(missing.joined(separator: ", ")) before it",
+        fatal: true)
+      return nil
+    }
+    let layout: StoreLayout
+    do {
+      layout = try StoreLayout(model: model, schema: schema.snapshot, entityRows: entityRows)
+    } catch {
+      try problem(ArchiveLayout.storeSchema, error.detail, fatal: true)
+      return nil
+    }
+    let made = ArchivedStore(
+      header: header, model: model, schema: schema, layout: layout, entityRows: entityRows,
+      metadata: metadata, modelCache: modelCache)
+    store = made
+    ledger = KeyLedger(model: model)
+    decoder = RecordDecoder(model: model, member: "")
+    for table in made.otherTables { otherTables[table.uppercased()] = table }
+    pending.append(.begin(made))
+    return made
+  }
+
+  // MARK: Objects and rows
+
+  private func readObjects(
+    _ path: String, entity: String, _ bytes: [UInt8], store: ArchivedStore
+  ) throws {
+    do {
+      guard let description = store.model.entity(named: entity), !description.isAbstract,
+        store.layout.table(for: entity) != nil
+      else {
+        throw ArchiveFormatError(
+          member: path, "the model has no concrete entity \(entity) with a table")
+      }
+      let decoded = try RecordDecoder(model: store.model, member: path).decodeObjects(bytes)
+      try check(decoded, entity: entity, member: path, store: store)
+      objects[entity, default: 0] += decoded.count
+      pending.append(.objects(decoded, member: path))
+    } catch let error as ArchiveFormatError {
+      damagedEntities.insert(entity)
+      try problem(error)
+    }
+  }
+
+  /// Checks a chunk's objects: entity, keys, stored columns, many-to-many rows, to-one targets.
+  private func check(
+    _ decoded: DecodedChunk, entity: String, member: String, store: ArchivedStore
+  ) throws(ArchiveFormatError) {
+    func bad(_ detail: String) -> ArchiveFormatError { ArchiveFormatError(member: member, detail) }
+    let model = store.model
+    let permitted: Set<String>
+    if let known = storedColumns[entity] {
+      permitted = known
+    } else {
+      permitted = store.layout.storedColumns(of: entity)
+      storedColumns[entity] = permitted
+    }
+    func destination(of name: String) -> RelationshipDescription? {
+      model.relationships(of: entity).first { $0.name == name }
+    }
+    func checkTarget(_ target: String, of relationship: RelationshipDescription)
+      throws(ArchiveFormatError)
+    {
+      guard
+        target == relationship.destination
+          || model.lineage(of: target).contains(where: { $0.name == relationship.destination })
+      else {
+        throw bad(
+          "\(entity).\(relationship.name) points at a \(target), which is not a \(relationship.destination)"
+        )
+      }
+    }
+    func checkJoin(_ name: String) throws(ArchiveFormatError) -> RelationshipDescription {
+      guard let relationship = destination(of: name),
+        store.layout.join(for: entity, relationship: name) != nil
+      else {
+        throw bad(
+          "\(entity).\(name) has rows, but it is not a many-to-many relationship owning a join table"
+        )
+      }
+      return relationship
+    }
+    switch decoded {
+    case .batch(let batch):
+      guard batch.entity == entity else { throw bad("the chunk holds objects of \(batch.entity)") }
+      if let problem = ledger!.add(keys: batch.primaryKeys, of: entity) { throw bad(problem) }
+      for column in batch.storedColumns where !permitted.contains(column.name) {
+        throw bad("\(entity) has a value for column \(column.name), which it may not set")
+      }
+      for column in batch.toOne {
+        guard let relationship = destination(of: column.name) else {
+          throw bad("\(entity) has no relationship \(column.name)")
+        }
+        for target in Set(column.entities) { try checkTarget(target, of: relationship) }
+        ledger!.add(
+          references: column.keys, from: entity, through: column.name,
+          to: relationship.destination)
+      }
+      for column in batch.toMany {
+        let relationship = try checkJoin(column.name)
+        for rows in column.rows {
+          ledger!.add(
+            references: rows.lazy.map(\.0), from: entity, through: column.name,
+            to: relationship.destination)
+        }
+      }
+    case .records(let records):
+      if let other = records.first(where: { $0.0.entity != entity }) {
+        throw bad("the chunk holds an object of \(other.0.entity)")
+      }
+      if let problem = ledger!.add(keys: records.map(\.0.primaryKey), of: entity) {
+        throw bad(problem)
+      }
+      for (record, manyToMany) in records {
+        for column in record.extraColumns.keys where !permitted.contains(column) {
+          throw bad("\(record.reference) has a value for column \(column), which it may not set")
+        }
+        for (name, target) in record.toOne {
+          guard let relationship = destination(of: name) else {
+            throw bad("\(entity) has no relationship \(name)")
+          }
+          try checkTarget(target.entity, of: relationship)
+          ledger!.add(
+            references: CollectionOfOne(target.primaryKey), from: entity, through: name,
+            to: relationship.destination)
+        }
+        for (name, rows) in manyToMany where !rows.isEmpty {
+          let relationship = try checkJoin(name)
+          ledger!.add(
+            references: rows.lazy.map(\.0), from: entity, through: name,
+            to: relationship.destination)
+        }
+      }
+    }
+  }
+
+  private func readRows(_ path: String, table name: String, _ bytes: [UInt8], store: ArchivedStore)
+    throws
+  {
+    if let dropped = store.schema.droppedTables.first(where: {
+      $0.caseInsensitiveCompare(name) == .orderedSame
+    }) {
+      let count = (try? PropertyListValue(binaryPropertyList: bytes))?.arrayValue?.count ?? 0
+      droppedRows[dropped, default: 0] += count
+      tables[name, default: 0] += count
+      return
+    }
+    guard let table = otherTables[name.uppercased()],
+      let definition = store.schema.table(named: table)
+    else {
+      try problem(path, "\(name) is not a table of the archived schema outside the model")
+      return
+    }
+    guard let value = try plist(path, bytes) else { return }
+    guard let items = value.arrayValue else {
+      try problem(path, "the chunk is not an array of rows")
+      return
+    }
+    var rows: [[String: AttributeValue]] = []
+    rows.reserveCapacity(items.count)
+    for item in items {
+      do {
+        let row = try RecordDecoder.row(item, member: path)
+        for column in row.keys where definition.column(named: column) == nil {
+          throw ArchiveFormatError(
+            member: path, "a row has a value for \(column), which \(table) lacks")
+        }
+        rows.append(row)
+      } catch let error as ArchiveFormatError {
+        try problem(error)
+        return
+      }
+    }
+    tables[name, default: 0] += rows.count
+    pending.append(.rows(rows, table: table, member: path))
+  }
+
+  // MARK: The end
+
+  private func readIndex(_ bytes: [UInt8]) throws {
+    guard let value = try plist(ArchiveLayout.index, bytes) else { return }
+    index = value
+    isComplete = true
+    // An archive whose data is all in its store members (no objects, no rows) begins here.
+    _ = try begin(before: ArchiveLayout.index)
+  }
+
+  private func finish() throws {
+    guard let index else {
+      try problem(
+        ArchiveLayout.index,
+        "the archive is incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)",
+        fatal: true)
+      return
+    }
+    // Every member that differs from the index, each marking its entity as damaged.
+    let mismatches = ArchiveIndex.mismatches(index, against: seen)
+    for mismatch in mismatches {
+      let parts = mismatch.member.split(separator: "/").map(String.init)
+      if parts.count == 3, parts[0] == "objects" { damagedEntities.insert(parts[1]) }
+      try problem(mismatch)
+    }
+    if mismatches.isEmpty {
+      do {
+        try ArchiveIndex.checkCounts(index, objects: objects, tables: tables)
+      } catch {
+        try problem(error)
+      }
+    }
+    // References and keys are judged only over a whole, undamaged set of objects.
+    guard problems.isEmpty, let store, let ledger else { return }
+    for unresolved in ledger.unresolvedReferences() {
+      try problem(ArchiveLayout.storePrimaryKeys, unresolved)
+    }
+    for (root, highest) in ledger.highestKeys.sorted(by: { $0.key < $1.key }) {
+      let number = store.layout.entityNumbers[root]
+      let maximum = store.entityRows.first { $0.number == number }?.maxPrimaryKey ?? 0
+      if maximum < highest {
+        try problem(
+          ArchiveLayout.storePrimaryKeys,
+          "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
+        )
+      }
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import ObjectModel
+import ObjectStore
+
+/// What an archive holds before its objects, every part of it checked: the header, the model,
+/// the source store's schema (read as data, ``CheckedSchema``), its `Z_PRIMARYKEY` rows,
+/// metadata and model cache, and the model laid out on that schema.
+package struct ArchivedStore {
+  /// The header.
+  package let header: ArchiveHeader
+  /// The model the objects were written with.
+  package let model: ObjectModel
+  /// The source store's schema, checked against the model; the only schema a restore creates.
+  package let schema: CheckedSchema
+  /// The model mapped onto that schema, with the source's entity numbers.
+  package let layout: StoreLayout
+  /// The source's `Z_PRIMARYKEY` rows.
+  package let entityRows: [CoreDataStore.EntityRow]
+  /// The source's metadata (`Z_METADATA.Z_PLIST`), as stored: a property list dictionary.
+  package let metadata: [UInt8]
+  /// The source's `Z_MODELCACHE`, when it had one.
+  package let modelCache: [UInt8]?
+
+  /// The tables that hold neither objects of the model nor its many-to-many rows, nor Core
+  /// Data's bookkeeping: persistent-history tables and tables an app added. Rows arrive in
+  /// `tables/` members only for these.
+  package var otherTables: Set<String> {
+    let known = Set(
+      (layout.tables.map(\.name) + layout.joins.map(\.name) + Self.bookkeepingTables).map {
+        $0.uppercased()
+      })
+    return Set(
+      schema.statements.compactMap { statement -> String? in
+        guard case .table(let table) = statement, !known.contains(table.name.uppercased())
+        else { return nil }
+        return table.name
+      })
+  }
+
+  /// Core Data's bookkeeping tables.
+  package static let bookkeepingTables = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+}

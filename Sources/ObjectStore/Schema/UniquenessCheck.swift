@@ -1,0 +1,154 @@
+import ObjectModel
+import SQLite
+
+/// Judges, without writing a store, what SQLite would say when a restore builds the unique
+/// indexes of a store's entity tables (Core Data's uniqueness constraints): the values under
+/// each such index go into a table of their own in an in-memory database, with the values a
+/// ``StoreLoader`` binds, and the index is built over them at the end. SQLite itself decides,
+/// so its rules (numbers compared across storage classes, NULLs never equal, collations) are
+/// the restore's.
+///
+/// Memory grows with the values under unique indexes only, never with whole objects.
+public final class UniquenessCheck {
+  /// A table of the values under one entity table's unique indexes.
+  private struct Shadow {
+    /// The columns kept, in order.
+    let columns: [String]
+    /// The statement inserting one object's values.
+    let insert: Statement
+  }
+
+  /// Where a kept column takes its value from, for objects of one entity.
+  private enum Source {
+    case attribute(String)
+    case foreignKey(String)
+    case foreignEntity(String)
+    case none
+  }
+
+  private let database: Database
+  private let layout: StoreLayout
+  private var shadows: [String: Shadow] = [:]
+  private var sources: [String: [Source]] = [:]
+  private let indexes: [CoreDataStore.SchemaObject]
+
+  /// A check of the unique indexes that `schema` declares on the tables of `layout`'s model.
+  /// - Throws: ``StoreError`` when the in-memory database cannot be made.
+  public init(schema: CheckedSchema, layout: StoreLayout) throws(StoreError) {
+    self.layout = layout
+    let tables = Set(layout.tables.map { $0.name.uppercased() })
+    var unique: [String: [String]] = [:]
+    var indexes: [CoreDataStore.SchemaObject] = []
+    for (statement, object) in zip(schema.statements, schema.objects) {
+      guard case .index(let index) = statement, index.unique,
+        tables.contains(index.table.uppercased())
+      else { continue }
+      for column in index.columns where !(unique[index.table]?.contains(column.name) ?? false) {
+        unique[index.table, default: []].append(column.name)
+      }
+      indexes.append(object)
+    }
+    self.indexes = indexes
+    do {
+      database = try Database(path: ":memory:", mode: .readWriteCreate)
+      try database.harden()
+      for (table, columns) in unique.sorted(by: { $0.key < $1.key }) {
+        guard let definition = schema.table(named: table) else { continue }
+        let kept = columns.map { name in
+          SchemaStatement.Column(name: name, type: definition.column(named: name)?.type ?? "")
+        }
+        let create = SchemaStatement.table(
+          .init(name: table, columns: kept, primaryKey: nil, unique: []))
+        try database.execute(create.sql)
+        let insert = try database.prepare(
+          "INSERT INTO \(SchemaStatement.quote(table)) VALUES (\(Array(repeating: "?", count: kept.count).joined(separator: ", ")))"
+        )
+        shadows[table.uppercased()] = Shadow(columns: columns, insert: insert)
+      }
+      try database.execute("BEGIN")
+    } catch {
+      throw StoreError(
+        .database, "cannot set up the check of unique indexes", path: ":memory:",
+        underlying: error)
+    }
+  }
+
+  /// Whether objects of `entity` have values under a unique index.
+  public func concerns(_ entity: String) -> Bool {
+    guard let table = layout.table(for: entity) else { return false }
+    return shadows[table.name.uppercased()] != nil
+  }
+
+  /// Adds an object's values under the unique indexes of its table.
+  /// - Throws: ``StoreError`` when SQLite refuses a value.
+  public func add(_ record: ObjectRecord) throws(StoreError) {
+    guard let table = layout.table(for: record.entity),
+      let shadow = shadows[table.name.uppercased()]
+    else { return }
+    let sources = sources(of: record.entity, table: table, shadow: shadow)
+    var values: [SQLiteValue] = []
+    values.reserveCapacity(shadow.columns.count)
+    for (column, source) in zip(shadow.columns, sources) {
+      if let raw = record.extraColumns[column] {
+        values.append(SQLValues.sqlite(raw: raw))
+        continue
+      }
+      switch source {
+      case .attribute(let name):
+        values.append(record.attributes[name].map { SQLValues.sqlite($0) } ?? .null)
+      case .foreignKey(let name):
+        values.append(record.toOne[name].map { .integer($0.primaryKey) } ?? .null)
+      case .foreignEntity(let name):
+        values.append(
+          record.toOne[name].flatMap { layout.entityNumbers[$0.entity] }.map {
+            .integer(Int64($0))
+          } ?? .null)
+      case .none:
+        values.append(.null)
+      }
+    }
+    do {
+      try shadow.insert.bind(values)
+      try shadow.insert.run()
+    } catch {
+      throw StoreError(
+        .database, "cannot keep the values of \(record.reference)", path: ":memory:",
+        underlying: error)
+    }
+  }
+
+  /// Builds the unique indexes over the values added, as a restore builds them over its rows.
+  /// - Throws: ``StoreError`` whose underlying ``SQLiteError`` is a constraint failure naming
+  ///   the index and its columns, when two objects share the values of a unique index.
+  public func finish() throws(StoreError) {
+    for index in indexes {
+      do {
+        try database.execute(index.sql)
+      } catch {
+        throw StoreError(
+          .database, "cannot build the unique index \(index.name)", path: ":memory:",
+          underlying: error)
+      }
+    }
+  }
+
+  /// Where each kept column takes its value from, for objects of `entity`, worked out once.
+  private func sources(of entity: String, table: StoreLayout.Table, shadow: Shadow) -> [Source] {
+    if let known = sources[entity] { return known }
+    let lineage = layout.model.lineage(of: entity).map(\.name)
+    let found = shadow.columns.map { column -> Source in
+      for owner in lineage {
+        if let attribute = table.attributes[owner]?.first(where: { $0.column == column }) {
+          return .attribute(attribute.attribute.name)
+        }
+        for toOne in table.toOne[owner] ?? [] {
+          if toOne.column == column { return .foreignKey(toOne.relationship.name) }
+          if toOne.entityColumn == column { return .foreignEntity(toOne.relationship.name) }
+        }
+      }
+      return .none
+    }
+    sources[entity] = found
+    return found
+  }
+}
