@@ -116,7 +116,10 @@ let package = Package(
 
     // Test support and tests.
     .target(
-      name: "TestSupport", dependencies: ["LibArchive", "SQLite"], path: "Tests/TestSupport"),
+      name: "TestSupport",
+      dependencies: [
+        "LibArchive", "SQLite", "PropertyList", .product(name: "Crypto", package: "swift-crypto"),
+      ], path: "Tests/TestSupport"),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "LibArchiveTests", dependencies: ["LibArchive", "TestSupport"]),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),

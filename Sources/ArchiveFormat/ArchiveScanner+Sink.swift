@@ -26,6 +26,6 @@ extension ArchiveScanner {
       }
     }
     guard problems.isEmpty, readToTheEnd else { return }
-    do { try sink.finish() } catch { try sinkFailed(error, ArchiveLayout.index) }
+    do { try sink.finish() } catch { try sinkFailed(error, "the objects") }
   }
 }

@@ -621,8 +621,8 @@ package final class ArchiveScanner: @unchecked Sendable {
     }
     // References and keys are judged only over a whole, undamaged set of objects.
     guard problems.isEmpty, let store, let ledger else { return }
-    for unresolved in ledger.unresolvedReferences() {
-      try problem(ArchiveLayout.storePrimaryKeys, unresolved)
+    for (entity, unresolved) in ledger.unresolvedReferences() {
+      try problem("objects/\(entity)", unresolved)
     }
     for (root, highest) in ledger.highestKeys.sorted(by: { $0.key < $1.key }) {
       let number = store.layout.entityNumbers[root]

@@ -14,6 +14,7 @@ package struct KeyLedger {
 
   /// The keys one relationship points at, and the hierarchy they must be in.
   struct Targets {
+    let entity: String
     let label: String
     let root: String
     var keys = KeySet()
@@ -75,7 +76,7 @@ package struct KeyLedger {
       index = known
     } else {
       index = targets.count
-      targets.append(Targets(label: label, root: root(of: destination)))
+      targets.append(Targets(entity: entity, label: label, root: root(of: destination)))
       targetIndex[label] = index
     }
     for key in keys { targets[index].keys.insert(key) }
@@ -84,16 +85,19 @@ package struct KeyLedger {
   /// The highest key of each hierarchy that has objects.
   package var highestKeys: [String: Int64] { hierarchies.mapValues(\.highest) }
 
-  /// Every relationship that points at keys the archive does not hold, each naming them (the
-  /// first few) and how many there are.
-  package func unresolvedReferences() -> [String] {
+  /// Every relationship that points at keys the archive does not hold: the entity whose
+  /// objects point, and a sentence naming the relationship, the first few keys and how many
+  /// there are.
+  package func unresolvedReferences() -> [(entity: String, problem: String)] {
     targets.compactMap { target in
       let present = hierarchies[target.root]?.keys ?? KeySet()
       let (count, first) = target.keys.subtracting(present, limit: 3)
       guard count > 0 else { return nil }
       let keys = first.map { "p\($0)" }.joined(separator: ", ")
-      return
+      return (
+        target.entity,
         "\(target.label) points at \(count) object\(count == 1 ? "" : "s") of the \(target.root) hierarchy that the archive does not hold (\(keys)\(count > first.count ? ", …" : ""))"
+      )
     }
   }
 }

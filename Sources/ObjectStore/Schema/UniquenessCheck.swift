@@ -126,7 +126,8 @@ public final class UniquenessCheck {
         try database.execute(index.sql)
       } catch {
         throw StoreError(
-          .database, "cannot build the unique index \(index.name)", path: ":memory:",
+          .database,
+          "two objects share the values of unique index \(index.name)",
           underlying: error)
       }
     }

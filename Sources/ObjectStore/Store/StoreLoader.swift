@@ -198,8 +198,10 @@ public final class StoreLoader {
     throws(StoreError)
   {
     try applyDeferredLinks()
+    for object in objects where object.type != "table" {
+      try run("cannot create \(object.type) \(object.name)") { try database.execute(object.sql) }
+    }
     try run("cannot finish the store") {
-      for object in objects where object.type != "table" { try database.execute(object.sql) }
       try database.execute("COMMIT")
       if journalMode.lowercased() == "wal" && path != Self.inMemory {
         try database.execute("PRAGMA journal_mode = WAL")
