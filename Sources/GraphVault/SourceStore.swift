@@ -12,9 +12,13 @@ final class SourceStore {
   /// A private folder for work files, removed with this value.
   let scratch: ScratchFolder
 
-  /// Opens `source`, restoring it when it is an archive.
+  /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
+  /// whole before anything is used; with a password, a plain archive only when
+  /// `allowingUnencrypted`).
   /// - Throws: ``VaultError`` when the source is missing or cannot be restored.
-  init(_ source: String, password: PasswordSource? = nil) throws {
+  init(_ source: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false)
+    throws
+  {
     try ArchiveAccess.requireInput(source)
     scratch = try ScratchFolder()
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
@@ -23,6 +27,7 @@ final class SourceStore {
       path = scratch.path("source.sqlite")
       var options = RestoreOptions()
       options.password = password
+      options.allowUnencrypted = allowingUnencrypted
       _ = try RestoreService.restore(archivePath: source, to: path, options: options)
     } else {
       path = source

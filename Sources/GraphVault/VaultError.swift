@@ -115,6 +115,8 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       case .configuration: kind = .configuration
       }
       self.init(kind, error.detail, cause: error)
+    case let error as SQLiteError:
+      self.init(Self.kind(of: error), error.description, cause: error)
     case let error as DurableIOError:
       self.init(.ioFailure, error.description, cause: error)
     case let error as PropertyListError:

@@ -24,8 +24,13 @@ public final class Database {
   ///
   /// The path is passed as a `file:` URI so that `mode` is enforced by SQLite itself; a read-only
   /// connection on a WAL database reads the `-wal` (unlike `immutable=1`) and never checkpoints it.
+  ///
+  /// `busyTimeout` (milliseconds) is how long each statement, the first read of the schema
+  /// included, waits for another process's lock before failing with `SQLITE_BUSY`.
   /// - Throws: ``SQLiteError`` naming the path when the file cannot be opened or is not a database.
-  public init(path: String, mode: OpenMode = .readWrite) throws(SQLiteError) {
+  public init(path: String, mode: OpenMode = .readWrite, busyTimeout: Int32 = 0)
+    throws(SQLiteError)
+  {
     var flags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
     let modeParameter: String
     switch mode {
@@ -51,6 +56,7 @@ public final class Database {
     self.path = path
     self.mode = mode
     sqlite3_extended_result_codes(db, 1)
+    if busyTimeout > 0 { sqlite3_busy_timeout(db, busyTimeout) }
     // Opening is lazy in SQLite: touch the schema now so a file that is not a database fails
     // here, with its path, rather than at the first query.
     do {

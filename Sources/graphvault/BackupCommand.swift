@@ -59,7 +59,7 @@ struct BackupCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json, dataOnStandardOutput: output == "-") {
       var settings = BackupService.Options()
       settings.modelPath = model
       settings.output = output

@@ -26,7 +26,7 @@ struct CreateCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       let version = try StoreService.create(
         at: store, modelPath: model, versionName: modelVersion, force: force,
         persistentHistory: persistentHistory)

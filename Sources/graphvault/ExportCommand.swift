@@ -32,18 +32,19 @@ struct ExportCommand: ParsableCommand {
   @Option(help: "The file to write (default: - for standard output).")
   var output: String = "-"
 
-  @OptionGroup var password: PasswordOptions
+  @OptionGroup var reading: ReadingOptions
 
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json, dataOnStandardOutput: output == "-") {
       var settings = ExportService.Options()
       settings.format = format
       settings.entities = entity
       settings.modelPath = model
       settings.output = output
-      settings.password = password.source
+      settings.password = reading.password.source
+      settings.allowUnencrypted = reading.allowUnencrypted
       let result = try ExportService.export(source: source, options: settings)
       try Output.archive(result, path: result.output, output: output, options: options)
     }

@@ -3,13 +3,33 @@ import Foundation
 import GraphVault
 
 /// Turns a failure into a message on standard error and the documented exit status.
+///
+/// With `--json`, standard output also gets one JSON document, `{"ok": false, "status": N,
+/// "error": "…"}`, so a monitor reading it always finds one document, success or not.
 enum Failure {
-  static func exitOnError(_ body: () throws -> Void) throws {
+  /// What a failed command prints as JSON.
+  struct Document: Encodable {
+    let ok = false
+    let status: Int32
+    let error: String
+  }
+
+  /// Runs `body`; a ``VaultError`` becomes a message on standard error, the JSON document
+  /// with `json` (on standard error when standard output carries data: `--output -`), and the
+  /// documented exit status.
+  static func exitOnError(
+    json: Bool = false, dataOnStandardOutput: Bool = false, _ body: () throws -> Void
+  ) throws {
     do {
       try body()
     } catch let error as VaultError {
+      let status = ExitStatus(error).rawValue
       FileHandle.standardError.write(Data("graphvault: \(error)\n".utf8))
-      throw ExitCode(ExitStatus(error).rawValue)
+      if json {
+        try? Output.json(
+          Document(status: status, error: error.detail), toStandardError: dataOnStandardOutput)
+      }
+      throw ExitCode(status)
     }
   }
 }

@@ -67,6 +67,7 @@ struct FixtureCommand: ParsableCommand {
   @Option(help: "zstd (default), xz, gzip or none.")
   var compression: Compression = .zstd
 
+  @OptionGroup var reading: ReadingOptions
   @OptionGroup var options: GlobalOptions
 
   func validate() throws {
@@ -82,7 +83,7 @@ struct FixtureCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json, dataOnStandardOutput: output == "-") {
       let sorting = (sort ?? "").split(separator: ",").map { key in
         key.hasPrefix("-")
           ? SortDescriptor(String(key.dropFirst()), ascending: false) : SortDescriptor(String(key))
@@ -94,6 +95,8 @@ struct FixtureCommand: ParsableCommand {
       settings.modelPath = model
       settings.time = time.flatMap(TimeOption.parse)
       settings.compression = compression
+      settings.password = reading.password.source
+      settings.allowUnencrypted = reading.allowUnencrypted
       settings.scrubs = scrub.compactMap(ScrubRule.init(argument:))
       if let scrubKeyFile {
         guard let key = FileManager.default.contents(atPath: scrubKeyFile), !key.isEmpty else {

@@ -67,6 +67,19 @@ struct PasswordOptions: ParsableArguments {
   }
 }
 
+/// Reading archives' content (restore, verify, export, fixture): the password, and whether an
+/// archive that is not encrypted may stand where a password was given.
+struct ReadingOptions: ParsableArguments {
+  @OptionGroup var password: PasswordOptions
+
+  @Flag(
+    name: .customLong("allow-unencrypted"),
+    help:
+      "Read an archive that is not encrypted although a password was given (refused otherwise with 77: anyone can write a plain archive)."
+  )
+  var allowUnencrypted = false
+}
+
 /// Waiting for another run's lock.
 struct LockOptions: ParsableArguments {
   @Option(

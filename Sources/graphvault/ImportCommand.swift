@@ -31,7 +31,7 @@ struct ImportCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       var settings = ImportService.Options()
       settings.modelPath = model
       settings.force = force

@@ -17,7 +17,7 @@ struct ListCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       let summaries = try ListService.list(path: path, password: password.source)
       if options.json {
         try Output.json(summaries)

@@ -17,7 +17,7 @@ struct ModelCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       let report = try StoreService.describe(path: path)
       if options.json {
         try Output.json(report)

@@ -98,7 +98,7 @@ struct PruneCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       var settings = PruneService.Options()
       settings.policy = policy
       settings.dryRun = dryRun

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GraphVault
 
 /// `graphvault restore ARCHIVE --to STORE`: an archive into a fresh store, migrated into a
@@ -33,7 +34,14 @@ struct RestoreCommand: ParsableCommand {
   @Flag(name: .customLong("dry-run"), help: "Print the plan and counts; write nothing.")
   var dryRun = false
 
-  @OptionGroup var password: PasswordOptions
+  @Flag(
+    name: .customLong("drop-unsafe-schema"),
+    help:
+      "Leave out the entries of the archived schema that are refused (triggers the model does not make, views, text outside Core Data's layout), and the rows of a table left out, with a warning listing them; without it such an archive is refused (65)."
+  )
+  var dropUnsafeSchema = false
+
+  @OptionGroup var reading: ReadingOptions
   @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
 
@@ -44,16 +52,22 @@ struct RestoreCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       var settings = RestoreOptions()
       settings.force = force
       settings.modelPath = model
       settings.modelVersion = modelVersion
       settings.mappingPath = mapping
       settings.dryRun = dryRun
-      settings.password = password.source
+      settings.password = reading.password.source
+      settings.allowUnencrypted = reading.allowUnencrypted
+      settings.leaveOutUnsafeSchema = dropUnsafeSchema
       settings.wait = lock.wait
       let result = try RestoreService.restore(archivePath: archive, to: to, options: settings)
+      for entry in result.leftOut {
+        FileHandle.standardError.write(
+          Data("graphvault: warning: left out of the archived schema: \(entry)\n".utf8))
+      }
       if options.json {
         try Output.json(result)
       } else if dryRun && !options.quiet {

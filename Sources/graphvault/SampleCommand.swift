@@ -36,7 +36,7 @@ struct SampleCommand: ParsableCommand {
   }
 
   func run() throws {
-    try Failure.exitOnError {
+    try Failure.exitOnError(json: options.json) {
       if workload == .library {
         try SampleLibrary.generate(at: store, objects: objects, seed: seed, overwrite: force)
       } else {

@@ -14,12 +14,14 @@ struct VerifyCommand: ParsableCommand {
   @Argument(help: "The archive (.gvault), or - for standard input.")
   var archive: String
 
-  @OptionGroup var password: PasswordOptions
+  @OptionGroup var reading: ReadingOptions
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
-    try Failure.exitOnError {
-      let report = try VerifyService.verify(archivePath: archive, password: password.source)
+    try Failure.exitOnError(json: options.json) {
+      let report = try VerifyService.verify(
+        archivePath: archive, password: reading.password.source,
+        allowingUnencrypted: reading.allowUnencrypted)
       if options.json {
         try Output.json(report)
       } else if !options.quiet || !report.ok {
@@ -38,7 +40,8 @@ struct VerifyCommand: ParsableCommand {
           FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         }
       }
-      if !report.ok { throw VaultError(.invalidInput, "verification failed") }
+      // The report said what failed: exit without a second message or document.
+      if !report.ok { throw ExitCode(ExitStatus.dataError.rawValue) }
     }
   }
 }

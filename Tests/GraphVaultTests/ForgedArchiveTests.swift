@@ -33,7 +33,12 @@ struct Forgery: CustomStringConvertible, Sendable {
     try forger.edit(schema) { value in
       value = .array(
         (value.arrayValue ?? [])
-          + [["type": .string(type), "name": .string(name), "table": .string(table), "sql": .string(sql)]])
+          + [
+            [
+              "type": .string(type), "name": .string(name), "table": .string(table),
+              "sql": .string(sql),
+            ]
+          ])
     }
   }
 
@@ -98,7 +103,8 @@ struct Forgery: CustomStringConvertible, Sendable {
     Forgery("a partial index whose condition writes a file") { forger, folder, _ in
       try addSchemaEntry(
         &forger, type: "index", name: "EVIL", table: "ZBOOK",
-        sql: "CREATE INDEX EVIL ON ZBOOK (ZTITLE) WHERE writefile('\(folder)/created.txt', 'x') > 0")
+        sql: "CREATE INDEX EVIL ON ZBOOK (ZTITLE) WHERE writefile('\(folder)/created.txt', 'x') > 0"
+      )
     },
     Forgery("a view") { forger, _, _ in
       try addSchemaEntry(
@@ -143,7 +149,8 @@ struct Forgery: CustomStringConvertible, Sendable {
         &forger, "Book", format: format,
         records: set("@columns", ["ZAUTHOR": 777_777], inRecord: 0), columns: { _ in })
     },
-    Forgery("two authors with the alias the model makes unique", formats: [1]) { forger, _, format in
+    Forgery("two authors with the alias the model makes unique", formats: [1]) {
+      forger, _, format in
       try editObjects(
         &forger, "Author", format: format,
         records: { items in
@@ -177,7 +184,8 @@ struct Forgery: CustomStringConvertible, Sendable {
       }
     },
     Forgery("metadata that is not a dictionary") { forger, _, _ in
-      forger.replace(ArchiveLayout.storeMetadata, with: PropertyListValue.array([1]).binaryPropertyList())
+      forger.replace(
+        ArchiveLayout.storeMetadata, with: PropertyListValue.array([1]).binaryPropertyList())
     },
     Forgery("a model cache that is not a model") { forger, _, _ in
       forger.replace(ArchiveLayout.storeModelCache, with: [0xFF, 0x00, 0x13, 0x37])
@@ -256,7 +264,9 @@ struct ForgedArchiveTests {
     }
   }
 
-  @Test("verify and restore both refuse a forged archive as bad data, and nothing else changes", arguments: cases)
+  @Test(
+    "verify and restore both refuse a forged archive as bad data, and nothing else changes",
+    arguments: cases)
   func verifyAndRestoreRefuseEveryForgery(forgery: Forgery, format: Int64) throws {
     let scene = try Scene(forgery, format: format)
     let report = try VerifyService.verify(archivePath: scene.archive)
@@ -277,7 +287,9 @@ struct ForgedArchiveTests {
     let scene = try Scene(forgery, format: format)
     var export = ExportService.Options()
     export.output = scene.directory.path("export.json").path
-    #expect(throws: VaultError.self) { try ExportService.export(source: scene.archive, options: export) }
+    #expect(throws: VaultError.self) {
+      try ExportService.export(source: scene.archive, options: export)
+    }
     let fixture = FixtureService.Options(
       selection: .init(entity: "Book", limit: 2), output: scene.directory.path("f.gvault").path)
     do {
@@ -295,7 +307,8 @@ struct ForgedArchiveTests {
     let precious = directory.path("precious.db").path
     let db = try Database(path: precious, mode: .readWriteCreate)
     try db.execute("CREATE TABLE precious (value TEXT)")
-    let frozen = SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Archives/Library-1.gvault")
+    let frozen = SharedFixtures.packageRoot.appendingPathComponent(
+      "Fixtures/Archives/Library-1.gvault")
     var forger = try ArchiveForger(reading: frozen.path)
     try Forgery.addSchemaEntry(
       &forger, type: "table", name: "APP", table: "APP",
@@ -303,22 +316,27 @@ struct ForgedArchiveTests {
     let archive = directory.path("forged.gvault").path
     try forger.write(to: archive)
     var options = RestoreOptions()
-    options.modelPath = SharedFixtures.packageRoot.appendingPathComponent(
-      "Fixtures/Library.xcdatamodeld"
-    ).path
+    options.modelPath =
+      SharedFixtures.packageRoot.appendingPathComponent(
+        "Fixtures/Library.xcdatamodeld"
+      ).path
     #expect {
       try RestoreService.restore(
         archivePath: archive, to: directory.path("migrated.sqlite").path, options: options)
     } throws: { error in
       (error as? VaultError)?.kind == .invalidInput
     }
-    #expect(try db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").scalar() == .integer(1))
+    #expect(
+      try db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").scalar()
+        == .integer(1))
     // Asked to, the restore leaves the entry out, says so, and migrates the rest.
     options.leaveOutUnsafeSchema = true
     let result = try RestoreService.restore(
       archivePath: archive, to: directory.path("migrated.sqlite").path, options: options)
     #expect(result.leftOut.count == 1 && result.leftOut[0].contains("table APP"))
-    #expect(try db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").scalar() == .integer(1))
+    #expect(
+      try db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").scalar()
+        == .integer(1))
   }
 
   @Test("with a password, an archive that is not encrypted is refused unless allowed")

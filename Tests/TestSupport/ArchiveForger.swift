@@ -67,7 +67,8 @@ public struct ArchiveForger {
   public func write(to path: String, fixingIndex: Bool = true) throws {
     var written = members
     if fixingIndex, let position = written.firstIndex(where: { $0.path == Self.index }) {
-      var index = try PropertyListValue(binaryPropertyList: written[position].bytes)
+      var index =
+        try PropertyListValue(binaryPropertyList: written[position].bytes)
         .dictionaryValue ?? [:]
       index["members"] = .array(
         written.filter { $0.path != Self.index }.map { member in

@@ -19,15 +19,17 @@ public enum BuiltTool {
     return SharedFixtures.packageRoot.appendingPathComponent(".build/debug/graphvault").path
   }()
 
-  /// Runs the tool with `arguments`, with `environment` added to the test's own.
+  /// Runs the tool with `arguments`, with `environment` added to the test's own, in
+  /// `directory` (the test's own when nil).
   public static func run(
-    _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:]
+    _ arguments: [String], input: [UInt8] = [], environment: [String: String] = [:],
+    directory: String? = nil
   ) throws -> ProcessResult {
     try Subprocess.run(
       path, arguments, input: input,
       environment: environment.isEmpty
         ? nil
-        : ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        : ProcessInfo.processInfo.environment.merging(environment) { $1 }, directory: directory)
   }
 
   /// Starts the tool with `arguments` without waiting for it.

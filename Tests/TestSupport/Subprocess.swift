@@ -15,12 +15,13 @@ public struct ProcessResult: Sendable {
 /// Runs programs for tests: the built `graphvault` binary, `python3`, `bsdtar`.
 public enum Subprocess {
   /// Runs `executable` (a path, or a name looked up on `PATH`) with `arguments`, feeding it
-  /// `input` on standard input, and waits for it.
+  /// `input` on standard input, in `directory` (the test's own when nil), and waits for it.
   public static func run(
     _ executable: String, _ arguments: [String], input: [UInt8] = [],
-    environment: [String: String]? = nil
+    environment: [String: String]? = nil, directory: String? = nil
   ) throws -> ProcessResult {
     let process = Process()
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     if executable.contains("/") {
       process.executableURL = URL(fileURLWithPath: executable)
       process.arguments = arguments

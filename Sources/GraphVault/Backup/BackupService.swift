@@ -60,7 +60,9 @@ public enum BackupService {
     -> BackupResult
   {
     try vault {
-      let store = try CoreDataStore(path: storePath)
+      // A store in rollback-journal mode is locked while an app commits: wait for it.
+      let store = try CoreDataStore(
+        path: storePath, busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
       guard ArchiveLayout.formatVersions.contains(options.formatVersion) else {
         throw VaultError(
           .usage, ArchiveLayout.unsupportedFormat(options.formatVersion, verb: "writes"))

@@ -47,6 +47,8 @@ public enum ExportService {
     public var output = "-"
     /// The password of an encrypted archive.
     public var password: PasswordSource?
+    /// Read an archive that is not encrypted although a password was given.
+    public var allowUnencrypted = false
 
     /// Every entity as pretty JSON on standard output.
     public init() {}
@@ -64,7 +66,8 @@ public enum ExportService {
     -> ExportResult
   {
     try vault {
-      let source = try SourceStore(path, password: options.password)
+      let source = try SourceStore(
+        path, password: options.password, allowingUnencrypted: options.allowUnencrypted)
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
       // A model read from the store is named the same whatever the file is called, so the

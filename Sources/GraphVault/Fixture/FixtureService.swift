@@ -33,6 +33,11 @@ public enum FixtureService {
     public var compression: Compression = .zstd
     /// Replacements for data that must not leave production, applied in order.
     public var scrubs: [ScrubRule] = []
+    /// The password of the source, when it is an encrypted archive (the fixture itself is
+    /// never encrypted: it is meant for a test suite's repository).
+    public var password: PasswordSource?
+    /// Read a source archive that is not encrypted although a password was given.
+    public var allowUnencrypted = false
     /// The key of `hash` scrubbing (a key derived from the store's UUID when empty: then
     /// values that can be guessed can be tried against the hashes).
     public var scrubKey: [UInt8] = []
@@ -53,7 +58,8 @@ public enum FixtureService {
   public static func cut(source path: String, options: Options) throws(VaultError) -> FixtureResult
   {
     try vault {
-      let source = try SourceStore(path)
+      let source = try SourceStore(
+        path, password: options.password, allowingUnencrypted: options.allowUnencrypted)
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
       let store = try CoreDataStore(path: source.path)

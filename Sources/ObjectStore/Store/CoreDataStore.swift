@@ -49,22 +49,47 @@ public final class CoreDataStore {
   /// The rows of `Z_PRIMARYKEY`.
   public let entityRows: [EntityRow]
 
-  /// Opens a store read-only.
+  /// How long a read waits by default for a writer's lock (a store in rollback-journal mode is
+  /// locked while an app commits): 5 seconds.
+  public static let defaultBusyTimeout = 5.0
+
+  /// Opens a store read-only; every read waits up to `busyTimeout` seconds for another
+  /// process's write lock.
   /// - Throws: ``StoreError``: ``StoreError/Kind/missing`` when the file does not exist,
   ///   ``StoreError/Kind/notADatabase`` when it is not SQLite,
-  ///   ``StoreError/Kind/notACoreDataStore`` when it lacks Core Data's tables.
-  public convenience init(path: String) throws(StoreError) {
-    try self.init(path: path, writable: false)
+  ///   ``StoreError/Kind/notACoreDataStore`` when it lacks Core Data's tables,
+  ///   ``StoreError/Kind/conflict`` when a writer held it longer than `busyTimeout`.
+  public convenience init(path: String, busyTimeout: Double = defaultBusyTimeout)
+    throws(StoreError)
+  {
+    try self.init(path: path, writable: false, busyTimeout: busyTimeout)
   }
 
   /// Opens a store for reading, or (`writable`) for a context to change it.
-  init(path: String, writable: Bool) throws(StoreError) {
-    guard FileManager.default.fileExists(atPath: path) else {
+  init(path: String, writable: Bool, busyTimeout: Double = defaultBusyTimeout) throws(StoreError) {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
       throw StoreError(.missing, "no store at this path", path: path)
     }
+    guard !isFolder.boolValue else {
+      throw StoreError(.missing, "this is a folder, not a store", path: path)
+    }
+    guard FileManager.default.isReadableFile(atPath: path) else {
+      throw StoreError(
+        .missing, "the store cannot be read: permission denied (\(Self.owner(of: path)))",
+        path: path)
+    }
     do {
-      database = try Database(path: path, mode: writable ? .readWrite : .readOnly)
+      database = try Database(
+        path: path, mode: writable ? .readWrite : .readOnly,
+        busyTimeout: Int32(min(busyTimeout, 86_400) * 1000))
     } catch {
+      if error.isBusy {
+        throw StoreError(
+          .conflict,
+          "another process holds the store's write lock, still after \(Self.seconds(busyTimeout)) (retry later, or wait longer with --wait)",
+          path: path, underlying: error)
+      }
       throw StoreError(
         error.isNotADatabase ? .notADatabase : .missing,
         error.isNotADatabase ? "the file is not an SQLite database" : "the store cannot be opened",
@@ -97,6 +122,19 @@ public final class CoreDataStore {
       throw StoreError(
         .database, "cannot read the store's tables", path: path, underlying: error as? SQLiteError)
     }
+  }
+
+  /// `3 s`, `0.5 s`.
+  static func seconds(_ value: Double) -> String {
+    value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+  }
+
+  /// Who owns the file and its mode, for a message about permissions.
+  static func owner(of path: String) -> String {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return "it cannot be examined" }
+    let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "\(info.st_uid)"
+    return "owned by \(name), mode \(String(info.st_mode & 0o777, radix: 8))"
   }
 
   /// Runs `body` in one read transaction: every read inside sees the same snapshot.
