@@ -155,6 +155,7 @@ public struct ArchiveForger {
 
 /// A forgery that could not be made as asked.
 public struct ForgeryError: Error, CustomStringConvertible {
+  /// What could not be done.
   public let description: String
   init(_ description: String) { self.description = description }
 }
