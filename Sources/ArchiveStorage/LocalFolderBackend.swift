@@ -56,7 +56,8 @@ public final class LocalFolderBackend: StorageBackend {
     do {
       return LocalOutput(file: try PendingFile(creating: path(of: name), mode: 0o600))
     } catch {
-      throw StorageError(.io, error.description)
+      let denied = error.errno == EACCES || error.errno == EPERM
+      throw StorageError(denied ? .denied : .io, error.description)
     }
   }
 
@@ -80,7 +81,12 @@ public final class LocalFolderBackend: StorageBackend {
       case .held(let holder):
         throw StorageError(.locked, "locked by another run (\(holder)) (\(lockPath))")
       case .io(let failure):
-        throw StorageError(.io, failure.description)
+        let denied = failure.errno == EACCES || failure.errno == EPERM
+        throw StorageError(
+          denied ? .denied : .io,
+          denied
+            ? "this user may not write in the folder: \(failure.description) (the folder is \(FileOwnership.describe(folder)))"
+            : failure.description)
       }
     }
   }
@@ -117,12 +123,20 @@ private final class LocalInput: ArchiveInput {
     fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
       let failure = DurableIOError("cannot open", path: path, errno: errno)
-      throw StorageError(failure.errno == ENOENT ? .notFound : .io, failure.description)
+      switch failure.errno {
+      case ENOENT: throw StorageError(.notFound, failure.description)
+      case EACCES, EPERM:
+        throw StorageError(
+          .unreadable,
+          "the archive cannot be read: permission denied (\(path), \(FileOwnership.describe(path)))")
+      default: throw StorageError(.io, failure.description)
+      }
     }
     var status = stat()
     if fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG {
       close(fd)
-      throw StorageError(.notAnArchive, "not an archive file (\(path))")
+      let what = (status.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+      throw StorageError(.notAnArchive, "this is \(what), not an archive (\(path))")
     }
   }
 

@@ -8,6 +8,8 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
     case exists
     /// What is there is not an archive (a folder, a device).
     case notAnArchive
+    /// The archive is there, but this process may not read it.
+    case unreadable
     /// Another run holds the lock.
     case locked
     /// Reading or writing failed (for object storage, after its retries).

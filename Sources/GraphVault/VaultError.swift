@@ -99,7 +99,7 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       switch error.kind {
       case .notFound: kind = .inputMissing
       case .exists: kind = .destinationExists
-      case .notAnArchive: kind = .invalidInput
+      case .notAnArchive, .unreadable: kind = .inputMissing
       case .locked: kind = .locked
       case .io: kind = .ioFailure
       case .denied: kind = .accessDenied
@@ -118,7 +118,9 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
     case let error as SQLiteError:
       self.init(Self.kind(of: error), error.description, cause: error)
     case let error as DurableIOError:
-      self.init(.ioFailure, error.description, cause: error)
+      // A folder that refuses a file (a lock, a temporary store) is a permission problem.
+      let denied = error.errno == EACCES || error.errno == EPERM
+      self.init(denied ? .accessDenied : .ioFailure, error.description, cause: error)
     case let error as PropertyListError:
       self.init(.invalidInput, error.description, cause: error)
     case let error as ModelError:

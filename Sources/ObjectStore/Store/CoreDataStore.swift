@@ -1,3 +1,4 @@
+import DurableIO
 import Foundation
 import ObjectModel
 import PropertyList
@@ -76,7 +77,7 @@ public final class CoreDataStore {
     }
     guard FileManager.default.isReadableFile(atPath: path) else {
       throw StoreError(
-        .missing, "the store cannot be read: permission denied (\(Self.owner(of: path)))",
+        .missing, "the store cannot be read: permission denied (\(FileOwnership.describe(path)))",
         path: path)
     }
     do {
@@ -127,14 +128,6 @@ public final class CoreDataStore {
   /// `3 s`, `0.5 s`.
   static func seconds(_ value: Double) -> String {
     value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-  }
-
-  /// Who owns the file and its mode, for a message about permissions.
-  static func owner(of path: String) -> String {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return "it cannot be examined" }
-    let name = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "\(info.st_uid)"
-    return "owned by \(name), mode \(String(info.st_mode & 0o777, radix: 8))"
   }
 
   /// Runs `body` in one read transaction: every read inside sees the same snapshot.
