@@ -18,25 +18,41 @@ public enum DurableFile {
   }
 
   /// Lets `body` build an SQLite database at a temporary path beside `path`, then syncs it and
-  /// moves it into place, removing the sidecars (`-wal`, `-shm`, `-journal`) of the database it
-  /// replaces. On failure the temporary database and its sidecars are removed and `path` is
-  /// untouched.
-  /// - Throws: ``DurableIOError``, or what `body` throws.
+  /// moves it into place. On failure the temporary database and its sidecars are removed and
+  /// `path` is untouched.
+  ///
+  /// A database already at `path` stays whole, its sidecars (`-wal`, `-shm`, `-journal`)
+  /// included, until the new one is in place: `beforeReplacing` is called with its path first
+  /// (to fold its journal into its main file, so that its sidecars hold nothing it needs), the
+  /// new file takes its mode and, where allowed, its owner, the rename replaces it in one step,
+  /// and only then are the old sidecars removed (they would otherwise be read as the new
+  /// file's).
+  /// - Throws: ``DurableIOError``, or what `body` or `beforeReplacing` throws.
   ///
   /// The temporary file is created (empty, mode 0644 less the umask, as SQLite makes them) and
   /// locked before `body` runs, so ``abandonedTemporaries(in:of:)`` never takes it for a dead
   /// run's leftover.
-  public static func buildDatabase<R>(at path: String, _ body: (String) throws -> R) throws -> R {
+  public static func buildDatabase<R>(
+    at path: String, beforeReplacing: ((String) throws -> Void)? = nil,
+    _ body: (String) throws -> R
+  ) throws -> R {
     let temporary = temporaryPath(beside: path)
     let fd = try createLocked(temporary, mode: 0o644)
     defer { close(fd) }
     do {
       let result = try body(temporary)
-      // A replaced database's sidecars belong to the old file.
-      for suffix in ["-wal", "-shm", "-journal"] {
-        try? FileManager.default.removeItem(atPath: path + suffix)
+      var old = stat()
+      let replacing = stat(path, &old) == 0
+      if replacing {
+        try beforeReplacing?(path)
+        chmod(temporary, old.st_mode & 0o7777)
+        // Only root may give a file away; others keep their own, as a copy would.
+        _ = chown(temporary, old.st_uid, old.st_gid)
       }
       try publish(temporary, as: path)
+      if replacing {
+        for suffix in ["-wal", "-shm", "-journal"] { unlink(path + suffix) }
+      }
       return result
     } catch {
       for suffix in ["", "-wal", "-shm", "-journal"] {

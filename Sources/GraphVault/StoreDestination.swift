@@ -8,13 +8,21 @@ struct StoreDestination {
   /// The lock, held until ``release()``.
   private let lock: FileLock
 
-  /// Claims `destination` for `what` (`restore`, `import`).
+  /// Claims `destination` for `what` (`restore`, `import`), which reads `source`.
   /// - Parameters:
   ///   - force: whether an existing store may be replaced.
   ///   - wait: how long to wait for another writer, in seconds (nil: fail at once).
-  /// - Throws: ``VaultError``: locked (75) when another writer holds it, destination exists
-  ///   (73) unless `force`.
-  init(_ destination: String, for what: String, force: Bool, wait: Double?) throws {
+  /// - Throws: ``VaultError``: usage (64) when the destination is the file being read (a
+  ///   `--force` would replace the only copy), locked (75) when another writer holds it,
+  ///   destination exists (73) unless `force`.
+  init(_ destination: String, for what: String, reading source: String, force: Bool, wait: Double?)
+    throws
+  {
+    if Self.sameFile(source, destination) {
+      throw VaultError(
+        .usage,
+        "the destination is the file being read: the \(what) would replace it (\(destination))")
+    }
     let url = URL(fileURLWithPath: destination)
     let folder = url.deletingLastPathComponent()
     do throws(FileLock.Failure) {
@@ -36,6 +44,14 @@ struct StoreDestination {
       throw VaultError(
         .destinationExists, "the store exists (use --force to replace it) (\(destination))")
     }
+  }
+
+  /// Whether `a` and `b` name one existing file (links followed).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    var first = stat()
+    var second = stat()
+    guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+    return first.st_dev == second.st_dev && first.st_ino == second.st_ino
   }
 
   /// Lets the next writer in.

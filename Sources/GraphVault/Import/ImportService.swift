@@ -69,9 +69,9 @@ public enum ImportService {
       let objects = ObjectFile(path: path)
       let model = try resolveModel(objects, modelPath: options.modelPath, file: file)
       let claim = try StoreDestination(
-        destination, for: "import", force: options.force, wait: options.wait)
+        destination, for: "import", reading: file, force: options.force, wait: options.wait)
       defer { claim.release() }
-      let counts = try DurableFile.buildDatabase(at: destination) { temporary in
+      let counts = try StoreFile.build(at: destination) { temporary in
         var creation = StoreCreator.Options()
         creation.overwrite = true
         try StoreCreator.create(at: temporary, model: model, options: creation)

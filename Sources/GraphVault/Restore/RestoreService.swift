@@ -95,9 +95,10 @@ public enum RestoreService {
           options: options)
       }
       let claim = try StoreDestination(
-        destination, for: "restore", force: options.force, wait: options.wait)
+        destination, for: "restore", reading: archivePath, force: options.force,
+        wait: options.wait)
       defer { claim.release() }
-      return try DurableFile.buildDatabase(at: destination) { temporary in
+      return try StoreFile.build(at: destination) { temporary in
         try load(
           archivePath: archivePath, into: temporary, destination: destination, target: target,
           options: options)

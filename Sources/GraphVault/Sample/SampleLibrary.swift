@@ -100,7 +100,7 @@ public enum SampleLibrary {
         throw VaultError(
           .destinationExists, "the store exists (use --force to replace it) (\(path))")
       }
-      try DurableFile.buildDatabase(at: path) { temporary in
+      try StoreFile.build(at: path) { temporary in
         try fill(temporary, model: model, objects: objects, seed: seed)
       }
     }

@@ -33,7 +33,7 @@ public enum SampleWorkload: String, CaseIterable, Sendable {
       if FileManager.default.fileExists(atPath: path) {
         throw VaultError(.destinationExists, "the store exists (\(path))")
       }
-      try DurableFile.buildDatabase(at: path) { temporary in
+      try StoreFile.build(at: path) { temporary in
         try fill(temporary, model: model, objects: objects, seed: seed)
       }
     }

@@ -50,7 +50,7 @@ public enum StoreCreator {
         .destinationExists, "the destination exists (use --force to replace it)", path: path)
     }
     do {
-      try DurableFile.buildDatabase(at: path) { temporary in
+      try StoreFile.build(at: path) { temporary in
         try build(at: temporary, schema: schema, options: options)
       }
     } catch let error as StoreError {
