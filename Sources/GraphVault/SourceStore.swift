@@ -11,6 +11,8 @@ final class SourceStore {
   let recordedSource: String
   /// A private folder for work files, removed with this value.
   let scratch: ScratchFolder
+  /// A store read from a private copy (``ReadableStore``), kept as long as this value.
+  private let readable: ReadableStore?
 
   /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
   /// whole before anything is used; with a password, a plain archive only when
@@ -29,8 +31,11 @@ final class SourceStore {
       options.password = password
       options.allowUnencrypted = allowingUnencrypted
       _ = try RestoreService.restore(archivePath: source, to: path, options: options)
+      readable = nil
     } else {
-      path = source
+      let opened = try ReadableStore(source)
+      path = opened.path
+      readable = opened
     }
   }
 

@@ -17,6 +17,7 @@ struct BusyStoreCommandTests {
     db = sqlite3.connect(path, timeout=30, isolation_level=None)
     db.execute("PRAGMA journal_mode=DELETE")
     key = db.execute("SELECT max(Z_PK) FROM ZTAG").fetchone()[0] or 0
+    tag = db.execute("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'").fetchone()[0]
     if hold > 0:
         db.execute("BEGIN EXCLUSIVE")
         open(ready, "w").close()
@@ -27,7 +28,7 @@ struct BusyStoreCommandTests {
     while not os.path.exists(stop):
         key += 1
         db.execute("BEGIN IMMEDIATE")
-        db.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 6, 1, ?)", (key, "t%d" % key))
+        db.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, 1, ?)", (key, tag, "t%d" % key))
         db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_NAME = 'Tag'", (key,))
         db.execute("COMMIT")
         time.sleep(0.02)

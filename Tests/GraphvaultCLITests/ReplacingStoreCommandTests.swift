@@ -27,9 +27,11 @@ struct ReplacingStoreCommandTests {
       db = sqlite3.connect(sys.argv[1], isolation_level=None)
       db.execute("PRAGMA wal_autocheckpoint=0")
       start = db.execute("SELECT max(Z_PK) FROM ZTAG").fetchone()[0]
+      tag = db.execute("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'").fetchone()[0]
       db.execute("BEGIN")
       for key in range(start + 1, start + 51):
-          db.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, 6, 1, 'wal only')", (key,))
+          db.execute("INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, 1, 'wal only')", (key, tag))
+      db.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_NAME = 'Tag'", (start + 50,))
       db.execute("COMMIT")
       sys.stdout.flush()
       os._exit(0)

@@ -61,8 +61,15 @@ public enum BackupService {
   {
     try vault {
       // A store in rollback-journal mode is locked while an app commits: wait for it.
+      let readable = try ReadableStore(storePath)
+      // The archive names the store as given, even when it is read from a copy.
+      var options = options
+      options.recordedSourcePath =
+        options.recordedSourcePath ?? URL(fileURLWithPath: storePath).standardizedFileURL.path
+      defer { withExtendedLifetime(readable) {} }
       let store = try CoreDataStore(
-        path: storePath, busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
+        path: readable.path,
+        busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
       guard ArchiveLayout.formatVersions.contains(options.formatVersion) else {
         throw VaultError(
           .usage, ArchiveLayout.unsupportedFormat(options.formatVersion, verb: "writes"))
