@@ -31,6 +31,34 @@ public enum ArchiveNaming {
     URL(fileURLWithPath: storePath).deletingPathExtension().lastPathComponent
   }
 
+  /// The store part of an archive's name as graphvault names them (`Library` for
+  /// `Library-20261122T030000.123Z.gvault`), or of a leftover of one (its hidden temporary
+  /// `.NAME.tmp-UUID`, or an unfinished upload `NAME?uploadId=…`); nil for other names.
+  public static func storeName(ofArchive name: String) -> String? {
+    var archive = Substring(name)
+    if archive.hasPrefix("."), let marker = archive.range(of: ".tmp-") {
+      archive = archive[archive.index(after: archive.startIndex)..<marker.lowerBound]
+    }
+    if let upload = archive.range(of: "?uploadId=") { archive = archive[..<upload.lowerBound] }
+    let suffix = ".\(fileExtension)"
+    guard archive.hasSuffix(suffix) else { return nil }
+    let stem = archive.dropLast(suffix.count)
+    // <store>-YYYYMMDDTHHMMSS.mmmZ
+    let stampLength = 20
+    guard stem.count > stampLength + 1, let dash = stem.dropLast(stampLength).last, dash == "-"
+    else { return nil }
+    let stamp = stem.suffix(stampLength)
+    let shape = stamp.enumerated().allSatisfy { offset, character in
+      switch offset {
+      case 8: character == "T"
+      case 15: character == "."
+      case 19: character == "Z"
+      default: character.isASCII && character.isNumber
+      }
+    }
+    return shape ? String(stem.dropLast(stampLength + 1)) : nil
+  }
+
   /// Whether `name` is an archive's name.
   public static func isArchive(_ name: String) -> Bool {
     name.hasSuffix(".\(fileExtension)") && !name.hasPrefix(".")

@@ -128,7 +128,8 @@ private final class LocalInput: ArchiveInput {
       case EACCES, EPERM:
         throw StorageError(
           .unreadable,
-          "the archive cannot be read: permission denied (\(path), \(FileOwnership.describe(path)))")
+          "the archive cannot be read: permission denied (\(path), \(FileOwnership.describe(path)))"
+        )
       default: throw StorageError(.io, failure.description)
       }
     }

@@ -21,6 +21,8 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
     case invalidInput
     /// The destination exists and replacing it was not asked for.
     case destinationExists
+    /// The destination cannot be created where it was asked for (its folder is missing).
+    case destinationUnavailable
     /// Reading or writing failed (a full disk, an I/O error).
     case ioFailure
     /// Another run holds the lock.

@@ -22,7 +22,7 @@ enum ExitStatus: Int32, CaseIterable {
       return
         "bad data: not a Core Data store, a damaged or incomplete archive"
     case .noInput: return "input missing or unreadable"
-    case .cannotCreate: return "destination exists (use --force)"
+    case .cannotCreate: return "destination exists (use --force), or its folder is missing"
     case .ioError: return "I/O error (disk full, write failed)"
     case .temporaryFailure: return "locked by another run; retry later (or use --wait)"
     case .permissionDenied:
@@ -37,7 +37,7 @@ enum ExitStatus: Int32, CaseIterable {
     switch error.kind {
     case .inputMissing: self = .noInput
     case .invalidInput: self = .dataError
-    case .destinationExists: self = .cannotCreate
+    case .destinationExists, .destinationUnavailable: self = .cannotCreate
     case .ioFailure: self = .ioError
     case .locked: self = .temporaryFailure
     case .modelUnavailable: self = .configuration

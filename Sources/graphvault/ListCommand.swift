@@ -45,6 +45,10 @@ struct ListCommand: ParsableCommand {
         return
       }
       for summary in summaries {
+        if summary.leftover {
+          print("-  LEFTOVER \(summary.bytes) bytes  \(summary.archive)  (\(summary.error ?? ""))")
+          continue
+        }
         let state =
           summary.error.map { "UNREADABLE: \($0)" }
           ?? (summary.complete ? "complete" : "INCOMPLETE")

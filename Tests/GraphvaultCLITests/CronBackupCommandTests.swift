@@ -88,29 +88,65 @@ struct CronBackupCommandTests {
     #expect(CronWorkspace.temporaries(in: workspace.backups).isEmpty)
   }
 
-  @Test func aBackupKilledWithSigkillBlocksNothingAndLeavesNothingUnderAFinalName() throws {
-    let workspace = try CronWorkspace()
-    let store = try workspace.sampleStore(objects: 20_000)
+  /// Starts a backup of `store` and kills it once its temporary file is there; returns the
+  /// temporaries it left.
+  func killedBackup(_ store: String, in workspace: CronWorkspace) throws -> [String] {
+    let before = CronWorkspace.temporaries(in: workspace.backups)
     let killed = try BuiltTool.start(workspace.backupArguments(store))
     #expect(
-      RunningProcess.eventually { !CronWorkspace.temporaries(in: workspace.backups).isEmpty })
+      RunningProcess.eventually {
+        CronWorkspace.temporaries(in: workspace.backups).count > before.count
+      })
     killed.send(SIGKILL)
     #expect(killed.wait().status != 0)
-    #expect(try workspace.archives().isEmpty)
-    let leftovers = CronWorkspace.temporaries(in: workspace.backups)
-    #expect(leftovers.count == 1)
+    return CronWorkspace.temporaries(in: workspace.backups).filter { !before.contains($0) }
+  }
 
-    // The next run is not blocked.
+  @Test func aBackupKilledWithSigkillBlocksNothingAndItsLeftoverGoesWithTheStoresNextBackup()
+    throws
+  {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 20_000)
+    let other = try workspace.sampleStore("Other.sqlite", objects: 20_000)
+    let leftover = try killedBackup(store, in: workspace)
+    let othersLeftover = try killedBackup(other, in: workspace)
+    #expect(leftover.count == 1 && othersLeftover.count == 1)
+    #expect(try workspace.archives().isEmpty)
+
+    // list shows both leftovers.
+    let list = try BuiltTool.run(["list", workspace.backups, "--json"])
+    let entries = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.stdoutBytes)) as? [[String: Any]])
+    let listed = entries.filter { $0["leftover"] as? Bool == true }.compactMap {
+      ($0["archive"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
+    }
+    #expect(listed.sorted() == (leftover + othersLeftover).sorted())
+    #expect(try BuiltTool.run(["list", workspace.backups]).stdout.contains("LEFTOVER"))
+
+    // The next backup of the store is not blocked and removes its store's leftover only.
     try workspace.backup(store)
     #expect(try workspace.archives().count == 1)
-    // Prune names the leftover and removes it; the good archive stays.
+    #expect(CronWorkspace.temporaries(in: workspace.backups) == othersLeftover)
+    // Prune names the other store's leftover and removes it; the good archive stays.
     let prune = try BuiltTool.run(["prune", workspace.backups, "--keep-last", "1", "--json"])
     #expect(prune.status == 0, "\(prune.stderr)")
     let report = try CronWorkspace.json(prune)
     let names = (report["leftovers"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
-    #expect(names == leftovers)
+    #expect(names == othersLeftover)
     #expect(CronWorkspace.temporaries(in: workspace.backups).isEmpty)
     #expect(try workspace.archives().count == 1)
+  }
+
+  @Test func anOutputFolderThatDoesNotExistIsRefusedBeforeAnyWork() throws {
+    let workspace = try CronWorkspace()
+    let store = try workspace.emptyStore("Library.sqlite")
+    let missing = workspace.directory.url.path + "/missing"
+    for output in [missing + "/", missing + "/named.gvault"] {
+      let result = try BuiltTool.run(["backup", store, "--output", output])
+      #expect(result.status == 73, "\(output): \(result.stderr)")
+      #expect(result.stderr.contains("no folder at"), "\(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: workspace.path("missing")))
+    }
   }
 
   @Test func twoRestoresToOneStoreDoNotOverlapAndAKilledOnesLeftoversAreRemoved() throws {

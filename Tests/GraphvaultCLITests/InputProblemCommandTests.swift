@@ -65,7 +65,8 @@ struct InputProblemCommandTests {
     chmod(directory.url.path, 0o755)
     chmod(store, 0o644)
     let result = try Subprocess.run(
-      "setpriv", Self.asNobody + [BuiltTool.path, "backup", store, "--output", directory.url.path + "/"])
+      "setpriv",
+      Self.asNobody + [BuiltTool.path, "backup", store, "--output", directory.url.path + "/"])
     #expect(result.status == 77, "\(result.stderr)")
     #expect(result.stderr.contains("may not write in the folder"))
     let unreadable = try Subprocess.run(
@@ -90,6 +91,8 @@ struct InputProblemCommandTests {
     let result = try BuiltTool.run(["backup", damaged, "--output", folder + "/"])
     #expect(result.status == 65, "\(result.stderr)")
     #expect(result.stderr.contains("Damaged.sqlite"))
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") } == [])
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasPrefix(".") }
+        == [])
   }
 }

@@ -49,14 +49,16 @@ struct ReadOnlyStoreCommandTests {
     let run = try Subprocess.run(
       "unshare", ["-m", "sh", "-c", script, "sh", mount, source, BuiltTool.path, output])
     #expect(run.status == 0, "\(run.stderr)")
-    #expect(run.stdout.split(separator: "\n").suffix(4) == [".", "..", "Wal.sqlite", "Wal.sqlite-wal"])
+    #expect(
+      run.stdout.split(separator: "\n").suffix(4) == [".", "..", "Wal.sqlite", "Wal.sqlite-wal"])
     let archive = try #require(
       try FileManager.default.contentsOfDirectory(atPath: output).first { $0.hasSuffix(".gvault") })
     let restored = directory.path("restored.sqlite").path
     let restore = try BuiltTool.run(["restore", output + "/" + archive, "--to", restored])
     #expect(restore.status == 0, "\(restore.stderr)")
     let db = try Database(path: restored, mode: .readOnly)
-    #expect(try db.prepare("SELECT count(*) FROM ZTAG WHERE ZNAME = 'wal only'").scalar() == .integer(30))
+    #expect(
+      try db.prepare("SELECT count(*) FROM ZTAG WHERE ZNAME = 'wal only'").scalar() == .integer(30))
     let list = try BuiltTool.run(["list", output + "/" + archive])
     #expect(list.stdout.contains("source \(mount)/Wal.sqlite"), "\(list.stdout)")
   }

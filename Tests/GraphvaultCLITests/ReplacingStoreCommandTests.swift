@@ -43,10 +43,12 @@ struct ReplacingStoreCommandTests {
 
   func walOnlyRows() throws -> Int64? {
     let db = try Database(path: old, mode: .readOnly)
-    return try db.prepare("SELECT count(*) FROM ZTAG WHERE ZNAME = 'wal only'").scalar().integerValue
+    return try db.prepare("SELECT count(*) FROM ZTAG WHERE ZNAME = 'wal only'").scalar()
+      .integerValue
   }
 
-  static let canInject = Subprocess.isInstalled("strace")
+  static let canInject =
+    Subprocess.isInstalled("strace")
     && ((try? Subprocess.run("strace", ["-o", "/dev/null", "true"]).status) == 0)
 
   @Test(

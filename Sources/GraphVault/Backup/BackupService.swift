@@ -61,6 +61,8 @@ public enum BackupService {
   {
     try vault {
       // A store in rollback-journal mode is locked while an app commits: wait for it.
+      // Where the archive goes is settled first: a missing folder fails before any work.
+      let target = try destination(store: storePath, output: options.output)
       let readable = try ReadableStore(storePath)
       // The archive names the store as given, even when it is read from a copy.
       var options = options
@@ -79,7 +81,6 @@ public enum BackupService {
       let seal = try options.password.map {
         try ArchiveSeal.create(password: $0.read(), compression: options.compression)
       }
-      let target = try destination(store: storePath, output: options.output)
       var locks: [any StorageLock] = []
       defer { for lock in locks { lock.release() } }
       let output: any ArchiveOutput
@@ -93,6 +94,13 @@ public enum BackupService {
         locks.append(
           try backend.lock(
             storeLock(ArchiveNaming.storeName(storePath)), shared: false, wait: options.wait))
+        // Holding this store's lock, no other backup of it runs: what earlier ones left
+        // (killed mid-write) is dead, and goes.
+        let storeName = ArchiveNaming.storeName(storePath)
+        for leftover in (try? backend.leftovers()) ?? []
+        where ArchiveNaming.storeName(ofArchive: leftover.name) == storeName {
+          try? backend.removeLeftover(leftover.name)
+        }
         // The time is taken once the locks are held, so names follow the order runs write in.
         now = options.now ?? Date()
         let name =
@@ -177,6 +185,23 @@ public enum BackupService {
     if output == StandardStream.name { return .standardOutput }
     let output = output ?? FileManager.default.currentDirectoryPath
     if ArchiveAccess.isFolder(output) { return .folder(try ArchiveAccess.folder(output), nil) }
+    if !ArchiveAccess.isRemote(output) {
+      // A trailing slash means a folder, and a folder must exist: a file is never made in
+      // its place, nor is a missing folder made (a mount that is not there).
+      let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
+      if output.hasSuffix("/") {
+        throw VaultError(
+          .destinationUnavailable, "no folder at \(output) (the folder to back up into must exist)")
+      }
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: parent, isDirectory: &isFolder),
+        isFolder.boolValue
+      else {
+        throw VaultError(
+          .destinationUnavailable,
+          "no folder at \(parent) for the archive \(output) (the folder must exist)")
+      }
+    }
     let (backend, name) = try ArchiveAccess.locate(output)
     if ArchiveAccess.isRemote(output)
       ? backend.exists(name) : FileManager.default.fileExists(atPath: output)

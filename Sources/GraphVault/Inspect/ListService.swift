@@ -29,6 +29,9 @@ public struct ArchiveSummary: Codable, Sendable {
   public let encrypted: Bool
   /// Why the archive could not be read, when it could not.
   public let error: String?
+  /// Whether this is no archive but what a run that died mid-write left (a temporary file, an
+  /// unfinished upload): the next backup of its store, or a prune, removes it.
+  public var leftover = false
 
   /// The total number of objects.
   public var totalObjects: Int { objects.values.reduce(0, +) }
@@ -63,7 +66,19 @@ public enum ListService {
       let summaries = try backend.list().map {
         summarize(backend.address(of: $0.name), bytes: $0.size, password: password).summary
       }
+      let leftovers = try backend.leftovers().map { leftover in
+        var summary = ArchiveSummary(
+          archive: backend.address(of: leftover.name), created: nil, source: nil, model: nil,
+          modelVersion: nil, objects: [:], tables: [:], bytes: leftover.size, format: nil,
+          complete: false, encrypted: false,
+          error:
+            "left by a run that did not finish: the next backup of its store, or a prune, removes it"
+        )
+        summary.leftover = true
+        return summary
+      }
       return summaries.sorted { ($0.created ?? "", $0.archive) > ($1.created ?? "", $1.archive) }
+        + leftovers.sorted { $0.archive < $1.archive }
     }
   }
 

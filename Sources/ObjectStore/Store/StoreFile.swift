@@ -30,7 +30,7 @@ public enum StoreFile {
     let database: Database
     do {
       database = try Database(path: path, mode: .readWrite, busyTimeout: 5000)
-    } catch where error.isNotADatabase {
+    } catch  where error.isNotADatabase {
       return
     } catch {
       throw StoreError(
