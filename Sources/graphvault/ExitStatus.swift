@@ -20,13 +20,13 @@ enum ExitStatus: Int32, CaseIterable {
     case .usage: return "usage error (bad arguments or options)"
     case .dataError:
       return
-        "bad data: not a Core Data store, a damaged or incomplete archive"
+        "bad data: not a Core Data store, or a damaged or forged archive"
     case .noInput: return "input missing or unreadable"
     case .cannotCreate: return "destination exists (use --force), or its folder is missing"
     case .ioError: return "I/O error (disk full, write failed)"
-    case .temporaryFailure: return "locked by another run; retry later (or use --wait)"
+    case .temporaryFailure: return "locked by another run or a writer; retry later (or use --wait)"
     case .permissionDenied:
-      return "password missing, wrong or unreadable, or access denied"
+      return "password missing or wrong, archive not encrypted, or access denied"
     case .configuration:
       return "no model or migration path, archive newer than model, no S3 credentials"
     }
