@@ -19,8 +19,8 @@ func timedShell(_ command: String) throws -> Double {
 
 /// Backup and restore of generated stores against the baselines, in one run, for each
 /// workload asked for (``SampleWorkload``): `sqlite3 STORE .dump | zstd -3` for backup (time
-/// and size), `sqlite3 NEW < dump.sql` for restore, with peak RSS. Needs the sqlite3 and zstd
-/// command-line tools.
+/// and size), `sqlite3 NEW < dump.sql` for restore, and `verify` against the restore, with
+/// peak RSS. Needs the sqlite3 and zstd command-line tools.
 func storeBenchmark(objects: Int, workloads: [SampleWorkload]) throws {
   for workload in workloads {
     try storeBenchmark(objects: objects, workload: workload)
@@ -44,7 +44,8 @@ private func storeBenchmark(objects: Int, workload: SampleWorkload) throws {
   let restore = try runMeasured(
     tool, ["restore", path("store.gvault"), "--to", path("restored.sqlite"), "-q"])
   let load = try timedShell("sqlite3 '\(path("loaded.sqlite"))' < '\(path("dump.sql"))'")
-  guard backup.status == 0, restore.status == 0 else {
+  let verify = try runMeasured(tool, ["verify", path("store.gvault"), "-q"])
+  guard backup.status == 0, restore.status == 0, verify.status == 0 else {
     throw NSError(
       domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "graphvault failed"])
   }
@@ -67,6 +68,10 @@ private func storeBenchmark(objects: Int, workload: SampleWorkload) throws {
       format: "| restore time | %.2f s | %.2f s (sqlite3 NEW < dump.sql) | %.2f× | ≤ 0.5× |",
       restore.seconds, load, restore.seconds / load))
   print(
-    "| backup / restore peak RSS | \(backup.peakKiB / 1024) / \(restore.peakKiB / 1024) MiB | | | |"
+    String(
+      format: "| verify time | %.2f s | %.2f s (graphvault restore) | %.2f× | ≤ 0.5× |",
+      verify.seconds, restore.seconds, verify.seconds / restore.seconds))
+  print(
+    "| backup / restore / verify peak RSS | \(backup.peakKiB / 1024) / \(restore.peakKiB / 1024) / \(verify.peakKiB / 1024) MiB | | | |"
   )
 }

@@ -5,7 +5,8 @@ import GraphVault
 //   gvbench [records]          the property-list codec against Foundation (default 100,000)
 //   gvbench memory [objects]   peak memory of graphvault backup and restore at N and 5N objects
 //   gvbench store [objects] [--workload library|text|relationships|all]
-//                              backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump
+//                              backup and restore against sqlite3 .dump | zstd -3 and sqlite3 < dump,
+//                              verify against restore
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
