@@ -1,6 +1,7 @@
 import ArchiveFormat
 import Foundation
 import GraphVault
+import ObjectStore
 import PropertyList
 import TestSupport
 import Testing
@@ -12,20 +13,7 @@ import Testing
 /// README used 10,000), `GRAPHVAULT_FUZZ_SEED` the first seed.
 @Suite("Fuzzed archives")
 struct FuzzedArchiveTests {
-  /// A small generator whose runs repeat from a seed.
-  struct Random {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
-  }
+  typealias Random = SplitMix64
 
   static let environment = ProcessInfo.processInfo.environment
   static let cases = Int(environment["GRAPHVAULT_FUZZ_CASES"] ?? "") ?? 300
@@ -166,7 +154,7 @@ struct FuzzedArchiveTests {
     var disagreements: [String] = []
     for offset in 0..<Self.cases {
       let seed = Self.firstSeed &+ UInt64(offset)
-      var random = Random(state: seed)
+      var random = Random(seed: seed)
       let source = Self.sources[random.below(2)]
       var forger = try ArchiveForger(reading: source)
       for _ in 0...random.below(2) { Self.mutate(&forger, &random) }
@@ -202,4 +190,9 @@ struct FuzzedArchiveTests {
       "fuzzed archives: \(Self.cases) cases from seed \(Self.firstSeed), \(refused) refused by both, \(Self.cases - refused - disagreements.count) accepted by both, \(disagreements.count) disagreements"
     )
   }
+}
+
+extension SplitMix64 {
+  /// A number in `0..<bound` (0 when `bound` is not positive).
+  mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
 }

@@ -97,30 +97,38 @@ struct CheckedSchemaTests {
     #expect(lenient.dropped.count == 1 && lenient.dropped.first?.contains(expected) == true)
   }
 
-  @Test("a table of the model that lacks a column, or whose key is not Z_PK, is refused")
-  func aModelTableWithoutItsColumnsIsRefused() throws {
-    let objects = generated.map { object -> CoreDataStore.SchemaObject in
-      guard object.name == "ZBOOK" else { return object }
-      return CoreDataStore.SchemaObject(
-        type: "table", name: "ZBOOK", table: "ZBOOK",
-        sql: "CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER )")
+  /// The model's schema with table `name` created by `sql` instead.
+  func replacing(_ name: String, with sql: String) -> [CoreDataStore.SchemaObject] {
+    generated.map { object in
+      object.name == name
+        ? CoreDataStore.SchemaObject(type: "table", name: name, table: name, sql: sql) : object
     }
+  }
+
+  @Test(
+    "a table of the model that lacks a column, or whose key is not Z_PK, is refused",
+    arguments: [
+      (
+        "ZBOOK", "CREATE TABLE ZBOOK ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER )",
+        "table ZBOOK: it lacks column"
+      ),
+      (
+        "ZTAG", "CREATE TABLE ZTAG ( Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )",
+        "table ZTAG: its column Z_PK is not the primary key"
+      ),
+    ])
+  func aModelTableWithoutItsColumnsIsRefused(table: String, sql: String, expected: String)
+    throws
+  {
     #expect {
-      try CheckedSchema(objects: objects, model: model)
+      try CheckedSchema(objects: replacing(table, with: sql), model: model)
     } throws: { error in
-      "\(error)".contains("table ZBOOK: it lacks column")
+      "\(error)".contains(expected)
     }
-    let keyless = generated.map { object -> CoreDataStore.SchemaObject in
-      guard object.name == "ZTAG" else { return object }
-      return CoreDataStore.SchemaObject(
-        type: "table", name: "ZTAG", table: "ZTAG",
-        sql: "CREATE TABLE ZTAG ( Z_PK INTEGER, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )")
-    }
-    #expect {
-      try CheckedSchema(objects: keyless, model: model)
-    } throws: { error in
-      "\(error)".contains("table ZTAG: its column Z_PK is not the primary key")
-    }
+  }
+
+  @Test("a table the model needs that is missing is refused, naming it")
+  func aMissingModelTableIsRefused() throws {
     #expect {
       try CheckedSchema(objects: generated.filter { $0.table != "ZTAG" }, model: model)
     } throws: { error in
