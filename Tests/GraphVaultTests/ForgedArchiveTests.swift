@@ -149,15 +149,15 @@ struct Forgery: CustomStringConvertible, Sendable {
         &forger, "Book", format: format,
         records: set("@columns", ["ZAUTHOR": 777_777], inRecord: 0), columns: { _ in })
     },
-    Forgery("two authors with the alias the model makes unique", formats: [1]) {
-      forger, _, format in
+    Forgery("two authors with the alias the model makes unique") { forger, _, format in
       try editObjects(
         &forger, "Author", format: format,
         records: { items in
           var second = items[1].dictionaryValue!
           second["alias"] = items[0]["alias"]
           items[1] = .dictionary(second)
-        }, columns: { _ in })
+        },
+        columns: { try ArchiveForger.editStrings(in: &$0, key: "alias") { $0[1] = $0[0] } })
     },
     Forgery("a member twice") { forger, _, _ in forger.duplicate("objects/Book/000001.plist") },
     Forgery("two chunks of one entity swapped") { forger, _, _ in

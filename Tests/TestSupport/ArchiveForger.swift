@@ -153,6 +153,56 @@ public struct ArchiveForger {
   }
 }
 
+extension ArchiveForger {
+  /// Rewrites the strings of a format-2 `string` column `key` (lengths as plain varints,
+  /// values back to back in UTF-8).
+  public static func editStrings(
+    in chunk: inout PropertyListValue, key: String, _ edit: (inout [String]) -> Void
+  ) throws {
+    guard var fields = chunk.dictionaryValue, var columns = fields["columns"]?.arrayValue,
+      let position = columns.firstIndex(where: {
+        $0["key"]?.stringValue == key && $0["type"]?.stringValue == "string"
+      }),
+      var column = columns[position].dictionaryValue,
+      case .data(let lengthBytes)? = column["lengths"], case .data(let bytes)? = column["values"]
+    else { throw ForgeryError("no string column \(key)") }
+    var lengths: [Int] = []
+    var value = 0
+    var shift = 0
+    for byte in lengthBytes {
+      value |= Int(byte & 0x7F) << shift
+      if byte & 0x80 != 0 {
+        shift += 7
+      } else {
+        lengths.append(value)
+        value = 0
+        shift = 0
+      }
+    }
+    var strings: [String] = []
+    var offset = 0
+    for length in lengths {
+      strings.append(String(decoding: bytes[offset..<(offset + length)], as: UTF8.self))
+      offset += length
+    }
+    edit(&strings)
+    var newLengths: [UInt8] = []
+    for string in strings {
+      var length = string.utf8.count
+      while length >= 0x80 {
+        newLengths.append(UInt8(length & 0x7F) | 0x80)
+        length >>= 7
+      }
+      newLengths.append(UInt8(length))
+    }
+    column["lengths"] = .data(newLengths)
+    column["values"] = .data(strings.flatMap { Array($0.utf8) })
+    columns[position] = .dictionary(column)
+    fields["columns"] = .array(columns)
+    chunk = .dictionary(fields)
+  }
+}
+
 /// A forgery that could not be made as asked.
 public struct ForgeryError: Error, CustomStringConvertible {
   /// What could not be done.

@@ -2,11 +2,13 @@ import ArchiveFormat
 import ObjectModel
 import ObjectStore
 
-/// Where `verify` sends an archive's content once the scan passed it: nothing is written. What
-/// only SQLite can judge is judged by SQLite, in memory, as a restore's store would judge it:
-/// the rows of tables outside the model (their keys and constraints, their indexes) and the
-/// values under the unique indexes of the model's tables (``UniquenessCheck``). So `verify`
-/// fails exactly where `restore` would, without holding the objects.
+/// Where `verify` sends an archive's content once the scan passed it: no store is written.
+/// What only SQLite can judge is judged by SQLite, in private temporary databases (kept in
+/// SQLite's page cache, spilled to unnamed temporary files when large, gone when closed), as
+/// a restore's store would judge it: the rows of tables outside the model (their keys and
+/// constraints, their indexes) and the values under the unique indexes of the model's tables
+/// (``UniquenessCheck``). So `verify` fails exactly where `restore` would, without holding the
+/// objects.
 final class VerifySink: ArchiveSink {
   private var loader: StoreLoader?
   private var otherObjects: [CoreDataStore.SchemaObject] = []
@@ -15,20 +17,21 @@ final class VerifySink: ArchiveSink {
   func begin(_ store: ArchivedStore) throws {
     let others = Set(store.otherTables.map { $0.uppercased() })
     otherObjects = store.schema.objects.filter { others.contains($0.table.uppercased()) }
-    let loader = try StoreLoader(path: StoreLoader.inMemory)
+    let loader = try StoreLoader(path: StoreLoader.privateTemporary)
     try loader.createTables(otherObjects)
     self.loader = loader
     uniqueness = try UniquenessCheck(schema: store.schema, layout: store.layout)
   }
 
   func insert(_ objects: DecodedChunk, member: String) throws {
-    let entity: String?
+    guard let uniqueness else { return }
     switch objects {
-    case .batch(let batch): entity = batch.entity
-    case .records(let records): entity = records.first?.0.entity
+    case .batch(let batch):
+      try uniqueness.add(batch)
+    case .records(let records):
+      guard let entity = records.first?.0.entity, uniqueness.concerns(entity) else { return }
+      for (record, _) in records { try uniqueness.add(record) }
     }
-    guard let uniqueness, let entity, uniqueness.concerns(entity) else { return }
-    for (record, _) in objects.records { try uniqueness.add(record) }
   }
 
   func insert(rows: [[String: AttributeValue]], into table: String, member: String) throws {

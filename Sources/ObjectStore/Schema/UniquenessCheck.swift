@@ -3,12 +3,13 @@ import SQLite
 
 /// Judges, without writing a store, what SQLite would say when a restore builds the unique
 /// indexes of a store's entity tables (Core Data's uniqueness constraints): the values under
-/// each such index go into a table of their own in an in-memory database, with the values a
-/// ``StoreLoader`` binds, and the index is built over them at the end. SQLite itself decides,
-/// so its rules (numbers compared across storage classes, NULLs never equal, collations) are
-/// the restore's.
+/// each such index go into a table of their own in a private temporary database, with the
+/// values a ``StoreLoader`` binds, and the index is built over them at the end. SQLite itself
+/// decides, so its rules (numbers compared across storage classes, NULLs never equal,
+/// collations) are the restore's.
 ///
-/// Memory grows with the values under unique indexes only, never with whole objects.
+/// Only the values under unique indexes are kept, never whole objects, and in SQLite's page
+/// cache (spilled to an unnamed temporary file when large): memory stays flat.
 public final class UniquenessCheck {
   /// A table of the values under one entity table's unique indexes.
   private struct Shadow {
@@ -50,7 +51,7 @@ public final class UniquenessCheck {
     }
     self.indexes = indexes
     do {
-      database = try Database(path: ":memory:", mode: .readWriteCreate)
+      database = try Database(path: StoreLoader.privateTemporary, mode: .readWriteCreate)
       try database.harden()
       for (table, columns) in unique.sorted(by: { $0.key < $1.key }) {
         guard let definition = schema.table(named: table) else { continue }
@@ -68,8 +69,7 @@ public final class UniquenessCheck {
       try database.execute("BEGIN")
     } catch {
       throw StoreError(
-        .database, "cannot set up the check of unique indexes", path: ":memory:",
-        underlying: error)
+        .database, "cannot set up the check of unique indexes", underlying: error)
     }
   }
 
@@ -112,8 +112,57 @@ public final class UniquenessCheck {
       try shadow.insert.run()
     } catch {
       throw StoreError(
-        .database, "cannot keep the values of \(record.reference)", path: ":memory:",
-        underlying: error)
+        .database, "cannot keep the values of \(record.reference)", underlying: error)
+    }
+  }
+
+  /// Adds the values under unique indexes of a batch's objects, taken from its columns as the
+  /// loader binds them (``StoreLoader/insert(_:)-(ObjectBatch)``).
+  /// - Throws: ``StoreError`` when SQLite refuses a value.
+  public func add(_ batch: ObjectBatch) throws(StoreError) {
+    guard let table = layout.table(for: batch.entity),
+      let shadow = shadows[table.name.uppercased()]
+    else { return }
+    let sources = sources(of: batch.entity, table: table, shadow: shadow)
+    var rows = [[SQLiteValue]](
+      repeating: [SQLiteValue](repeating: .null, count: shadow.columns.count), count: batch.count)
+    for (position, (column, source)) in zip(shadow.columns, sources).enumerated() {
+      switch source {
+      case .attribute(let name):
+        guard let values = batch.attributes.first(where: { $0.name == name }) else { break }
+        for (value, record) in values.records.enumerated() {
+          rows[record][position] = values.sqliteValue(at: value)
+        }
+      case .foreignKey(let name), .foreignEntity(let name):
+        guard let targets = batch.toOne.first(where: { $0.name == name }) else { break }
+        for (value, record) in targets.records.enumerated() {
+          if case .foreignKey = source {
+            rows[record][position] = .integer(targets.keys[value])
+          } else {
+            rows[record][position] =
+              layout.entityNumbers[targets.entities[value]].map { .integer(Int64($0)) } ?? .null
+          }
+        }
+      case .none:
+        break
+      }
+      // Values kept as stored override their column.
+      if let stored = batch.storedColumns.first(where: { $0.name == column }) {
+        for (value, record) in stored.records.enumerated() {
+          rows[record][position] = stored.sqliteValue(at: value)
+        }
+      }
+    }
+    for (record, values) in rows.enumerated() {
+      do {
+        try shadow.insert.bind(values)
+        try shadow.insert.run()
+      } catch {
+        throw StoreError(
+          .database,
+          "cannot keep the values of \(ObjectReference(entity: batch.entity, primaryKey: batch.primaryKeys[record]))",
+          underlying: error)
+      }
     }
   }
 

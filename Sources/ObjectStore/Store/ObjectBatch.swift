@@ -1,4 +1,5 @@
 import ObjectModel
+import SQLite
 
 /// Objects of one entity held as columns: what a restore decodes a chunk into on one thread and
 /// ``StoreLoader/insert(_:)-(ObjectBatch)`` binds on another, with no dictionary or string
@@ -230,4 +231,14 @@ extension ObjectBatch.Attribute {
       }
     }
   }
+}
+
+extension ObjectBatch.Attribute {
+  /// Value `position` as the loader binds it (``SQLValues``).
+  func sqliteValue(at position: Int) -> SQLiteValue { SQLValues.sqlite(value(at: position)) }
+}
+
+extension ObjectBatch.StoredColumn {
+  /// Value `position` as the loader binds it: as stored.
+  func sqliteValue(at position: Int) -> SQLiteValue { SQLValues.sqlite(raw: value(at: position)) }
 }

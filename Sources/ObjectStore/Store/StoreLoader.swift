@@ -27,15 +27,16 @@ public final class StoreLoader {
     case raw(String)
   }
 
-  /// The path of a database kept in memory only (nothing written): what `verify` loads rows
-  /// into to have SQLite judge them.
-  public static let inMemory = ":memory:"
+  /// The path of a private temporary database (SQLite's empty file name): kept in its page
+  /// cache and spilled to an unnamed temporary file when large, deleted when closed. What
+  /// `verify` loads rows into to have SQLite judge them, with memory bounded.
+  public static let privateTemporary = ""
 
-  /// Creates an empty database at `path` (which must not exist, or be an empty file), or in
-  /// memory (``inMemory``).
+  /// Creates an empty database at `path` (which must not exist, or be an empty file), or a
+  /// private temporary one (``privateTemporary``).
   public init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
     let size =
-      path == Self.inMemory
+      path == Self.privateTemporary
       ? nil : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
     guard size == nil || size?.int64Value == 0 else {
       throw StoreError(.destinationExists, "the file exists", path: path)
@@ -203,7 +204,7 @@ public final class StoreLoader {
     }
     try run("cannot finish the store") {
       try database.execute("COMMIT")
-      if journalMode.lowercased() == "wal" && path != Self.inMemory {
+      if journalMode.lowercased() == "wal" && path != Self.privateTemporary {
         try database.execute("PRAGMA journal_mode = WAL")
       }
       inserts.removeAll()
