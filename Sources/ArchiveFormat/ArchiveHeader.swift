@@ -18,11 +18,15 @@ package struct ArchiveHeader {
   package let modelName: String?
   /// The model version's name.
   package let modelVersionName: String?
+  /// The objects of each entity the backup was about to write (from 0.3.0 on; nil in older
+  /// archives): what a restore's progress counts towards, and what the index must then count.
+  package let expectedObjects: [String: Int]?
   /// The whole header, as read (keys this version does not know included).
   package let plist: PropertyListValue
 
   /// The header of a backup made now.
   package init(
+    expectedObjects: [String: Int]? = nil,
     formatVersion: Int64 = ArchiveLayout.formatVersion, created: PropertyListDate,
     compression: Compression, tool: String, sourcePath: String, sourceUUID: String,
     journalMode: String, model: ObjectModel
@@ -48,7 +52,11 @@ package struct ArchiveHeader {
           a, _ in a
         }),
     ]
-    self.init(reading: plist)
+    var fields = plist.dictionaryValue ?? [:]
+    if let expectedObjects {
+      fields["objects"] = .dictionary(expectedObjects.mapValues { .integer(Int64($0)) })
+    }
+    self.init(reading: .dictionary(fields))
   }
 
   /// A header as read from an archive; fields it lacks are nil.
@@ -61,5 +69,8 @@ package struct ArchiveHeader {
     journalMode = plist["source"]?["journalMode"]?.stringValue
     modelName = plist["model"]?["name"]?.stringValue
     modelVersionName = plist["model"]?["versionName"]?.stringValue
+    expectedObjects = plist["objects"]?.dictionaryValue?.compactMapValues {
+      $0.integerValue.map(Int.init)
+    }
   }
 }

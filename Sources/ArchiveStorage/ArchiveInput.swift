@@ -4,4 +4,7 @@ public protocol ArchiveInput: AnyObject {
   /// - Returns: how many bytes; 0 at the end of the archive.
   /// - Throws: ``StorageError``.
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int
+
+  /// The archive's size in bytes, when known before it is read (not for a pipe).
+  var size: Int64? { get }
 }

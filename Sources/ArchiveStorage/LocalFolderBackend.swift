@@ -143,6 +143,11 @@ private final class LocalInput: ArchiveInput {
 
   deinit { close(fd) }
 
+  var size: Int64? {
+    var status = stat()
+    return fstat(fd, &status) == 0 ? Int64(status.st_size) : nil
+  }
+
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
     while true {
       let count = Foundation.read(fd, buffer.baseAddress, buffer.count)

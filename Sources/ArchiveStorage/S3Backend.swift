@@ -134,20 +134,21 @@ public final class S3Backend: StorageBackend {
 private final class S3Input: ArchiveInput {
   let backend: S3Backend
   let key: String
-  let size: Int64
+  let length: Int64
+  var size: Int64? { length }
   let etag: String?
   private var offset: Int64 = 0
   private var buffer = Data()
   private var position = 0
 
   init(backend: S3Backend, key: String, size: Int64, etag: String?) {
-    (self.backend, self.key, self.size, self.etag) = (backend, key, size, etag)
+    (self.backend, self.key, self.length, self.etag) = (backend, key, size, etag)
   }
 
   func read(into target: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
     if position == buffer.count {
-      guard offset < size else { return 0 }
-      let end = min(size, offset + Int64(backend.partSize))
+      guard offset < length else { return 0 }
+      let end = min(length, offset + Int64(backend.partSize))
       let (bucket, key, etag, start) = (backend.bucket, self.key, self.etag, offset)
       buffer = try backend.storage {
         try backend.client.get(bucket: bucket, key: key, range: start..<end, etag: etag)

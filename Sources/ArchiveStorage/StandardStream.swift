@@ -20,6 +20,9 @@ private final class DescriptorInput: ArchiveInput {
 
   init(fd: Int32) { self.fd = fd }
 
+  /// A pipe's size is not known.
+  var size: Int64? { nil }
+
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
     while true {
       let count = Foundation.read(fd, buffer.baseAddress, buffer.count)

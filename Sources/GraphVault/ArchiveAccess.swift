@@ -47,9 +47,10 @@ enum ArchiveAccess {
     return LocalFolderBackend(folder: path)
   }
 
-  /// A reader of the archive at `path`, streamed from its backend (or standard input).
+  /// A reader of the archive at `path`, streamed from its backend (or standard input); the
+  /// bytes read (and, when known, the archive's size) go to `meter`.
   /// - Throws: ``StorageError`` or ``ArchiveError``.
-  static func reader(_ path: String) throws -> ArchiveReader {
+  static func reader(_ path: String, meter: ProgressMeter? = nil) throws -> ArchiveReader {
     let input: any ArchiveInput
     if isStandardStream(path) {
       input = StandardStream.input()
@@ -57,7 +58,13 @@ enum ArchiveAccess {
       let (backend, name) = try locate(path)
       input = try backend.openForReading(name)
     }
-    return try ArchiveReader(name: displayName(path)) { buffer in try input.read(into: buffer) }
+    // A total set before (prune: every archive's bytes) stands.
+    if meter?.snapshot().bytesTotal == nil { meter?.setTotal(bytes: input.size) }
+    return try ArchiveReader(name: displayName(path)) { buffer in
+      let count = try input.read(into: buffer)
+      meter?.add(bytes: Int64(count))
+      return count
+    }
   }
 
   /// What messages call the archive at `path`.
@@ -69,10 +76,11 @@ enum ArchiveAccess {
   /// archive is sealed (the password is read only then). With a password and without
   /// `allowingUnencrypted`, an archive that is not encrypted is refused (77).
   static func members(
-    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false
+    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false,
+    meter: ProgressMeter? = nil
   ) throws -> MemberStream {
     MemberStream(
-      reader: try reader(path), name: displayName(path),
+      reader: try reader(path, meter: meter), name: displayName(path),
       requiresSeal: password != nil && !allowingUnencrypted
     ) { () throws -> [UInt8]? in
       try password?.read()

@@ -18,9 +18,10 @@ final class SourceStore {
   /// whole before anything is used; with a password, a plain archive only when
   /// `allowingUnencrypted`).
   /// - Throws: ``VaultError`` when the source is missing or cannot be restored.
-  init(_ source: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false)
-    throws
-  {
+  init(
+    _ source: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
+    meter: ProgressMeter? = nil
+  ) throws {
     try ArchiveAccess.requireInput(source)
     scratch = try ScratchFolder()
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
@@ -30,6 +31,8 @@ final class SourceStore {
       var options = RestoreOptions()
       options.password = password
       options.allowUnencrypted = allowingUnencrypted
+      meter?.startPhase("reading the archive")
+      options.meter = meter
       _ = try RestoreService.restore(archivePath: source, to: path, options: options)
       readable = nil
     } else {

@@ -68,8 +68,10 @@ struct BackupCommand: ParsableCommand {
       settings.now = time.flatMap(TimeOption.parse)
       settings.password = password.source
       settings.wait = lock.wait
-      settings.progress = Progress.reporter(quiet: options.quiet || options.json)
-      let result = try BackupService.backup(storePath: store, options: settings)
+      let result = try StatusLine(command: "backup", options: options).showing { meter in
+        settings.meter = meter
+        return try BackupService.backup(storePath: store, options: settings)
+      }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }
   }

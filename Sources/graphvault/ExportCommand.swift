@@ -45,7 +45,10 @@ struct ExportCommand: ParsableCommand {
       settings.output = output
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
-      let result = try ExportService.export(source: source, options: settings)
+      let result = try StatusLine(command: "export", options: options).showing { meter in
+        settings.meter = meter
+        return try ExportService.export(source: source, options: settings)
+      }
       try Output.archive(result, path: result.output, output: output, options: options)
     }
   }

@@ -72,11 +72,3 @@ enum TimeOption {
     return nil
   }
 }
-
-/// Progress lines on standard error, only when it is a terminal (never in logs or pipes).
-enum Progress {
-  static func reporter(quiet: Bool) -> (@Sendable (String) -> Void)? {
-    guard !quiet, isatty(STDERR_FILENO) == 1 else { return nil }
-    return { line in FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
-  }
-}

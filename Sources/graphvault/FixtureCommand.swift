@@ -104,7 +104,10 @@ struct FixtureCommand: ParsableCommand {
         }
         settings.scrubKey = [UInt8](key)
       }
-      let result = try FixtureService.cut(source: source, options: settings)
+      let result = try StatusLine(command: "fixture", options: options).showing { meter in
+        settings.meter = meter
+        return try FixtureService.cut(source: source, options: settings)
+      }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }
   }

@@ -36,7 +36,10 @@ struct ImportCommand: ParsableCommand {
       settings.modelPath = model
       settings.force = force
       settings.wait = wait
-      let result = try ImportService.importObjects(from: file, to: to, options: settings)
+      let result = try StatusLine(command: "import", options: options).showing { meter in
+        settings.meter = meter
+        return try ImportService.importObjects(from: file, to: to, options: settings)
+      }
       if options.json {
         try Output.json(result)
       } else if !options.quiet {

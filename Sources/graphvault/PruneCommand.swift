@@ -104,7 +104,10 @@ struct PruneCommand: ParsableCommand {
       settings.dryRun = dryRun
       settings.password = password.source
       settings.wait = lock.wait
-      let report = try PruneService.prune(folder: folder, options: settings)
+      let report = try StatusLine(command: "prune", options: options).showing { meter in
+        settings.meter = meter
+        return try PruneService.prune(folder: folder, options: settings)
+      }
       if options.json {
         try Output.json(report)
       } else if !options.quiet {

@@ -63,7 +63,10 @@ struct RestoreCommand: ParsableCommand {
       settings.allowUnencrypted = reading.allowUnencrypted
       settings.leaveOutUnsafeSchema = dropUnsafeSchema
       settings.wait = lock.wait
-      let result = try RestoreService.restore(archivePath: archive, to: to, options: settings)
+      let result = try StatusLine(command: "restore", options: options).showing { meter in
+        settings.meter = meter
+        return try RestoreService.restore(archivePath: archive, to: to, options: settings)
+      }
       for entry in result.leftOut {
         FileHandle.standardError.write(
           Data("graphvault: warning: left out of the archived schema: \(entry)\n".utf8))

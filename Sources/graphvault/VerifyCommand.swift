@@ -19,9 +19,11 @@ struct VerifyCommand: ParsableCommand {
 
   func run() throws {
     try Failure.exitOnError(json: options.json) {
-      let report = try VerifyService.verify(
-        archivePath: archive, password: reading.password.source,
-        allowingUnencrypted: reading.allowUnencrypted)
+      let report = try StatusLine(command: "verify", options: options).showing { meter in
+        try VerifyService.verify(
+          archivePath: archive, password: reading.password.source,
+          allowingUnencrypted: reading.allowUnencrypted, meter: meter)
+      }
       if options.json {
         try Output.json(report)
       } else if !options.quiet || !report.ok {

@@ -37,8 +37,8 @@ public enum BackupService {
     public var password: PasswordSource?
     /// How long to wait for another run's lock, in seconds (not at all when nil).
     public var wait: Double?
-    /// Called with a line of progress as each entity and table is written.
-    public var progress: (@Sendable (String) -> Void)?
+    /// Where the run reports how far it has got (objects of the store's total, bytes written).
+    public var meter: ProgressMeter?
     /// The source path recorded in the header (the store's own when nil); a fixture records
     /// the store it was cut from, not its temporary copy.
     public var recordedSourcePath: String?
@@ -115,7 +115,10 @@ public enum BackupService {
       let archive = try ArchiveWriter(
         name: output.location, format: .pax,
         filter: seal == nil ? options.compression.filter : .none
-      ) { bytes in try output.write(bytes) }
+      ) { [meter = options.meter] bytes in
+        try output.write(bytes)
+        meter?.add(bytes: Int64(bytes.count))
+      }
       let members = MemberWriter(
         archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
         formatVersion: options.formatVersion)
@@ -162,6 +165,9 @@ public enum BackupService {
     }
     return model
   }
+
+  /// How many objects go by between two updates of the progress meter (a power of two).
+  static let progressStep = 4096
 
   /// The lock every backup into a folder shares and a prune of it takes alone.
   static let folderLock = "graphvault-folder"
@@ -219,8 +225,12 @@ public enum BackupService {
     // Z_MAX must agree with the rows, whatever an app commits meanwhile.
     let modelCache = try store.modelCacheBytes()
     let bookkeeping = try store.currentBookkeeping()
+    // Counted in the same transaction as the rows are read: the header records them for a
+    // restore's progress, and the scan of a restore holds the archive to them.
+    let expected = try store.objectCounts(layout: layout)
+    options.meter?.setTotal(objects: expected.values.reduce(0, +))
     let header = ArchiveHeader(
-      formatVersion: options.formatVersion,
+      expectedObjects: expected, formatVersion: options.formatVersion,
       created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
       compression: options.compression, tool: "graphvault \(ToolInfo.version)",
       sourcePath: options.recordedSourcePath
@@ -260,6 +270,7 @@ public enum BackupService {
       var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
       var columns = ColumnChunkEncoder(model: model)
       var count = 0
+      options.meter?.begin(entity.name)
       // One buffer of join rows per relationship, refilled for each object.
       var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
       try store.forEachObjectRow(of: entity.name, layout: layout) { row in
@@ -276,14 +287,17 @@ public enum BackupService {
           }
         }
         count += 1
+        // Progress is counted a few thousand objects at a time, never per object.
+        if count & (progressStep - 1) == 0 { options.meter?.add(objects: progressStep) }
       }
       if let bytes = columns.serialized() { try chunk.write(bytes) }
       try chunk.finish()
       counts[entity.name] = count
-      options.progress?("\(entity.name): \(count) objects")
+      options.meter?.add(objects: count & (progressStep - 1))
     }
     var rows: [String: Int] = [:]
     for table in try store.otherTables(besides: layout) {
+      options.meter?.begin("table \(table)")
       var chunk = ChunkWriter(members: members) { ArchiveLayout.rows(table, chunk: $0) }
       var count = 0
       try store.forEachRow(in: table) { row in
@@ -292,7 +306,6 @@ public enum BackupService {
       }
       try chunk.finish()
       rows[table] = count
-      options.progress?("table \(table): \(count) rows")
     }
     return (counts, rows)
   }

@@ -49,6 +49,9 @@ public enum ExportService {
     public var password: PasswordSource?
     /// Read an archive that is not encrypted although a password was given.
     public var allowUnencrypted = false
+    /// Where the run reports how far it has got (an archive read first, then the objects
+    /// exported of the store's count, and the bytes written).
+    public var meter: ProgressMeter?
 
     /// Every entity as pretty JSON on standard output.
     public init() {}
@@ -67,7 +70,9 @@ public enum ExportService {
   {
     try vault {
       let source = try SourceStore(
-        path, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+        path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+        meter: options.meter)
+      options.meter?.startPhase("")
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
       // A model read from the store is named the same whatever the file is called, so the
@@ -80,15 +85,25 @@ public enum ExportService {
       transformers.refusesUnknownNames = false
       let context = try ObjectContext(
         storePath: source.path, model: model, transformers: transformers, readOnly: true)
-      let sink = try Sink(options.output)
+      let sink = try Sink(options.output, meter: options.meter)
       var counts: [String: Int] = [:]
       do {
         try context.reading {
+          if let meter = options.meter {
+            let stored = try CoreDataStore(path: source.path)
+            let all = try stored.objectCounts(layout: stored.layout(for: model))
+            meter.setTotal(objects: entities.reduce(0) { $0 + all[$1, default: 0] })
+          }
+          var total = 0
           try write(
             model: model, context: context, entities: entities, format: options.format, into: sink
           ) {
+            if counts[$0] == nil { options.meter?.begin($0) }
             counts[$0, default: 0] += 1
+            total += 1
+            if total & 1023 == 0 { options.meter?.add(objects: 1024) }
           }
+          options.meter?.add(objects: total & 1023)
         }
         try sink.finish()
       } catch {
@@ -158,8 +173,10 @@ public enum ExportService {
     private let standardOutput: (any ArchiveOutput)?
     private var buffer: [UInt8] = []
     private(set) var written: Int64 = 0
+    private let meter: ProgressMeter?
 
-    init(_ output: String) throws {
+    init(_ output: String, meter: ProgressMeter? = nil) throws {
+      self.meter = meter
       let toStandardOutput = output == StandardStream.name
       file = toStandardOutput ? nil : try PendingFile(creating: output, mode: 0o600)
       standardOutput = toStandardOutput ? StandardStream.output() : nil
@@ -175,6 +192,7 @@ public enum ExportService {
     func flush() throws {
       defer { buffer.removeAll(keepingCapacity: true) }
       written += Int64(buffer.count)
+      meter?.add(bytes: Int64(buffer.count))
       try buffer.withUnsafeBytes { bytes in
         try file?.write(bytes)
         try standardOutput?.write(bytes)

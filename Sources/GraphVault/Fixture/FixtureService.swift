@@ -38,6 +38,9 @@ public enum FixtureService {
     public var password: PasswordSource?
     /// Read a source archive that is not encrypted although a password was given.
     public var allowUnencrypted = false
+    /// Where the run reports how far it has got: the source archive read (when it is one),
+    /// the selection, then the fixture written.
+    public var meter: ProgressMeter?
     /// The key of `hash` scrubbing (a key derived from the store's UUID when empty: then
     /// values that can be guessed can be tried against the hashes).
     public var scrubKey: [UInt8] = []
@@ -59,7 +62,9 @@ public enum FixtureService {
   {
     try vault {
       let source = try SourceStore(
-        path, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+        path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+        meter: options.meter)
+      options.meter?.startPhase("selecting")
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
       let store = try CoreDataStore(path: source.path)
@@ -86,7 +91,9 @@ public enum FixtureService {
       } catch let error as StoreError where error.kind == .validation {
         throw VaultError(.usage, error.detail, cause: error)
       }
+      options.meter?.startPhase("writing the fixture")
       var backup = BackupService.Options()
+      backup.meter = options.meter
       backup.output = options.output
       backup.compression = options.compression
       backup.now = options.time ?? defaultTime

@@ -35,6 +35,9 @@ public enum ImportService {
     public var force = false
     /// How long to wait for another writer of the same store, in seconds.
     public var wait: Double?
+    /// Where the run reports how far it has got: each reading of the file (objects with keys,
+    /// objects without, relationships) by its bytes, then the save.
+    public var meter: ProgressMeter?
 
     /// Default options: the file's model, refuse an existing store.
     public init() {}
@@ -66,7 +69,8 @@ public enum ImportService {
       } else if !FileManager.default.fileExists(atPath: file) {
         throw VaultError(.inputMissing, "no file at this path (\(file))")
       }
-      let objects = ObjectFile(path: path)
+      var objects = ObjectFile(path: path)
+      objects.meter = options.meter
       let model = try resolveModel(objects, modelPath: options.modelPath, file: file)
       let claim = try StoreDestination(
         destination, for: "import", reading: file, force: options.force, wait: options.wait)
@@ -75,7 +79,7 @@ public enum ImportService {
         var creation = StoreCreator.Options()
         creation.overwrite = true
         try StoreCreator.create(at: temporary, model: model, options: creation)
-        return try load(objects, into: temporary, model: model, file: file)
+        return try load(objects, into: temporary, model: model, file: file, meter: options.meter)
       }
       return ImportResult(store: destination, objects: counts, modelVersion: model.versionName)
     }
@@ -106,10 +110,16 @@ public enum ImportService {
 
   /// Creates the objects, sets their relationships, saves; returns objects per entity.
   private static func load(
-    _ objects: ObjectFile, into store: String, model: ObjectModel, file: String
+    _ objects: ObjectFile, into store: String, model: ObjectModel, file: String,
+    meter: ProgressMeter?
   )
     throws -> [String: Int]
   {
+    let size = (try? FileManager.default.attributesOfItem(atPath: objects.path))?[.size] as? Int
+    func phase(_ name: String) {
+      meter?.startPhase(name)
+      meter?.setTotal(bytes: size.map(Int64.init))
+    }
     var transformers = ValueTransformerRegistry.standard
     transformers.refusesUnknownNames = false
     let context = try ObjectContext(storePath: store, model: model, transformers: transformers)
@@ -130,6 +140,7 @@ public enum ImportService {
     }
     // Objects with keys first, so that a fresh key never takes one the file gives.
     for givenKeys in [true, false] {
+      phase(givenKeys ? "objects with keys" : "objects without keys")
       try objects.forEachObject { entry in
         let read = try dictionary(entry)
         guard (read.primaryKey != nil) == givenKeys else { return }
@@ -141,11 +152,13 @@ public enum ImportService {
           places[object.reference] = entry.place
           assigned[entry.position] = object.reference
           counts[read.entity, default: 0] += 1
+          meter?.add(objects: 1)
         } catch {
           throw failure(entry, error.detail)
         }
       }
     }
+    phase("relationships")
     try objects.forEachObject { entry in
       let read = try dictionary(entry)
       guard !read.toOne.isEmpty || !read.toMany.isEmpty, let reference = assigned[entry.position]
@@ -157,8 +170,11 @@ public enum ImportService {
         throw failure(entry, error.detail)
       }
     }
+    phase("saving")
+    meter?.setTotal(objects: counts.values.reduce(0, +))
     do {
       try context.save()
+      meter?.set(objectsDone: counts.values.reduce(0, +))
     } catch {
       // Name the object by its place in the file when the store names it.
       let place = places.first { error.detail.contains("\($0.key)") }?.value

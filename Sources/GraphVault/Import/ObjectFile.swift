@@ -21,6 +21,8 @@ struct ObjectFile {
 
   /// The file's path.
   let path: String
+  /// Where the bytes read are counted, when a display watches.
+  var meter: ProgressMeter?
 
   /// Bytes read at a time.
   static let chunkSize = 1 << 16
@@ -60,11 +62,13 @@ struct ObjectFile {
       throw VaultError(.inputMissing, "cannot open the file (\(path))")
     }
     defer { try? handle.close() }
+    let meter = meter
     let reader = JSONReader { () throws(JSONError) -> [UInt8]? in
       do {
         guard let data = try handle.read(upToCount: Self.chunkSize), !data.isEmpty else {
           return nil
         }
+        meter?.add(bytes: Int64(data.count))
         return [UInt8](data)
       } catch {
         throw JSONError("cannot read: \(error)", line: 0, column: 0)

@@ -43,20 +43,21 @@ public enum VerifyService {
   ///   missing or wrong (77), reading it failed (74); every problem of its content is in the
   ///   report.
   public static func verify(
-    archivePath: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false
+    archivePath: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
+    meter: ProgressMeter? = nil
   ) throws(VaultError) -> VerifyReport {
     try vault {
       try ArchiveAccess.requireInput(archivePath)
       var options = ArchiveScanner.Options()
       options.collectingProblems = problemLimit
       var scanner: ArchiveScanner?
-      let sink = VerifySink()
+      let sink = VerifySink(meter: meter)
       var found: [String] = []
       var damaged = Set<String>()
       do {
         // Opening reads ahead: a damaged stream can show at once.
         let stream = try ArchiveAccess.members(
-          archivePath, password: password, allowingUnencrypted: allowingUnencrypted)
+          archivePath, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
         let opened = ArchiveScanner(stream: stream, options: options)
         scanner = opened
         try opened.run(into: sink) { error, member in

@@ -10,11 +10,17 @@ import ObjectStore
 /// (``UniquenessCheck``). So `verify` fails exactly where `restore` would, without holding the
 /// objects.
 final class VerifySink: ArchiveSink {
+  /// Where the objects checked are counted.
+  private let meter: ProgressMeter?
   private var loader: StoreLoader?
   private var otherObjects: [CoreDataStore.SchemaObject] = []
   private var uniqueness: UniquenessCheck?
 
+  /// A sink counting what it checks on `meter`.
+  init(meter: ProgressMeter? = nil) { self.meter = meter }
+
   func begin(_ store: ArchivedStore) throws {
+    meter?.setTotal(objects: store.header.expectedObjects?.values.reduce(0, +))
     let others = Set(store.otherTables.map { $0.uppercased() })
     otherObjects = store.schema.objects.filter { others.contains($0.table.uppercased()) }
     let loader = try StoreLoader(path: StoreLoader.privateTemporary)
@@ -24,6 +30,8 @@ final class VerifySink: ArchiveSink {
   }
 
   func insert(_ objects: DecodedChunk, member: String) throws {
+    meter?.begin(RestoreSink.item(member))
+    meter?.add(objects: objects.count)
     guard let uniqueness else { return }
     switch objects {
     case .batch(let batch):

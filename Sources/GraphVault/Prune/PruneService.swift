@@ -76,6 +76,9 @@ public enum PruneService {
     public var password: PasswordSource?
     /// How long to wait for running backups into the folder, in seconds.
     public var wait: Double?
+    /// Where the run reports how far it has got: the archives checked (and their bytes read),
+    /// then the archives removed.
+    public var meter: ProgressMeter?
 
     /// A policy that keeps nothing: set at least one count.
     public init() {}
@@ -105,9 +108,18 @@ public enum PruneService {
 
       var usable: [(archive: StoredArchive, header: ArchiveHeader, created: Date)] = []
       var unusable: [PruneReport.Unusable] = []
-      for archive in try backend.list().sorted(by: { $0.name < $1.name }) {
+      let archives = try backend.list().sorted(by: { $0.name < $1.name })
+      let meter = options.meter
+      meter?.startPhase("checking archives")
+      meter?.setUnit("archives")
+      meter?.setTotal(objects: archives.count)
+      meter?.setTotal(bytes: archives.reduce(0) { $0 + $1.size })
+      for archive in archives {
+        meter?.begin(archive.name)
+        defer { meter?.add(objects: 1) }
         do {
-          let header = try check(backend.address(of: archive.name), password: options.password)
+          let header = try check(
+            backend.address(of: archive.name), password: options.password, meter: meter)
           guard let created = header.created, header.sourcePath != nil else {
             unusable.append(
               .init(archive: archive.name, problem: "its header records no creation time or source")
@@ -151,7 +163,14 @@ public enum PruneService {
       }
       let leftovers = try backend.leftovers()
       if !options.dryRun {
-        for name in doomed { try backend.delete(name) }
+        meter?.startPhase("removing archives")
+        meter?.setUnit("archives")
+        meter?.setTotal(objects: doomed.count)
+        for name in doomed {
+          meter?.begin(name)
+          try backend.delete(name)
+          meter?.add(objects: 1)
+        }
         for leftover in leftovers { try? backend.removeLeftover(leftover.name) }
       }
       return PruneReport(
@@ -163,10 +182,13 @@ public enum PruneService {
   /// Reads the whole archive at `path` and checks every member against its index.
   /// - Returns: its header.
   /// - Throws: what makes it unusable.
-  static func check(_ path: String, password: PasswordSource?) throws -> ArchiveHeader {
+  static func check(_ path: String, password: PasswordSource?, meter: ProgressMeter? = nil)
+    throws -> ArchiveHeader
+  {
     // Prune judges archives to keep or forget them, and restores nothing: a plain archive
     // among encrypted ones is listed like any other.
-    let stream = try ArchiveAccess.members(path, password: password, allowingUnencrypted: true)
+    let stream = try ArchiveAccess.members(
+      path, password: password, allowingUnencrypted: true, meter: meter)
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var seen: [(path: String, size: Int, sha256: String)] = []

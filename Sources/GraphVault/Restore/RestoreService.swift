@@ -47,6 +47,8 @@ public struct RestoreOptions: Sendable {
   public var password: PasswordSource?
   /// Read an unencrypted archive although a password was given.
   public var allowUnencrypted = false
+  /// Where the run reports how far it has got (bytes of the archive read, objects restored).
+  public var meter: ProgressMeter?
   /// Leave out the entries of the archived schema that are refused (triggers the model does not
   /// make, views, text outside the accepted grammar), with the rows of a table left out, rather
   /// than refusing the archive; ``RestoreResult/leftOut`` lists them.
@@ -147,11 +149,12 @@ public enum RestoreService {
     options: RestoreOptions
   ) throws -> RestoreResult {
     let stream = try ArchiveAccess.members(
-      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+      meter: options.meter)
     var scan = ArchiveScanner.Options()
     scan.leavingOutUnsafeSchema = options.leaveOutUnsafeSchema
     let scanner = ArchiveScanner(stream: stream, options: scan)
-    let sink = RestoreSink(target: target, path: temporary)
+    let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
     do {
       try scanner.run(into: sink)
     } catch let error as ArchiveFormatError where error.kind == .malformed {

@@ -30,14 +30,20 @@ final class RestoreSink: ArchiveSink {
   /// The migration's report, once finished.
   private(set) var report: MigrationReport?
 
-  /// A sink writing a store at `path` (nothing when nil: a dry run) at `target`'s version.
-  init(target: RestoreService.RestoreTarget, path: String?) {
+  /// Where the objects restored are counted.
+  private let meter: ProgressMeter?
+
+  /// A sink writing a store at `path` (nothing when nil: a dry run) at `target`'s version,
+  /// counting what it restores on `meter`.
+  init(target: RestoreService.RestoreTarget, path: String?, meter: ProgressMeter? = nil) {
     self.target = target
     self.path = path
+    self.meter = meter
   }
 
   func begin(_ archived: ArchivedStore) throws {
     self.archived = archived
+    meter?.setTotal(objects: archived.header.expectedObjects?.values.reduce(0, +))
     uuid = archived.header.sourceUUID ?? UUID().uuidString
     var plan: MigrationPlan?
     if let set = target.set {
@@ -78,6 +84,12 @@ final class RestoreSink: ArchiveSink {
     writer = try MigrationWriter(loader: loader)
   }
 
+  /// What a progress display calls the member being restored: its entity.
+  static func item(_ member: String) -> String {
+    let parts = member.split(separator: "/")
+    return parts.count == 3 ? String(parts[1]) : member
+  }
+
   /// Tables an application added beside Core Data's (with their indexes and triggers): carried
   /// into a migrated store as they are.
   private static func applicationObjects(of archived: ArchivedStore, layout: StoreLayout)
@@ -105,6 +117,8 @@ final class RestoreSink: ArchiveSink {
   /// Restores a chunk's objects: a batch straight into a store at the archive's version, else
   /// object by object.
   func insert(_ objects: DecodedChunk, member: String) throws {
+    meter?.begin(Self.item(member))
+    defer { meter?.add(objects: objects.count) }
     if run == nil, case .batch(let batch) = objects {
       try loader?.insert(batch)
       return
@@ -114,6 +128,7 @@ final class RestoreSink: ArchiveSink {
 
   /// Restores the rows of a table the model does not describe.
   func insert(rows: [[String: AttributeValue]], into table: String, member: String) throws {
+    meter?.begin("table \(table)")
     if run != nil && Self.historyTables.contains(table) {
       droppedHistory[table, default: 0] += rows.count
       return
