@@ -18,8 +18,9 @@ package struct ArchiveHeader {
   package let modelName: String?
   /// The model version's name.
   package let modelVersionName: String?
-  /// The objects of each entity the backup was about to write (from 0.3.0 on; nil in older
-  /// archives): what a restore's progress counts towards, and what the index must then count.
+  /// The objects of each entity the backup was about to write, as the store counted them (from
+  /// 0.3.0 on; nil in older archives): what a restore's progress counts towards. The index's
+  /// counts, of what was written, are the ones every check holds the archive to.
   package let expectedObjects: [String: Int]?
   /// The whole header, as read (keys this version does not know included).
   package let plist: PropertyListValue

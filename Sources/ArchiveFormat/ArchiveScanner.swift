@@ -619,17 +619,7 @@ package final class ArchiveScanner: @unchecked Sendable {
         try problem(error)
       }
     }
-    // The counts a header records (from 0.3.0) must be the objects that followed it.
-    if let expected = header?.expectedObjects {
-      for entity in Set(expected.keys).union(objects.keys).sorted()
-      where expected[entity, default: 0] != objects[entity, default: 0] {
-        try problem(
-          ArchiveLayout.header,
-          "the header counts \(expected[entity, default: 0]) objects of \(entity); the archive holds \(objects[entity, default: 0])"
-        )
-        break
-      }
-    }
+
     // References and keys are judged only over a whole, undamaged set of objects.
     guard problems.isEmpty, let store, let ledger else { return }
     for (entity, unresolved) in ledger.unresolvedReferences() {
