@@ -1,4 +1,5 @@
 import Foundation
+import ObjectModel
 
 /// The store a command reads, given either a store or an archive: an archive (a file, object
 /// storage or standard input) is restored into a private temporary folder first, which goes
@@ -13,6 +14,9 @@ final class SourceStore {
   let scratch: ScratchFolder
   /// A store read from a private copy (``ReadableStore``), kept as long as this value.
   private let readable: ReadableStore?
+  /// The model an archive carried (nil for a store): what a command reading the restored store
+  /// uses when the store keeps none of its own.
+  let archivedModel: ObjectModel?
 
   /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
   /// whole before anything is used; with a password, a plain archive only when
@@ -33,12 +37,15 @@ final class SourceStore {
       options.allowUnencrypted = allowingUnencrypted
       meter?.startPhase("reading the archive")
       options.meter = meter
-      _ = try RestoreService.restore(archivePath: source, to: path, options: options)
+      archivedModel = try RestoreService.restoreReadingModel(
+        archivePath: source, to: path, options: options
+      ).model
       readable = nil
     } else {
       let opened = try ReadableStore(source)
       path = opened.path
       readable = opened
+      archivedModel = nil
     }
   }
 

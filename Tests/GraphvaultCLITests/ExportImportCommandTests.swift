@@ -248,3 +248,67 @@ struct ExportImportCommandTests {
     #expect(missing.status == 66)
   }
 }
+
+/// What an outside reader of the format found wrong with `export`.
+@Suite(
+  "export of ordered relationships and of archives without a model cache",
+  .enabled(if: Subprocess.isInstalled("python3"), "needs python3 (json, sqlite3)"))
+struct ExportOrderAndModelTests {
+  @Test(
+    "a sub-entity's inherited ordered to-many comes out in its order keys' order, from a store and from its archive"
+  )
+  func inheritedOrderedRelationshipsKeepTheirOrder() throws {
+    let workspace = try TemporaryDirectory()
+    let store = workspace.path("Library.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "300", "-q"]).status == 0)
+    // Every object's pages in the reverse of their primary keys' order, graphic novels included.
+    let shuffle = try Subprocess.python(
+      """
+      import sqlite3, sys
+      db = sqlite3.connect(sys.argv[1])
+      db.execute("UPDATE ZPAGE SET Z_FOK_BOOK = 1000000 - Z_PK")
+      db.commit()
+      """, [store])
+    #expect(shuffle.status == 0, "\(shuffle.stderr)")
+    let archive = workspace.path("library.gvault").path
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    for source in [store, archive] {
+      let exported = try BuiltTool.run(["export", source])
+      #expect(exported.status == 0, "\(exported.stderr)")
+      let check = try Subprocess.python(
+        """
+        import json, sys
+        objects = json.load(sys.stdin)["objects"]
+        seen = {}
+        for o in objects:
+            pages = [p["pk"] for p in o.get("pages", [])]
+            if len(pages) > 1:
+                seen[o["class"]] = seen.get(o["class"], 0) + 1
+                assert pages == sorted(pages, reverse=True), (o["class"], o["pk"], pages)
+        print(sorted(seen))
+        """, input: exported.stdoutBytes)
+      #expect(check.status == 0, "\(source): \(check.stderr)")
+      #expect(check.stdout == "['Book', 'GraphicNovel']\n", "\(source): \(check.stdout)")
+    }
+  }
+
+  @Test(
+    "an archive of a store without a model cache exports with the model it carries",
+    .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote))
+  func anArchiveCarriesTheModelExportNeeds() throws {
+    let workspace = try TemporaryDirectory()
+    let store = try SharedFixtures.copyStore(
+      "BookMigration/Stores/Model1.sqlite", into: workspace.url)
+    let model = SharedFixtures.file("BookMigration/Model.xcdatamodeld").path
+    let archive = workspace.path("model1.gvault").path
+    let backup = try BuiltTool.run(["backup", store.path, "--model", model, "--output", archive])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    let fromArchive = try BuiltTool.run(["export", archive])
+    #expect(fromArchive.status == 0, "\(fromArchive.stderr)")
+    let fromStore = try BuiltTool.run(["export", store.path, "--model", model])
+    let objects = try Subprocess.python(
+      "import json,sys\na,b=sys.stdin.read().split('\\x00')\nprint(json.loads(a)['objects']==json.loads(b)['objects'], len(json.loads(a)['objects']))",
+      input: fromArchive.stdoutBytes + [0] + fromStore.stdoutBytes)
+    #expect(objects.stdout == "True 7\n", "\(objects.stdout)\(objects.stderr)")
+  }
+}

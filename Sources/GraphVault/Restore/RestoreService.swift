@@ -88,6 +88,14 @@ public enum RestoreService {
   public static func restore(
     archivePath: String, to destination: String, options: RestoreOptions
   ) throws(VaultError) -> RestoreResult {
+    try restoreReadingModel(archivePath: archivePath, to: destination, options: options).result
+  }
+
+  /// ``restore(archivePath:to:options:)``, also giving the model the archive carries (for a
+  /// command that goes on to read the restored store, which may keep no model of its own).
+  static func restoreReadingModel(
+    archivePath: String, to destination: String, options: RestoreOptions
+  ) throws(VaultError) -> (result: RestoreResult, model: ObjectModel?) {
     try vault {
       try ArchiveAccess.requireInput(archivePath)
       let target = try RestoreTarget(options: options)
@@ -147,7 +155,7 @@ public enum RestoreService {
   private static func load(
     archivePath: String, into temporary: String?, destination: String, target: RestoreTarget,
     options: RestoreOptions
-  ) throws -> RestoreResult {
+  ) throws -> (result: RestoreResult, model: ObjectModel?) {
     let stream = try ArchiveAccess.members(
       archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: options.meter)
@@ -160,9 +168,10 @@ public enum RestoreService {
     } catch let error as ArchiveFormatError where error.kind == .malformed {
       throw VaultError(.invalidInput, "\(error.description) (\(archivePath))", cause: error)
     }
-    return RestoreResult(
+    let result = RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
       leftOut: scanner.store?.schema.dropped ?? [])
+    return (result, scanner.store?.model)
   }
 }

@@ -65,7 +65,12 @@ extension ObjectContext {
       for (reference, candidate) in registered where destinations.contains(reference.entity) {
         found[reference] = candidate
       }
-      let orderColumn = layout.tables.compactMap { $0.orderKeys["\(object.entity).\(name)"] }.first
+      // Order keys are kept under the entity that declares the relationship: a sub-entity's
+      // objects inherit them.
+      let declaring =
+        model.lineage(of: object.entity).first { $0.relationship(named: name) != nil }?.name
+        ?? object.entity
+      let orderColumn = layout.tables.compactMap { $0.orderKeys["\(declaring).\(name)"] }.first
       var order: [ObjectReference: Int64] = [:]
       if relationship.isOrdered, let orderColumn,
         let table = layout.table(for: relationship.destination)
@@ -97,7 +102,8 @@ extension ObjectContext {
       if !inserted.contains(object.reference) {
         let mine = ownerSide ? join.sourceColumn : join.destinationColumn
         let theirs = ownerSide ? join.destinationColumn : join.sourceColumn
-        let orderBy = join.orderColumn.map { "\($0), \(theirs)" } ?? theirs
+        // Rows without an order key come after the others, as in a one-to-many.
+        let orderBy = join.orderColumn.map { "\($0) IS NULL, \($0), \(theirs)" } ?? theirs
         do {
           let statement = try store.database.prepare(
             "SELECT \(theirs) FROM \(join.name) WHERE \(mine) = ? ORDER BY \(orderBy)")
