@@ -80,6 +80,7 @@ extension ReleaseTarballTests {
       ("share/bash-completion/completions/graphvault", 0o644),
       ("share/zsh/site-functions/_graphvault", 0o644),
       ("share/fish/vendor_completions.d/graphvault.fish", 0o644),
+      ("share/doc/graphvault/FORMAT.md", 0o644), ("share/graphvault/gvread.py", 0o755),
     ] {
       let attributes = try? FileManager.default.attributesOfItem(atPath: "\(prefix)/\(file)")
       #expect((attributes?[.posixPermissions] as? Int) == mode, "\(file)")
@@ -103,7 +104,7 @@ extension ReleaseTarballTests {
   }
 
   @Test(
-    "with the toolchain hidden, the binary samples, backs up, verifies, restores and backs up to S3",
+    "with the toolchain hidden, the binary samples, backs up, verifies, restores and backs up to S3, and the installed reader verifies its archive",
     .enabled(
       if: ReleaseTarball.canHideToolchain, "needs root and mount namespaces to hide the toolchain"),
     .enabled(if: MotoServer.isAvailable, MotoServer.skipNote))
@@ -127,6 +128,7 @@ extension ReleaseTarballTests {
       "$gv" backup Library.sqlite --output archive.gvault -q
       "$gv" verify archive.gvault -q
       "$gv" restore archive.gvault --to Restored.sqlite -q
+      python3 "$2/share/graphvault/gvread.py" verify archive.gvault
       "$gv" backup Library.sqlite --output s3://release/nightly/ -q
       "$gv" list s3://release/nightly/ --json > remote.json
       echo ok
