@@ -1,5 +1,6 @@
 import Foundation
 import ObjectModel
+import ObjectStore
 
 /// The store a command reads, given either a store or an archive: an archive (a file, object
 /// storage or standard input) is restored into a private temporary folder first, which goes
@@ -16,7 +17,7 @@ final class SourceStore {
   private let readable: ReadableStore?
   /// The model an archive carried (nil for a store): what a command reading the restored store
   /// uses when the store keeps none of its own.
-  let archivedModel: ObjectModel?
+  private let archivedModel: ObjectModel?
 
   /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
   /// whole before anything is used; with a password, a plain archive only when
@@ -47,6 +48,19 @@ final class SourceStore {
       readable = opened
       archivedModel = nil
     }
+  }
+
+  /// The model to read `store` (this source's store) with: the one at `modelPath` when given,
+  /// else the store's own cache, else the model the archive carried (an archive of a store
+  /// that keeps no model of its own).
+  /// - Throws: ``VaultError`` or a model loader's error when no model can be found or read.
+  func model(of store: CoreDataStore, modelPath: String?, cacheName: String? = nil) throws
+    -> ObjectModel
+  {
+    if modelPath == nil, try store.modelCacheBytes() == nil, let archivedModel {
+      return archivedModel
+    }
+    return try BackupService.resolveModel(store: store, modelPath: modelPath, cacheName: cacheName)
   }
 
   /// Whether `source` is an archive rather than a store: standard input, object storage, or a

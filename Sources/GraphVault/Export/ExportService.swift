@@ -78,16 +78,8 @@ public enum ExportService {
       // A model read from the store is named the same whatever the file is called, so the
       // same objects always give the same text.
       let store = try CoreDataStore(path: source.path)
-      let model: ObjectModel
-      if options.modelPath == nil, try store.modelCacheBytes() == nil,
-        let carried = source.archivedModel
-      {
-        // An archive of a store that keeps no model carries the one it was written with.
-        model = carried
-      } else {
-        model = try BackupService.resolveModel(
-          store: store, modelPath: options.modelPath, cacheName: cacheModelName)
-      }
+      let model = try source.model(
+        of: store, modelPath: options.modelPath, cacheName: cacheModelName)
       let entities = try selectedEntities(model, options.entities)
       var transformers = ValueTransformerRegistry.standard
       transformers.refusesUnknownNames = false

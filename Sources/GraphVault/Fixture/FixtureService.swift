@@ -68,15 +68,7 @@ public enum FixtureService {
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
       let store = try CoreDataStore(path: source.path)
-      let model: ObjectModel
-      if options.modelPath == nil, try store.modelCacheBytes() == nil,
-        let carried = source.archivedModel
-      {
-        // An archive of a store that keeps no model carries the one it was written with.
-        model = carried
-      } else {
-        model = try BackupService.resolveModel(store: store, modelPath: options.modelPath)
-      }
+      let model = try source.model(of: store, modelPath: options.modelPath)
       let cutter = try FixtureCutter(store: store, model: model)
       let subset: FixtureCutter.Subset
       do {
