@@ -33,6 +33,14 @@ public enum ArchiveLayout {
     "objects/\(entity)/\(sixDigits(number)).plist"
   }
 
+  /// The entity whose objects the member `path` holds (`Book` for `objects/Book/000001.plist`);
+  /// nil for any other member.
+  public static func entity(ofObjectsMember path: String) -> String? {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0] == "objects", !parts[1].isEmpty else { return nil }
+    return String(parts[1])
+  }
+
   /// The member holding chunk `number` of the rows of a table the model does not describe.
   public static func rows(_ table: String, chunk number: Int) -> String {
     "tables/\(table)/\(sixDigits(number)).plist"

@@ -608,8 +608,9 @@ package final class ArchiveScanner: @unchecked Sendable {
     // Every member that differs from the index, each marking its entity as damaged.
     let mismatches = ArchiveIndex.mismatches(index, against: seen)
     for mismatch in mismatches {
-      let parts = mismatch.member.split(separator: "/").map(String.init)
-      if parts.count == 3, parts[0] == "objects" { damagedEntities.insert(parts[1]) }
+      if let entity = ArchiveLayout.entity(ofObjectsMember: mismatch.member) {
+        damagedEntities.insert(entity)
+      }
       try problem(mismatch)
     }
     if mismatches.isEmpty {

@@ -65,8 +65,7 @@ public enum VerifyService {
           let failure = VaultError(wrapping: error)
           guard failure.kind == .invalidInput else { throw failure }
           found.append("\(member): \(failure.detail)")
-          let parts = member.split(separator: "/").map(String.init)
-          if parts.count == 3, parts[0] == "objects" { damaged.insert(parts[1]) }
+          if let entity = ArchiveLayout.entity(ofObjectsMember: member) { damaged.insert(entity) }
         }
       } catch {
         let failure = VaultError(wrapping: error)

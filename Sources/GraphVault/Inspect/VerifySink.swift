@@ -30,7 +30,7 @@ final class VerifySink: ArchiveSink {
   }
 
   func insert(_ objects: DecodedChunk, member: String) throws {
-    meter?.begin(RestoreSink.item(member))
+    meter?.begin(ArchiveLayout.entity(ofObjectsMember: member) ?? member)
     meter?.add(objects: objects.count)
     guard let uniqueness else { return }
     switch objects {

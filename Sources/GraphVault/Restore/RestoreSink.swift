@@ -84,12 +84,6 @@ final class RestoreSink: ArchiveSink {
     writer = try MigrationWriter(loader: loader)
   }
 
-  /// What a progress display calls the member being restored: its entity.
-  static func item(_ member: String) -> String {
-    let parts = member.split(separator: "/")
-    return parts.count == 3 ? String(parts[1]) : member
-  }
-
   /// Tables an application added beside Core Data's (with their indexes and triggers): carried
   /// into a migrated store as they are.
   private static func applicationObjects(of archived: ArchivedStore, layout: StoreLayout)
@@ -117,7 +111,7 @@ final class RestoreSink: ArchiveSink {
   /// Restores a chunk's objects: a batch straight into a store at the archive's version, else
   /// object by object.
   func insert(_ objects: DecodedChunk, member: String) throws {
-    meter?.begin(Self.item(member))
+    meter?.begin(ArchiveLayout.entity(ofObjectsMember: member) ?? member)
     defer { meter?.add(objects: objects.count) }
     if run == nil, case .batch(let batch) = objects {
       try loader?.insert(batch)
