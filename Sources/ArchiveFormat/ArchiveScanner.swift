@@ -58,14 +58,10 @@ package final class ArchiveScanner: @unchecked Sendable {
 
   /// The problems found so far (when collecting).
   package private(set) var problems: [ArchiveFormatError] = []
-  /// How many problems were found beyond the ones kept.
-  package private(set) var problemsLeftOut = 0
   /// Objects read per entity.
   package private(set) var objects: [String: Int] = [:]
   /// Rows read per table.
   package private(set) var tables: [String: Int] = [:]
-  /// Rows left out with their table (``Options/leavingOutUnsafeSchema``), per table.
-  package private(set) var droppedRows: [String: Int] = [:]
   /// Members read.
   package private(set) var memberCount = 0
   /// Entities with a member that did not pass.
@@ -95,7 +91,6 @@ package final class ArchiveScanner: @unchecked Sendable {
   private var groupsDone = Set<String>()
   private var readingTables = false
   private var ledger: KeyLedger?
-  private var decoder: RecordDecoder?
   private var storedColumns: [String: Set<String>] = [:]
   private var otherTables: [String: String] = [:]
 
@@ -127,8 +122,7 @@ package final class ArchiveScanner: @unchecked Sendable {
         }
         memberCount += 1
         try read(member)
-      } catch let stop as Stop {
-        _ = stop
+      } catch is Stop {
         finished = true
       }
     }
@@ -142,7 +136,7 @@ package final class ArchiveScanner: @unchecked Sendable {
   /// stops when it is `fatal` (nothing after it can be checked).
   private func problem(_ error: ArchiveFormatError, fatal: Bool = false) throws {
     guard let limit = options.collectingProblems else { throw error }
-    if problems.count < limit { problems.append(error) } else { problemsLeftOut += 1 }
+    if problems.count < limit { problems.append(error) }
     if fatal { throw Stop() }
   }
 
@@ -426,7 +420,6 @@ package final class ArchiveScanner: @unchecked Sendable {
       metadata: metadata, modelCache: modelCache)
     store = made
     ledger = KeyLedger(model: model)
-    decoder = RecordDecoder(model: model, member: "")
     for table in made.otherTables { otherTables[table.uppercased()] = table }
     pending.append(.begin(made))
     return made
@@ -549,12 +542,12 @@ package final class ArchiveScanner: @unchecked Sendable {
   private func readRows(_ path: String, table name: String, _ bytes: [UInt8], store: ArchivedStore)
     throws
   {
-    if let dropped = store.schema.droppedTables.first(where: {
+    if store.schema.droppedTables.contains(where: {
       $0.caseInsensitiveCompare(name) == .orderedSame
     }) {
-      let count = (try? PropertyListValue(binaryPropertyList: bytes))?.arrayValue?.count ?? 0
-      droppedRows[dropped, default: 0] += count
-      tables[name, default: 0] += count
+      // Counted still: the index counts them.
+      tables[name, default: 0] +=
+        (try? PropertyListValue(binaryPropertyList: bytes))?.arrayValue?.count ?? 0
       return
     }
     guard let table = otherTables[name.uppercased()],

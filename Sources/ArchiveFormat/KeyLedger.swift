@@ -20,7 +20,6 @@ package struct KeyLedger {
     var keys = KeySet()
   }
 
-  private let model: ObjectModel
   private var hierarchies: [String: Hierarchy] = [:]
   private var targets: [Targets] = []
   private var targetIndex: [String: Int] = [:]
@@ -31,7 +30,6 @@ package struct KeyLedger {
 
   /// A ledger for objects of `model`.
   package init(model: ObjectModel) {
-    self.model = model
     for entity in model.entities {
       roots[entity.name] = model.root(of: entity.name)?.name ?? entity.name
     }
