@@ -1,3 +1,4 @@
+import ObjectModel
 import SQLite
 
 /// One `CREATE` statement of a stored schema (a store's `sqlite_master`, or an archive's
@@ -224,10 +225,7 @@ public enum SchemaStatement: Equatable, Sendable {
 
   /// `name` as SQL: bare when it is a plain identifier and no keyword, else double-quoted.
   public static func quote(_ name: String) -> String {
-    let plain =
-      name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
-      && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-    if plain && !Database.isKeyword(name) { return name }
+    if ObjectModel.isIdentifier(name) && !Database.isKeyword(name) { return name }
     return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }
 }

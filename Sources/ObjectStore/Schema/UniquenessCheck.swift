@@ -19,18 +19,11 @@ public final class UniquenessCheck {
     let insert: Statement
   }
 
-  /// Where a kept column takes its value from, for objects of one entity.
-  private enum Source {
-    case attribute(String)
-    case foreignKey(String)
-    case foreignEntity(String)
-    case none
-  }
-
   private let database: Database
   private let layout: StoreLayout
   private var shadows: [String: Shadow] = [:]
-  private var sources: [String: [Source]] = [:]
+  /// Where each kept column takes its value from, per entity, as the loader binds it.
+  private var sources: [String: [StoreLoader.Column]] = [:]
   private let indexes: [CoreDataStore.SchemaObject]
 
   /// A check of the unique indexes that `schema` declares on the tables of `layout`'s model.
@@ -89,23 +82,10 @@ public final class UniquenessCheck {
     var values: [SQLiteValue] = []
     values.reserveCapacity(shadow.columns.count)
     for (column, source) in zip(shadow.columns, sources) {
-      if let raw = record.extraColumns[column] {
-        values.append(SQLValues.sqlite(raw: raw))
-        continue
-      }
-      switch source {
-      case .attribute(let name):
-        values.append(record.attributes[name].map { SQLValues.sqlite($0) } ?? .null)
-      case .foreignKey(let name):
-        values.append(record.toOne[name].map { .integer($0.primaryKey) } ?? .null)
-      case .foreignEntity(let name):
-        values.append(
-          record.toOne[name].flatMap { layout.entityNumbers[$0.entity] }.map {
-            .integer(Int64($0))
-          } ?? .null)
-      case .none:
-        values.append(.null)
-      }
+      // Values kept as stored override their column.
+      values.append(
+        record.extraColumns[column].map { SQLValues.sqlite(raw: $0) }
+          ?? source.value(in: record, layout: layout))
     }
     do {
       try shadow.insert.bind(values)
@@ -128,7 +108,7 @@ public final class UniquenessCheck {
       repeating: [SQLiteValue](repeating: .null, count: shadow.columns.count), count: batch.count)
     for (position, (column, source)) in zip(shadow.columns, sources).enumerated() {
       switch source {
-      case .attribute(let name):
+      case .attribute(let name, _):
         guard let values = batch.attributes.first(where: { $0.name == name }) else { break }
         for (value, record) in values.records.enumerated() {
           rows[record][position] = values.sqliteValue(at: value)
@@ -143,7 +123,7 @@ public final class UniquenessCheck {
               layout.entityNumbers[targets.entities[value]].map { .integer(Int64($0)) } ?? .null
           }
         }
-      case .none:
+      case .raw:
         break
       }
       // Values kept as stored override their column.
@@ -182,21 +162,15 @@ public final class UniquenessCheck {
     }
   }
 
-  /// Where each kept column takes its value from, for objects of `entity`, worked out once.
-  private func sources(of entity: String, table: StoreLayout.Table, shadow: Shadow) -> [Source] {
+  /// Where each kept column takes its value from, for objects of `entity`: the loader's own
+  /// columns (``StoreLoader/columns(of:table:layout:)``), worked out once.
+  private func sources(of entity: String, table: StoreLayout.Table, shadow: Shadow)
+    -> [StoreLoader.Column]
+  {
     if let known = sources[entity] { return known }
-    let lineage = layout.model.lineage(of: entity).map(\.name)
-    let found = shadow.columns.map { column -> Source in
-      for owner in lineage {
-        if let attribute = table.attributes[owner]?.first(where: { $0.column == column }) {
-          return .attribute(attribute.attribute.name)
-        }
-        for toOne in table.toOne[owner] ?? [] {
-          if toOne.column == column { return .foreignKey(toOne.relationship.name) }
-          if toOne.entityColumn == column { return .foreignEntity(toOne.relationship.name) }
-        }
-      }
-      return .none
+    let (columns, names) = StoreLoader.columns(of: entity, table: table, layout: layout)
+    let found = shadow.columns.map { column in
+      names.firstIndex(of: column).map { columns[$0] } ?? .raw(column)
     }
     sources[entity] = found
     return found

@@ -22,14 +22,16 @@ public enum StoreFile {
   /// - Throws: ``StoreError``: ``StoreError/Kind/conflict`` when another process is using the
   ///   store (the checkpoint could not finish), ``StoreError/Kind/database`` when it fails.
   public static func foldJournal(of path: String) throws(StoreError) {
-    let sidecars = ["-wal", "-journal"].filter {
+    let hasSidecar = ["-wal", "-journal"].contains {
       ((try? FileManager.default.attributesOfItem(atPath: path + $0))?[.size] as? NSNumber)?
         .int64Value ?? 0 > 0
     }
-    guard !sidecars.isEmpty else { return }
+    guard hasSidecar else { return }
     let database: Database
     do {
-      database = try Database(path: path, mode: .readWrite, busyTimeout: 5000)
+      database = try Database(
+        path: path, mode: .readWrite,
+        busyTimeout: Int32(CoreDataStore.defaultBusyTimeout * 1000))
     } catch  where error.isNotADatabase {
       return
     } catch {

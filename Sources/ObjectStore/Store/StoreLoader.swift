@@ -20,11 +20,29 @@ public final class StoreLoader {
   /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
   var deferred = DeferredLinks()
 
+  /// Where a column of an entity's table takes its value from.
   enum Column {
     case attribute(String, AttributeType)
     case foreignKey(String)
     case foreignEntity(String)
     case raw(String)
+
+    /// The value `record` gives this column (NULL for a raw column: only a value the record
+    /// keeps as stored sets it).
+    func value(in record: ObjectRecord, layout: StoreLayout) -> SQLiteValue {
+      switch self {
+      case .attribute(let name, _):
+        return record.attributes[name].map { SQLValues.sqlite($0) } ?? .null
+      case .foreignKey(let name):
+        return record.toOne[name].map { .integer($0.primaryKey) } ?? .null
+      case .foreignEntity(let name):
+        return record.toOne[name].flatMap { layout.entityNumbers[$0.entity] }.map {
+          .integer(Int64($0))
+        } ?? .null
+      case .raw:
+        return .null
+      }
+    }
   }
 
   /// The path of a private temporary database (SQLite's empty file name): kept in its page
@@ -132,25 +150,12 @@ public final class StoreLoader {
       .integer(record.primaryKey), .integer(Int64(layout.entityNumbers[record.entity] ?? 0)),
       .integer(record.version),
     ]
-    for column in columns {
-      switch column {
-      case .attribute(let name, _):
-        values.append(record.attributes[name].map { SQLValues.sqlite($0) } ?? .null)
-      case .foreignKey(let name):
-        values.append(record.toOne[name].map { .integer($0.primaryKey) } ?? .null)
-      case .foreignEntity(let name):
-        values.append(
-          record.toOne[name].flatMap { layout.entityNumbers[$0.entity] }.map { .integer(Int64($0)) }
-            ?? .null)
-      case .raw:
-        values.append(.null)
-      }
-    }
+    for column in columns { values.append(column.value(in: record, layout: layout)) }
     // Values kept as stored override their column.
+    let permitted =
+      record.extraColumns.isEmpty ? [] : storedColumns(of: record.entity, layout: layout)
     for (column, value) in record.extraColumns {
-      guard storedColumns(of: record.entity, layout: layout).contains(column),
-        let index = names.firstIndex(of: column)
-      else {
+      guard permitted.contains(column), let index = names.firstIndex(of: column) else {
         throw StoreError(
           .modelMismatch,
           "\(record.reference) has a value for column \(column), which its table lacks", path: path)
@@ -182,7 +187,7 @@ public final class StoreLoader {
       if let cached = rowInserts[key] {
         statement = cached
       } else {
-        let quoted = columns.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+        let quoted = columns.map(SchemaStatement.quote)
         statement = try database.prepare(
           "INSERT INTO \(SchemaStatement.quote(table)) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         )
@@ -239,9 +244,25 @@ public final class StoreLoader {
     guard let table = layout.table(for: entity) else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
+    let (columns, columnNames) = Self.columns(of: entity, table: table, layout: layout)
+    let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames
+    let statement = try database.prepare(
+      "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+    )
+    inserts[entity] = (statement, columns, names)
+    return (statement, columns, names)
+  }
+
+  /// The columns of `entity`'s table besides `Z_PK`, `Z_ENT` and `Z_OPT`, with their names, in
+  /// the order the loader binds them: the entity's own and inherited attributes and to-one keys
+  /// (root first), then the columns no property maps and those of sibling entities (raw).
+  static func columns(of entity: String, table: StoreLayout.Table, layout: StoreLayout)
+    -> (columns: [Column], names: [String])
+  {
     var columns: [Column] = []
-    var names = ["Z_PK", "Z_ENT", "Z_OPT"]
-    for owner in layout.model.lineage(of: entity).reversed().map(\.name) {
+    var names: [String] = []
+    let lineage = layout.model.lineage(of: entity).map(\.name)
+    for owner in lineage.reversed() {
       for column in table.attributes[owner] ?? [] {
         columns.append(.attribute(column.attribute.name, column.attribute.type))
         names.append(column.column)
@@ -260,18 +281,13 @@ public final class StoreLoader {
       names.append(column)
     }
     // Columns of sibling entities in the same table stay NULL; they can still arrive raw.
-    for columnsOfOthers in table.attributes
-    where !layout.model.lineage(of: entity).contains(where: { $0.name == columnsOfOthers.key }) {
+    for columnsOfOthers in table.attributes where !lineage.contains(columnsOfOthers.key) {
       for column in columnsOfOthers.value where !names.contains(column.column) {
         columns.append(.raw(column.column))
         names.append(column.column)
       }
     }
-    let statement = try database.prepare(
-      "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-    )
-    inserts[entity] = (statement, columns, names)
-    return (statement, columns, names)
+    return (columns, names)
   }
 
   func joinStatement(_ join: StoreLayout.Join) throws -> Statement {
