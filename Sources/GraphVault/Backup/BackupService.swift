@@ -60,7 +60,6 @@ public enum BackupService {
     -> BackupResult
   {
     try vault {
-      // A store in rollback-journal mode is locked while an app commits: wait for it.
       // Where the archive goes is settled first: a missing folder fails before any work.
       let target = try destination(store: storePath, output: options.output)
       let readable = try ReadableStore(storePath)
@@ -69,6 +68,7 @@ public enum BackupService {
       options.recordedSourcePath =
         options.recordedSourcePath ?? URL(fileURLWithPath: storePath).standardizedFileURL.path
       defer { withExtendedLifetime(readable) {} }
+      // A store in rollback-journal mode is locked while an app commits: wait for it.
       let store = try CoreDataStore(
         path: readable.path,
         busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
@@ -90,13 +90,11 @@ public enum BackupService {
         now = options.now ?? Date()
         output = StandardStream.output()
       case .folder(let backend, let fixedName):
+        let storeName = ArchiveNaming.storeName(storePath)
         locks.append(try backend.lock(folderLock, shared: true, wait: options.wait))
-        locks.append(
-          try backend.lock(
-            storeLock(ArchiveNaming.storeName(storePath)), shared: false, wait: options.wait))
+        locks.append(try backend.lock(storeLock(storeName), shared: false, wait: options.wait))
         // Holding this store's lock, no other backup of it runs: what earlier ones left
         // (killed mid-write) is dead, and goes.
-        let storeName = ArchiveNaming.storeName(storePath)
         for leftover in (try? backend.leftovers()) ?? []
         where ArchiveNaming.storeName(ofArchive: leftover.name) == storeName {
           try? backend.removeLeftover(leftover.name)

@@ -90,8 +90,7 @@ public enum ExportService {
       do {
         try context.reading {
           if let meter = options.meter {
-            let stored = try CoreDataStore(path: source.path)
-            let all = try stored.objectCounts(layout: stored.layout(for: model))
+            let all = try store.objectCounts(layout: store.layout(for: model))
             meter.setTotal(objects: entities.reduce(0) { $0 + all[$1, default: 0] })
           }
           var total = 0
