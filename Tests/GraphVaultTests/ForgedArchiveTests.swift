@@ -24,24 +24,6 @@ struct Forgery: CustomStringConvertible, Sendable {
     self.forge = forge
   }
 
-  static let schema = ArchiveLayout.storeSchema
-
-  /// Adds an entry to the archived schema.
-  static func addSchemaEntry(
-    _ forger: inout ArchiveForger, type: String, name: String, table: String, sql: String
-  ) throws {
-    try forger.edit(schema) { value in
-      value = .array(
-        (value.arrayValue ?? [])
-          + [
-            [
-              "type": .string(type), "name": .string(name), "table": .string(table),
-              "sql": .string(sql),
-            ]
-          ])
-    }
-  }
-
   /// Rewrites the first object chunk of `entity` in either format.
   static func editObjects(
     _ forger: inout ArchiveForger, _ entity: String, format: Int64,
@@ -71,44 +53,37 @@ struct Forgery: CustomStringConvertible, Sendable {
 
   static let all: [Forgery] = [
     Forgery("a table's SQL followed by ATTACH and DROP of another database") { forger, folder, _ in
-      try forger.edit(schema) { value in
-        var entries = value.arrayValue ?? []
-        let position = entries.firstIndex { $0["name"]?.stringValue == "ZBOOK" }!
-        var entry = entries[position].dictionaryValue!
-        entry["sql"] = .string(
-          entry["sql"]!.stringValue!
-            + "; ATTACH DATABASE '\(folder)/precious.db' AS v; DROP TABLE v.precious")
-        entries[position] = .dictionary(entry)
-        value = .array(entries)
+      try forger.editSchemaSQL(of: "ZBOOK") {
+        $0 + "; ATTACH DATABASE '\(folder)/precious.db' AS v; DROP TABLE v.precious"
       }
     },
     Forgery("an entry that attaches a new database file") { forger, folder, _ in
-      try addSchemaEntry(
-        &forger, type: "table", name: "C", table: "C",
+      try forger.addSchemaEntry(
+        type: "table", name: "C", table: "C",
         sql: "ATTACH DATABASE '\(folder)/created.db' AS c")
     },
     Forgery("an entry that drops a table") { forger, _, _ in
-      try addSchemaEntry(&forger, type: "table", name: "D", table: "D", sql: "DROP TABLE ZBOOK")
+      try forger.addSchemaEntry(type: "table", name: "D", table: "D", sql: "DROP TABLE ZBOOK")
     },
     Forgery("a trigger that deletes rows on every insert") { forger, _, _ in
-      try addSchemaEntry(
-        &forger, type: "trigger", name: "EVIL", table: "ZPAGE",
+      try forger.addSchemaEntry(
+        type: "trigger", name: "EVIL", table: "ZPAGE",
         sql: "CREATE TRIGGER EVIL AFTER INSERT ON ZPAGE BEGIN DELETE FROM ZBOOK; END")
     },
     Forgery("an index whose expression loads a library") { forger, folder, _ in
-      try addSchemaEntry(
-        &forger, type: "index", name: "EVIL", table: "ZBOOK",
+      try forger.addSchemaEntry(
+        type: "index", name: "EVIL", table: "ZBOOK",
         sql: "CREATE INDEX EVIL ON ZBOOK (load_extension('\(folder)/evil'))")
     },
     Forgery("a partial index whose condition writes a file") { forger, folder, _ in
-      try addSchemaEntry(
-        &forger, type: "index", name: "EVIL", table: "ZBOOK",
+      try forger.addSchemaEntry(
+        type: "index", name: "EVIL", table: "ZBOOK",
         sql: "CREATE INDEX EVIL ON ZBOOK (ZTITLE) WHERE writefile('\(folder)/created.txt', 'x') > 0"
       )
     },
     Forgery("a view") { forger, _, _ in
-      try addSchemaEntry(
-        &forger, type: "view", name: "V", table: "V", sql: "CREATE VIEW V AS SELECT * FROM ZBOOK")
+      try forger.addSchemaEntry(
+        type: "view", name: "V", table: "V", sql: "CREATE VIEW V AS SELECT * FROM ZBOOK")
     },
     Forgery("Z_MAX below the highest key") { forger, _, _ in
       try forger.edit(ArchiveLayout.storePrimaryKeys) { value in
@@ -310,8 +285,8 @@ struct ForgedArchiveTests {
     let frozen = SharedFixtures.packageRoot.appendingPathComponent(
       "Fixtures/Archives/Library-1.gvault")
     var forger = try ArchiveForger(reading: frozen.path)
-    try Forgery.addSchemaEntry(
-      &forger, type: "table", name: "APP", table: "APP",
+    try forger.addSchemaEntry(
+      type: "table", name: "APP", table: "APP",
       sql: "CREATE TABLE APP (A); ATTACH DATABASE '\(precious)' AS v; DROP TABLE v.precious")
     let archive = directory.path("forged.gvault").path
     try forger.write(to: archive)

@@ -70,15 +70,8 @@ struct ForgedArchiveCommandTests {
   )
   func theAttachAndDropAttackFails() throws {
     let (folder, forged) = try scene { forger in
-      try forger.edit("store/schema.plist") { value in
-        var entries = value.arrayValue ?? []
-        let position = entries.firstIndex { $0["name"]?.stringValue == "ZTAG" }!
-        var entry = entries[position].dictionaryValue!
-        entry["sql"] = .string(
-          entry["sql"]!.stringValue!
-            + "; ATTACH DATABASE 'precious.db' AS v; DROP TABLE v.precious")
-        entries[position] = .dictionary(entry)
-        value = .array(entries)
+      try forger.editSchemaSQL(of: "ZTAG") {
+        $0 + "; ATTACH DATABASE 'precious.db' AS v; DROP TABLE v.precious"
       }
     }
     for (label, arguments) in everyReader(forged, in: folder) {
@@ -117,15 +110,9 @@ struct ForgedArchiveCommandTests {
   @Test("asked to, restore leaves an unsafe schema entry out and warns, naming it")
   func unsafeEntriesCanBeDroppedWithAWarning() throws {
     let (folder, forged) = try scene { forger in
-      try forger.edit("store/schema.plist") { value in
-        value = .array(
-          (value.arrayValue ?? []) + [
-            [
-              "type": "trigger", "name": "EVIL", "table": "ZBOOK",
-              "sql": "CREATE TRIGGER EVIL AFTER INSERT ON ZBOOK BEGIN DELETE FROM ZTAG; END",
-            ]
-          ])
-      }
+      try forger.addSchemaEntry(
+        type: "trigger", name: "EVIL", table: "ZBOOK",
+        sql: "CREATE TRIGGER EVIL AFTER INSERT ON ZBOOK BEGIN DELETE FROM ZTAG; END")
     }
     let result = try BuiltTool.run(
       ["restore", forged, "--to", folder + "/out.sqlite", "--drop-unsafe-schema"])

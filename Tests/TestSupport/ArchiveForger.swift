@@ -43,6 +43,35 @@ public struct ArchiveForger {
     replace(path, with: value.binaryPropertyList())
   }
 
+  /// Rewrites the SQL of the archived schema's entry `name` (`store/schema.plist`) through
+  /// `change`.
+  public mutating func editSchemaSQL(of name: String, _ change: (String) -> String) throws {
+    try edit("store/schema.plist") { value in
+      var entries = value.arrayValue ?? []
+      guard let position = entries.firstIndex(where: { $0["name"]?.stringValue == name }),
+        var entry = entries[position].dictionaryValue, let sql = entry["sql"]?.stringValue
+      else { throw ForgeryError("no schema entry \(name)") }
+      entry["sql"] = .string(change(sql))
+      entries[position] = .dictionary(entry)
+      value = .array(entries)
+    }
+  }
+
+  /// Adds an entry to the archived schema (`store/schema.plist`).
+  public mutating func addSchemaEntry(type: String, name: String, table: String, sql: String)
+    throws
+  {
+    try edit("store/schema.plist") { value in
+      value = .array(
+        (value.arrayValue ?? []) + [
+          [
+            "type": .string(type), "name": .string(name), "table": .string(table),
+            "sql": .string(sql),
+          ]
+        ])
+    }
+  }
+
   /// Drops member `path`.
   public mutating func remove(_ path: String) {
     members.removeAll { $0.path == path }
