@@ -41,7 +41,7 @@ struct TableReader {
 
   init(
     table: StoreLayout.Table, layout: StoreLayout, database: Database, filter: String? = nil,
-    extraColumns: [String] = [], limit: Int? = nil
+    extraColumns: [String] = [], order: String = "Z_PK", limit: Int? = nil
   ) throws {
     var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
     var attributeFields: [(Field, AttributeDescription)] = []
@@ -76,7 +76,7 @@ struct TableReader {
     columnNames = columns
     statement = try database.prepare(
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
-        + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY Z_PK"
+        + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY \(order)"
         + (limit.map { " LIMIT \($0)" } ?? ""))
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
@@ -161,25 +161,43 @@ struct TableReader {
 
   func readRows(_ body: (ObjectRecord) throws -> Void) throws {
     defer { statement.reset() }
-    while try statement.step() {
-      let number = Int(statement.int64(at: 1))
-      let plan = try plan(for: number)
-      var record = ObjectRecord(
-        entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
-      record.attributes.reserveCapacity(plan.attributes.count)
-      for ((index, type), name) in zip(plan.attributes, plan.attributeNames) {
-        if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
-          record.attributes[name] = value
-        }
-      }
-      for (index, column) in unmapped {
-        if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
-      }
-      for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
-        if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
-      }
-      try body(record)
+    while try statement.step() { try body(currentRecord()) }
+  }
+
+  /// The next row's record, or nil (and the statement reset) after the last.
+  func nextRecord() throws -> ObjectRecord? {
+    guard try statement.step() else {
+      statement.reset()
+      return nil
     }
+    return try currentRecord()
+  }
+
+  /// The current row's value of the caller's extra column `index` (0 for the first), as
+  /// stored; nil for NULL.
+  func extraValue(_ index: Int) -> AttributeValue? {
+    statement.storedValue(at: extraStart + index)
+  }
+
+  /// The record of the row the statement is on.
+  private func currentRecord() throws -> ObjectRecord {
+    let number = Int(statement.int64(at: 1))
+    let plan = try plan(for: number)
+    var record = ObjectRecord(
+      entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
+    record.attributes.reserveCapacity(plan.attributes.count)
+    for ((index, type), name) in zip(plan.attributes, plan.attributeNames) {
+      if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
+        record.attributes[name] = value
+      }
+    }
+    for (index, column) in unmapped {
+      if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
+    }
+    for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
+      if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
+    }
+    return record
   }
 
   /// The current row's value of `attribute` (nil for NULL). A value stored in another class
