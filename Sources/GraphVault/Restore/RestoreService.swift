@@ -25,6 +25,9 @@ public struct RestoreResult: Codable, Sendable {
   /// Entries of the archived schema left out (``RestoreOptions/leaveOutUnsafeSchema``), each
   /// with the reason; a table's rows went with it.
   public let leftOut: [String]
+  /// With a selection (``RestoreOptions/selection``): how many objects it chose, before
+  /// their closure (``objects`` counts the closure too).
+  public var selected: Int?
 }
 
 /// How a restore runs.
@@ -55,6 +58,14 @@ public struct RestoreOptions: Sendable {
   public var leaveOutUnsafeSchema = false
   /// How long to wait for another restore to the same destination, in seconds.
   public var wait: Double?
+  /// The target model's versions, when the caller has them already rather than at
+  /// ``modelPath`` (diff migrating its older side).
+  var versionSet: ModelVersionSet?
+  /// Restore only these objects and their closure, by the fixture cutter's rules
+  /// (``FixtureCutter``): the selection, each selected object's to-one relationships
+  /// followed to the end, and the to-many key paths it includes; references to objects left
+  /// out are emptied. Nil restores every object.
+  public var selection: FixtureCutter.Selection?
 
   /// Default options: refuse an existing store, restore at the archive's version.
   public init() {}
@@ -98,6 +109,10 @@ public enum RestoreService {
   ) throws(VaultError) -> (result: RestoreResult, model: ObjectModel?) {
     try vault {
       try ArchiveAccess.requireInput(archivePath)
+      if let selection = options.selection {
+        return try restoreSelection(
+          selection, archivePath: archivePath, to: destination, options: options)
+      }
       let target = try RestoreTarget(options: options)
       if options.dryRun {
         return try load(
@@ -124,6 +139,13 @@ public enum RestoreService {
     let stages: [MigrationStage]
 
     init(options: RestoreOptions) throws {
+      if let set = options.versionSet {
+        self.set = set
+        version = options.modelVersion
+        mapping = nil
+        stages = options.stages
+        return
+      }
       guard let path = options.modelPath else {
         if options.mappingPath != nil || options.modelVersion != nil || !options.stages.isEmpty {
           throw VaultError(

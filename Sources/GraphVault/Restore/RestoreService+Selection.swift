@@ -1,0 +1,56 @@
+import Foundation
+import ObjectModel
+import ObjectStore
+
+extension RestoreService {
+  /// Restores the objects `selection` chooses, and their closure, into a new store: the whole
+  /// archive is verified and restored (migrated, when a model is given) into a private
+  /// temporary store first, then the selection is cut from it by the fixture cutter's rules
+  /// and written beside the destination, renamed into place when complete.
+  static func restoreSelection(
+    _ selection: FixtureCutter.Selection, archivePath: String, to destination: String,
+    options: RestoreOptions
+  ) throws -> (result: RestoreResult, model: ObjectModel?) {
+    let scratch = try ScratchFolder()
+    defer { withExtendedLifetime(scratch) {} }
+    var whole = options
+    whole.selection = nil
+    whole.force = false
+    whole.dryRun = false
+    whole.wait = nil
+    let wholePath = scratch.path("whole.sqlite")
+    let (restored, archivedModel) = try restoreReadingModel(
+      archivePath: archivePath, to: wholePath, options: whole)
+    options.meter?.startPhase("selecting")
+    let store = try CoreDataStore(path: wholePath)
+    let model: ObjectModel
+    if let cached = try store.cachedModel() {
+      model = cached
+    } else if let archivedModel {
+      model = archivedModel
+    } else {
+      throw VaultError(.modelUnavailable, "the archive carries no model (\(archivePath))")
+    }
+    let cutter = try FixtureCutter(store: store, model: model)
+    let subset: FixtureCutter.Subset
+    do {
+      subset = try store.read { _ in try cutter.select(selection) }
+    } catch let error as StoreError
+      where error.kind == .invalidValue || error.kind == .invalidPredicate
+    {
+      throw VaultError(.usage, error.detail, cause: error)
+    }
+    let result = RestoreResult(
+      store: destination, objects: subset.counts, tables: [:],
+      modelVersion: restored.modelVersion, migration: restored.migration, dryRun: options.dryRun,
+      leftOut: restored.leftOut, selected: subset.selected.count)
+    if options.dryRun { return (result, model) }
+    let claim = try StoreDestination(
+      destination, for: "restore", reading: archivePath, force: options.force, wait: options.wait)
+    defer { claim.release() }
+    try StoreFile.build(at: destination) { temporary in
+      try store.read { _ in try cutter.write(subset, to: temporary) }
+    }
+    return (result, model)
+  }
+}
