@@ -27,15 +27,19 @@ final class StatusLine: @unchecked Sendable {
   /// Samples of (seconds, done) for the rate, the oldest first.
   private var history: [(Double, Double)] = []
 
-  /// A status line for `command`, shown as `options` and standard error allow.
-  init(command: String, options: GlobalOptions) {
+  /// A status line for `command`, shown as `options` and standard error allow. A command
+  /// that `printsAsItGoes` shows no line redrawn in place when standard output is a terminal
+  /// too, where the two would mix.
+  init(command: String, options: GlobalOptions, printsAsItGoes: Bool = false) {
     self.command = command
     if options.quiet {
       mode = nil
     } else if options.json {
       mode = .json
     } else {
-      mode = isatty(STDERR_FILENO) == 1 ? .terminal : nil
+      mode =
+        isatty(STDERR_FILENO) == 1 && !(printsAsItGoes && isatty(STDOUT_FILENO) == 1)
+        ? .terminal : nil
     }
   }
 

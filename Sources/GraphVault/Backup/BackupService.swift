@@ -45,6 +45,9 @@ public enum BackupService {
     /// The archive format version to write (``ArchiveLayout/formatVersions``; the newest by
     /// default, 1 for a reader that knows only format 1).
     public var formatVersion: Int64 = ArchiveLayout.formatVersion
+    /// The model, when the caller has it already (a store restored from an archive that
+    /// carried no model cache); it comes before ``modelPath``.
+    var model: ObjectModel?
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -76,7 +79,7 @@ public enum BackupService {
         throw VaultError(
           .usage, ArchiveLayout.unsupportedFormat(options.formatVersion, verb: "writes"))
       }
-      let model = try resolveModel(store: store, modelPath: options.modelPath)
+      let model = try options.model ?? resolveModel(store: store, modelPath: options.modelPath)
       let layout = try store.layout(for: model)
       let seal = try options.password.map {
         try ArchiveSeal.create(password: $0.read(), compression: options.compression)

@@ -1,0 +1,305 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import ObjectStore
+
+/// `graphvault diff OLD NEW`: which objects the newer side inserted, deleted and changed,
+/// entity by entity, with each changed property's old and new value.
+///
+/// Each side is a store or an archive (a file, `-`, or `s3://`); an archive is verified and
+/// restored to a private temporary store first (two archives at once, one on each core), so
+/// a damaged or forged archive is refused before anything is compared. Objects are matched by
+/// primary key, or by a key attribute (``Options/keys``) when keys differ between the sides;
+/// each entity's objects are read from both stores in that key's order and compared as they
+/// come, so memory does not grow with the stores. When the two models differ, the older side
+/// is migrated into the newer one's model first, as a restore would.
+public enum DiffService {
+  /// What to compare.
+  public struct Options: Sendable {
+    /// The entities to compare, each with its sub-entities; all when empty.
+    public var entities: [String] = []
+    /// A predicate in Core Data's format that objects must match on the side they are on
+    /// (needs exactly one entity in ``entities``).
+    public var predicate: String?
+    /// Key attributes objects are matched by, as `ENTITY.ATTRIBUTE`; objects of other
+    /// entities are matched by primary key.
+    public var keys: [String] = []
+    /// The model, for stores without `Z_MODELCACHE`; its versions are also the migration path
+    /// when the two sides' models differ.
+    public var modelPath: String?
+    /// The password of encrypted archives.
+    public var password: PasswordSource?
+    /// Read archives that are not encrypted although a password was given.
+    public var allowUnencrypted = false
+    /// Where the run reports how far it has got.
+    public var meter: ProgressMeter?
+
+    /// Every entity, matched by primary key.
+    public init() {}
+  }
+
+  /// Compares `old` with `new`, handing each object that differs to `report` (entities by
+  /// name, objects in key order).
+  /// - Throws: ``VaultError``: 64 for an unknown entity, key or a bad predicate, 66 for a
+  ///   missing side, 65 for a damaged archive, 78 when the older model cannot be migrated
+  ///   into the newer.
+  public static func diff(
+    old: String, new: String, options: Options, report: (ObjectChange) throws -> Void
+  ) throws(VaultError) -> DiffSummary {
+    try vault {
+      if ArchiveAccess.isStandardStream(old) && ArchiveAccess.isStandardStream(new) {
+        throw VaultError(.usage, "only one side can be read from standard input (-)")
+      }
+      let (oldSide, newSide) = try open(old, new, options: options)
+      defer { withExtendedLifetime((oldSide, newSide)) {} }
+      let newStore = try CoreDataStore(path: newSide.path)
+      let model = try newSide.model(of: newStore, modelPath: options.modelPath)
+      var oldStore = try CoreDataStore(path: oldSide.path)
+      var oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
+      var migrated: String?
+      var migratedScratch: ScratchFolder?
+      if oldModel.fingerprint != model.fingerprint {
+        options.meter?.startPhase("migrating \(old)")
+        let scratch = try ScratchFolder()
+        migrated = try migrate(
+          oldStore, model: oldModel, into: model, at: scratch, options: options)
+        oldStore = try CoreDataStore(path: scratch.path("migrated.sqlite"))
+        oldModel = model
+        migratedScratch = scratch
+      }
+      defer { withExtendedLifetime(migratedScratch) {} }
+      let keys = try keyAttributes(options.keys, model: model)
+      let entities = try ExportService.selectedEntities(model, options.entities)
+      if options.predicate != nil && options.entities.count != 1 {
+        throw VaultError(.usage, "--where needs exactly one --entity, the one it is about")
+      }
+      options.meter?.startPhase("comparing")
+      let oldLayout = try oldStore.layout(for: oldModel)
+      let newLayout = try newStore.layout(for: model)
+      var counts: [String: DiffSummary.Counts] = [:]
+      try oldStore.read { _ in
+        try newStore.read { _ in
+          for entity in entities {
+            options.meter?.begin(entity)
+            counts[entity] = try compare(
+              entity,
+              old: ObjectCursor(
+                store: oldStore, layout: oldLayout, entity: entity, keys: keys,
+                predicate: options.predicate),
+              new: ObjectCursor(
+                store: newStore, layout: newLayout, entity: entity, keys: keys,
+                predicate: options.predicate),
+              model: model, meter: options.meter, report: report)
+          }
+        }
+      }
+      return DiffSummary(old: old, new: new, entities: counts, migrated: migrated)
+    }
+  }
+
+  /// Opens both sides; two archives are restored at once, the older on a second thread.
+  private static func open(_ old: String, _ new: String, options: Options) throws -> (
+    SourceStore, SourceStore
+  ) {
+    var started = false
+    let opening = Prefetcher { () throws -> SourceStore? in
+      if started { return nil }
+      started = true
+      return try SourceStore(
+        old, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+    }
+    options.meter?.startPhase("reading \(new)")
+    let newSide = try SourceStore(
+      new, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+      meter: options.meter)
+    options.meter?.startPhase("reading \(old)")
+    guard let oldSide = try opening.next() else { throw CancellationError() }
+    return (oldSide, newSide)
+  }
+
+  /// Migrates the older side's store into `target` at `scratch/migrated.sqlite`, as a
+  /// migrating restore does (the store is backed up into the scratch folder first), along
+  /// `--model`'s versions when given, else from its model straight to the newer one.
+  /// Returns `from → to`.
+  private static func migrate(
+    _ store: CoreDataStore, model: ObjectModel, into target: ObjectModel,
+    at scratch: ScratchFolder, options: Options
+  ) throws -> String {
+    var backup = BackupService.Options()
+    backup.output = scratch.path("old.gvault")
+    backup.compression = .none
+    backup.model = model
+    _ = try BackupService.backup(storePath: store.path, options: backup)
+    var restore = RestoreOptions()
+    if let path = options.modelPath {
+      let set = try ModelSource.versions(at: path)
+      restore.versionSet = set
+      restore.modelVersion = target.versionName.flatMap { set.version(named: $0) != nil ? $0 : nil }
+    } else {
+      var oldName = model.versionName ?? "old"
+      var newName = target.versionName ?? "new"
+      if oldName == newName { (oldName, newName) = ("\(oldName) (old)", "\(newName) (new)") }
+      restore.versionSet = ModelVersionSet(
+        name: target.name,
+        versions: [model.withVersionName(oldName), target.withVersionName(newName)],
+        currentVersionName: newName)
+    }
+    let result: RestoreResult
+    do {
+      result = try RestoreService.restore(
+        archivePath: scratch.path("old.gvault"), to: scratch.path("migrated.sqlite"),
+        options: restore)
+    } catch {
+      guard error.kind == .modelUnavailable else { throw error }
+      throw VaultError(
+        .modelUnavailable,
+        "the two sides' models differ and the older side's (\(model.versionName ?? model.name)) cannot be migrated into the newer's (\(target.versionName ?? target.name)); diff takes the older side first: \(error.detail)",
+        cause: error)
+    }
+    guard let migration = result.migration else { return "none needed" }
+    return "\(migration.from) → \(migration.to)"
+  }
+
+  /// `ENTITY.ATTRIBUTE` options as entity → attribute, checked against the model.
+  static func keyAttributes(_ texts: [String], model: ObjectModel) throws -> [String: String] {
+    var keys: [String: String] = [:]
+    for text in texts {
+      let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      guard parts.count == 2, let entity = model.entity(named: parts[0]) else {
+        throw VaultError(
+          .usage,
+          "--key \(text): give ENTITY.ATTRIBUTE, an entity of the model (entities: \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
+        )
+      }
+      let stored = model.attributes(of: entity.name).filter(\.isStored).map(\.name)
+      guard stored.contains(parts[1]) else {
+        throw VaultError(
+          .usage,
+          "--key \(text): \(entity.name) has no stored attribute \(parts[1]) (attributes: \(stored.sorted().joined(separator: ", ")))"
+        )
+      }
+      guard keys[entity.name] == nil else {
+        throw VaultError(.usage, "--key \(text): \(entity.name) has a key already")
+      }
+      keys[entity.name] = parts[1]
+    }
+    return keys
+  }
+
+  /// Compares one entity's objects, in key order on both sides.
+  private static func compare(
+    _ entity: String, old: ObjectCursor, new: ObjectCursor, model: ObjectModel,
+    meter: ProgressMeter?, report: (ObjectChange) throws -> Void
+  ) throws -> DiffSummary.Counts {
+    var counts = DiffSummary.Counts()
+    let attributes = model.attributes(of: entity).filter(\.isStored).map(\.name)
+    var before = try old.next()
+    var after = try new.next()
+    var compared = 0
+    while before != nil || after != nil {
+      let order: Int
+      if let before, let after {
+        let keyOrder = ObjectCursor.compare(before.key, after.key)
+        // Objects without a key attribute value match nothing.
+        order = keyOrder == 0 && before.key == nil ? -1 : keyOrder
+      } else {
+        order = before == nil ? 1 : -1
+      }
+      if order < 0, let object = before {
+        counts.deleted += 1
+        try report(
+          change(
+            .deleted, entity, object.key, old: object, new: nil, attributes: attributes))
+        before = try old.next()
+      } else if order > 0, let object = after {
+        counts.inserted += 1
+        try report(
+          change(
+            .inserted, entity, object.key, old: nil, new: object, attributes: attributes))
+        after = try new.next()
+      } else if let both = before, let object = after {
+        let differing = properties(old: both, new: object, attributes: attributes)
+        if differing.isEmpty {
+          counts.unchanged += 1
+        } else {
+          counts.changed += 1
+          try report(
+            ObjectChange(
+              kind: .changed, entity: entity, key: keyText(object.key, keys: object),
+              oldPrimaryKey: both.record.primaryKey, newPrimaryKey: object.record.primaryKey,
+              properties: differing))
+        }
+        before = try old.next()
+        after = try new.next()
+      }
+      compared += 1
+      if compared & 4095 == 0 { meter?.add(objects: 4096) }
+    }
+    meter?.add(objects: compared & 4095)
+    return counts
+  }
+
+  private static func change(
+    _ kind: ObjectChange.Kind, _ entity: String, _ key: AttributeValue?,
+    old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String]
+  ) -> ObjectChange {
+    let object = (old ?? new)!
+    return ObjectChange(
+      kind: kind, entity: entity, key: keyText(key, keys: object),
+      oldPrimaryKey: old?.record.primaryKey, newPrimaryKey: new?.record.primaryKey,
+      properties: properties(old: old, new: new, attributes: attributes))
+  }
+
+  /// `p12` for an object matched by primary key, else `name=value`.
+  private static func keyText(_ key: AttributeValue?, keys object: ObjectCursor.Object) -> String {
+    guard let attribute = object.keyAttribute else { return "p\(object.record.primaryKey)" }
+    return "\(attribute)=\(key.map(ValueText.text) ?? "NULL")"
+  }
+
+  /// The properties whose values differ, sorted by name: attributes, relationships (their
+  /// targets' names, comma-separated) and stored columns the model does not describe (`@`
+  /// and the column).
+  private static func properties(
+    old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String]
+  ) -> [ObjectChange.Property] {
+    var result: [ObjectChange.Property] = []
+    for name in attributes {
+      let before = old?.record.attributes[name]
+      let after = new?.record.attributes[name]
+      if before != after {
+        result.append(
+          ObjectChange.Property(
+            name: name, old: before.map(ValueText.text), new: after.map(ValueText.text)))
+      }
+    }
+    let relationships = Set(old?.relationships.keys.map { $0 } ?? []).union(
+      new?.relationships.keys.map { $0 } ?? [])
+    for name in relationships {
+      let before = old?.relationships[name]
+      let after = new?.relationships[name]
+      if before != after {
+        result.append(
+          ObjectChange.Property(
+            name: name, old: before.map(targets), new: after.map(targets)))
+      }
+    }
+    let columns = Set(old?.record.extraColumns.keys.map { $0 } ?? []).union(
+      new?.record.extraColumns.keys.map { $0 } ?? [])
+    for column in columns {
+      let before = old?.record.extraColumns[column]
+      let after = new?.record.extraColumns[column]
+      if before != after {
+        result.append(
+          ObjectChange.Property(
+            name: "@" + column, old: before.map(ValueText.text), new: after.map(ValueText.text)))
+      }
+    }
+    return result.sorted { $0.name < $1.name }
+  }
+
+  /// A relationship's targets as text: at most ten names, then how many more.
+  private static func targets(_ names: [String]) -> String {
+    let shown = names.prefix(10).joined(separator: ", ")
+    return names.count > 10 ? "\(shown), … (\(names.count) in all)" : shown
+  }
+}
