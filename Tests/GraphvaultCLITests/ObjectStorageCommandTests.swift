@@ -111,6 +111,42 @@ struct ObjectStorageCommandTests {
     #expect(keys.contains(String(url.dropFirst("s3://backups/".count))))
   }
 
+  @Test func diffAndSelectiveRestoreReadArchivesFromABucket() throws {
+    let moto = try MotoServer()
+    try moto.createBucket("hand")
+    let env = moto.environment()
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 400)
+    let model = CronWorkspace.sampleModel
+    var urls: [String] = []
+    for day in ["2026-01-01", "2026-01-02"] {
+      let backup = try Self.run(
+        [
+          "backup", store, "--model", model, "--output", "s3://hand/nightly/", "--time",
+          "\(day)T03:00:00Z",
+        ], env)
+      #expect(backup.status == 0, "\(backup.stderr)")
+      urls.append(backup.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+      let change = try Subprocess.python(
+        "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(\"UPDATE ZBOOK SET ZTITLE='Renamed' WHERE Z_PK=4\")\nc.commit()",
+        [store])
+      #expect(change.status == 0, "\(change.stderr)")
+    }
+    let diff = try Self.run(["diff", urls[0], urls[1], "--entity", "Book"], env)
+    #expect(diff.status == 1, "\(diff.stderr)")
+    #expect(diff.stdout.contains("p4\n    title: \""), "\(diff.stdout)")
+    #expect(diff.stdout.contains("-> \"Renamed\"\n"), "\(diff.stdout)")
+    let chosen = workspace.path("Chosen.sqlite")
+    let restore = try Self.run(
+      [
+        "restore", urls[0], "--to", chosen, "--entity", "Book", "--where",
+        "title BEGINSWITH 'Book 4:'",
+      ],
+      env)
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(FileManager.default.fileExists(atPath: chosen))
+  }
+
   @Test func aListingOfMoreThanAThousandArchivesFollowsContinuationTokens() throws {
     let moto = try MotoServer()
     try moto.createBucket("many")
