@@ -186,51 +186,56 @@ public enum DiffService {
     return keys
   }
 
-  /// Compares one entity's objects, in key order on both sides.
+  /// Compares one entity's objects, in key order on both sides: rows whose compared values
+  /// are the same text are passed over unread.
   private static func compare(
     _ entity: String, old: ObjectCursor, new: ObjectCursor, model: ObjectModel,
     meter: ProgressMeter?, report: (ObjectChange) throws -> Void
   ) throws -> DiffSummary.Counts {
     var counts = DiffSummary.Counts()
     let attributes = model.attributes(of: entity).filter(\.isStored).map(\.name)
-    var before = try old.next()
-    var after = try new.next()
+    var hasOld = try old.step()
+    var hasNew = try new.step()
     var compared = 0
-    while before != nil || after != nil {
+    while hasOld || hasNew {
       let order: Int
-      if let before, let after {
-        let keyOrder = ObjectCursor.compare(before.key, after.key)
+      if hasOld && hasNew {
+        let oldKey = old.key
+        let keyOrder = ObjectCursor.compare(oldKey, new.key)
         // Objects without a key attribute value match nothing.
-        order = keyOrder == 0 && before.key == nil ? -1 : keyOrder
+        order = keyOrder == 0 && oldKey == nil ? -1 : keyOrder
       } else {
-        order = before == nil ? 1 : -1
+        order = hasOld ? -1 : 1
       }
-      if order < 0, let object = before {
+      if order < 0 {
+        let object = try old.object()
         counts.deleted += 1
-        try report(
-          change(
-            .deleted, entity, object.key, old: object, new: nil, attributes: attributes))
-        before = try old.next()
-      } else if order > 0, let object = after {
+        try report(change(.deleted, entity, old: object, new: nil, attributes: attributes))
+        hasOld = try old.step()
+      } else if order > 0 {
+        let object = try new.object()
         counts.inserted += 1
-        try report(
-          change(
-            .inserted, entity, object.key, old: nil, new: object, attributes: attributes))
-        after = try new.next()
-      } else if let both = before, let object = after {
-        let differing = properties(old: both, new: object, attributes: attributes)
-        if differing.isEmpty {
+        try report(change(.inserted, entity, old: nil, new: object, attributes: attributes))
+        hasNew = try new.step()
+      } else {
+        if old.sameValues(as: new) {
           counts.unchanged += 1
         } else {
-          counts.changed += 1
-          try report(
-            ObjectChange(
-              kind: .changed, entity: entity, key: keyText(object.key, keys: object),
-              oldPrimaryKey: both.record.primaryKey, newPrimaryKey: object.record.primaryKey,
-              properties: differing))
+          let (before, after) = (try old.object(), try new.object())
+          let differing = properties(old: before, new: after, attributes: attributes)
+          if differing.isEmpty {
+            counts.unchanged += 1
+          } else {
+            counts.changed += 1
+            try report(
+              ObjectChange(
+                kind: .changed, entity: entity, key: keyText(after),
+                oldPrimaryKey: before.record.primaryKey, newPrimaryKey: after.record.primaryKey,
+                properties: differing))
+          }
         }
-        before = try old.next()
-        after = try new.next()
+        hasOld = try old.step()
+        hasNew = try new.step()
       }
       compared += 1
       if compared & 4095 == 0 { meter?.add(objects: 4096) }
@@ -240,20 +245,20 @@ public enum DiffService {
   }
 
   private static func change(
-    _ kind: ObjectChange.Kind, _ entity: String, _ key: AttributeValue?,
-    old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String]
+    _ kind: ObjectChange.Kind, _ entity: String, old: ObjectCursor.Object?,
+    new: ObjectCursor.Object?, attributes: [String]
   ) -> ObjectChange {
     let object = (old ?? new)!
     return ObjectChange(
-      kind: kind, entity: entity, key: keyText(key, keys: object),
+      kind: kind, entity: entity, key: keyText(object),
       oldPrimaryKey: old?.record.primaryKey, newPrimaryKey: new?.record.primaryKey,
       properties: properties(old: old, new: new, attributes: attributes))
   }
 
   /// `p12` for an object matched by primary key, else `name=value`.
-  private static func keyText(_ key: AttributeValue?, keys object: ObjectCursor.Object) -> String {
+  private static func keyText(_ object: ObjectCursor.Object) -> String {
     guard let attribute = object.keyAttribute else { return "p\(object.record.primaryKey)" }
-    return "\(attribute)=\(key.map(ValueText.text) ?? "NULL")"
+    return "\(attribute)=\(object.key.map(ValueText.text) ?? "NULL")"
   }
 
   /// The properties whose values differ, sorted by name: attributes, relationships (their

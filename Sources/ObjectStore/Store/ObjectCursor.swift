@@ -13,6 +13,11 @@ import SQLite
 /// To-one relationships and the many-to-many relationships whose join table the entity owns
 /// are given; a one-to-many relationship is the inverse of its members' to-one.
 ///
+/// Two cursors are compared row by row without building either row: ``sameValues(as:)``
+/// compares the compared columns (every stored column but `Z_PK` and `Z_OPT`, relationships
+/// by their names) of the two current rows in place, column by column; only objects that
+/// differ are read into records (``object()``).
+///
 /// Memory does not depend on the number of objects: rows are stepped through one prepared
 /// statement, and SQLite sorts by a key attribute on disk when it must.
 public final class ObjectCursor {
@@ -44,6 +49,9 @@ public final class ObjectCursor {
   }
 
   private let reader: TableReader
+  /// The columns compared, by name: the table's (but `Z_PK`, `Z_ENT`, `Z_OPT` and foreign
+  /// keys compared through labels) and the label columns.
+  private var compared: [String: Int] = [:]
   private let keyIndex: Int?
   private let keyAttribute: String?
   private let toOne: [String: Target]
@@ -87,6 +95,8 @@ public final class ObjectCursor {
       }
     }
     var extra: [String] = []
+    // Foreign keys compared through their targets' key attributes instead.
+    var labelled = Set<String>()
     var order = "Z_PK"
     var keyIndex: Int?
     var keyAttribute: String?
@@ -107,6 +117,14 @@ public final class ObjectCursor {
         toOne[relationship.name] = Target(
           relationship: relationship.name, extraIndex: nil, label: { $0 })
         continue
+      }
+      labelled.insert(column)
+      // Whether there is a target at all: its key may be empty.
+      extra.append("\(table.name).\(column) IS NULL")
+      if let entityColumn = table.toOne.values.joined().first(where: { $0.column == column })?
+        .entityColumn
+      {
+        labelled.insert(entityColumn)
       }
       toOne[relationship.name] = Target(
         relationship: relationship.name, extraIndex: extra.count,
@@ -152,14 +170,65 @@ public final class ObjectCursor {
     } catch {
       throw StoreError(.database, "cannot read \(entity)", path: store.path, underlying: error)
     }
+    let skipped = labelled.union(["Z_PK", "Z_ENT", "Z_OPT"])
+    for (index, name) in reader.columnNames.enumerated() where index < reader.extraStart {
+      if !skipped.contains(name) { compared[name] = index }
+    }
+    for index in extra.indices where index != keyIndex {
+      compared["@extra \(extra[index])"] = reader.extraStart + index
+    }
   }
+
+  /// Moves to the next object; false after the last.
+  public func step() throws(StoreError) -> Bool {
+    do {
+      return try reader.step()
+    } catch {
+      throw StoreError(.database, "cannot read \(path)", path: path, underlying: error)
+    }
+  }
+
+  /// The current object's key (after ``step()`` returned true).
+  public var key: AttributeValue? {
+    guard let keyIndex else { return .integer(reader.statement.int64(at: 0)) }
+    return reader.extraValue(keyIndex)
+  }
+
+  /// The current object's primary key.
+  public var primaryKey: Int64 { reader.statement.int64(at: 0) }
+
+  /// Whether the current objects of this cursor and `other` hold the same values: every
+  /// compared column, relationships by their names.
+  public func sameValues(as other: ObjectCursor) -> Bool {
+    if pairing?.cursor != ObjectIdentifier(other) {
+      let matched = compared.compactMap { name, index in other.compared[name].map { (index, $0) } }
+      // Columns that do not pair up (another layout) never compare equal here.
+      let complete = matched.count == compared.count && matched.count == other.compared.count
+      pairing = (ObjectIdentifier(other), complete ? matched : nil)
+    }
+    guard let pairs = pairing?.pairs else { return false }
+    for (index, otherIndex) in pairs
+    where !reader.sameValue(at: index, as: other.reader, at: otherIndex) {
+      return false
+    }
+    return true
+  }
+
+  /// The cursor ``sameValues(as:)`` was last given and the column pairs it compares (nil when
+  /// the two do not pair up).
+  private var pairing: (cursor: ObjectIdentifier, pairs: [(Int, Int)]?)?
 
   /// The next object, or nil after the last.
   public func next() throws(StoreError) -> Object? {
+    guard try step() else { return nil }
+    return try object()
+  }
+
+  /// The current object, read in full.
+  public func object() throws(StoreError) -> Object {
     let record: ObjectRecord
     do {
-      guard let next = try reader.nextRecord() else { return nil }
-      record = next
+      record = try reader.currentRecord()
     } catch let error as StoreError {
       throw error
     } catch {
@@ -196,8 +265,6 @@ public final class ObjectCursor {
       }
       relationships[member.relationship] = elements.map(\.label)
     }
-    let key: AttributeValue? =
-      keyIndex.map { reader.extraValue($0) } ?? .integer(record.primaryKey)
     return Object(
       key: key, keyAttribute: keyAttribute, record: record, relationships: relationships)
   }

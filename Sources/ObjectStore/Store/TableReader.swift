@@ -10,7 +10,9 @@ struct TableReader {
   }
 
   let statement: Statement
-  private let columnNames: [String]
+  /// The selected columns, in order: `Z_PK`, `Z_ENT`, `Z_OPT`, the table's, then the caller's
+  /// extra ones.
+  let columnNames: [String]
   /// The index of the first of the caller's extra columns.
   private(set) var extraStart = 0
   private let unmapped: [(index: Int, column: String)]
@@ -164,13 +166,13 @@ struct TableReader {
     while try statement.step() { try body(currentRecord()) }
   }
 
-  /// The next row's record, or nil (and the statement reset) after the last.
-  func nextRecord() throws -> ObjectRecord? {
+  /// Moves to the next row; false (and the statement reset) after the last.
+  func step() throws -> Bool {
     guard try statement.step() else {
       statement.reset()
-      return nil
+      return false
     }
-    return try currentRecord()
+    return true
   }
 
   /// The current row's value of the caller's extra column `index` (0 for the first), as
@@ -179,8 +181,24 @@ struct TableReader {
     statement.storedValue(at: extraStart + index)
   }
 
+  /// Whether the current rows of this reader's column `index` and `other`'s column
+  /// `otherIndex` hold the same value in the same storage class, compared in place.
+  func sameValue(at index: Int, as other: TableReader, at otherIndex: Int) -> Bool {
+    let type = statement.storageType(at: index)
+    guard type == other.statement.storageType(at: otherIndex) else { return false }
+    switch type {
+    case .null: return true
+    case .integer: return statement.int64(at: index) == other.statement.int64(at: otherIndex)
+    case .real: return statement.double(at: index) == other.statement.double(at: otherIndex)
+    case .text, .blob:
+      return statement.withBlob(at: index) { mine in
+        other.statement.withBlob(at: otherIndex) { theirs in mine.elementsEqual(theirs) }
+      }
+    }
+  }
+
   /// The record of the row the statement is on.
-  private func currentRecord() throws -> ObjectRecord {
+  func currentRecord() throws -> ObjectRecord {
     let number = Int(statement.int64(at: 1))
     let plan = try plan(for: number)
     var record = ObjectRecord(
