@@ -123,7 +123,7 @@ struct DiffCommandTests {
   @Test func aChangedObjectShowsEachChangedPropertysOldAndNewValue() throws {
     let result = try BuiltTool.run(["diff", before, after, "--entity", "Book"])
     #expect(result.status == 1, "\(result.stderr)")
-    let title = try Self.query(
+    let title = try sqlRows(
       store,
       "SELECT Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book') FROM ZBOOK WHERE Z_PK = 11"
     )
@@ -134,14 +134,6 @@ struct DiffCommandTests {
     #expect(result.stdout.contains("    tags: Tag/p"), "\(result.stdout)")
     #expect(result.stdout.contains(" -> nil\n"), "\(result.stdout)")
     #expect(result.stdout.contains("title=\"A new book\""), "\(result.stdout)")
-  }
-
-  static func query(_ database: String, _ sql: String) throws -> [String] {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
-      [database, sql])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.split(separator: "\n").map(String.init)
   }
 
   @Test func equalSidesExitZeroAndQuietPrintsNothing() throws {
@@ -187,7 +179,7 @@ struct DiffCommandTests {
     // inserted without a UUID matches nothing: it is deleted on one side, inserted on the
     // other.
     #expect(byUUID.status == 1, "\(byUUID.stderr)")
-    let author = try Self.query(store, "SELECT ZAUTHOR FROM ZBOOK WHERE Z_PK = 1")[0]
+    let author = try sqlRows(store, "SELECT ZAUTHOR FROM ZBOOK WHERE Z_PK = 1")[0]
     let lines = byUUID.stdout.split(separator: "\n").filter {
       $0.hasPrefix("+") || $0.hasPrefix("-") || $0.hasPrefix("M")
     }

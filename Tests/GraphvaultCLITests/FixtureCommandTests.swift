@@ -17,17 +17,8 @@ struct FixtureCommandTests {
     #expect(made.status == 0, "\(made.stderr)")
   }
 
-  /// The rows of `sql` in `database`, each as one text line.
-  func query(_ database: String, _ sql: String) throws -> [String] {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
-      [database, sql])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.split(separator: "\n").map(String.init)
-  }
-
   func keys(_ database: String, _ sql: String) throws -> Set<Int> {
-    Set(try query(database, sql).compactMap { Int($0) })
+    Set(try sqlRows(database, sql).compactMap { Int($0) })
   }
 
   /// Cuts a fixture and restores it; returns the restored store's path.
@@ -61,17 +52,17 @@ struct FixtureCommandTests {
     #expect(
       try keys(fixture, "SELECT Z_PK FROM ZWRITER")
         == keys(store, "SELECT DISTINCT ZAUTHOR FROM ZBOOK WHERE Z_PK IN (\(list))"))
-    #expect(try query(fixture, "SELECT count(*) FROM ZPAGE") == ["0"])
-    #expect(try query(fixture, "SELECT count(*) FROM ZTAG") == ["0"])
-    #expect(try query(fixture, "SELECT count(*) FROM Z_1TAGS") == ["0"])
+    #expect(try sqlRows(fixture, "SELECT count(*) FROM ZPAGE") == ["0"])
+    #expect(try sqlRows(fixture, "SELECT count(*) FROM ZTAG") == ["0"])
+    #expect(try sqlRows(fixture, "SELECT count(*) FROM Z_1TAGS") == ["0"])
     // Every reference resolves, and Z_MAX covers the keys.
     #expect(
-      try query(
+      try sqlRows(
         fixture, "SELECT count(*) FROM ZBOOK WHERE ZAUTHOR NOT IN (SELECT Z_PK FROM ZWRITER)")
         == ["0"])
     #expect(
-      try query(fixture, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'")
-        == query(fixture, "SELECT max(Z_PK) FROM ZBOOK"))
+      try sqlRows(fixture, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'")
+        == sqlRows(fixture, "SELECT max(Z_PK) FROM ZBOOK"))
   }
 
   @Test func includeFollowsExactlyThePathsGiven() throws {
@@ -89,13 +80,14 @@ struct FixtureCommandTests {
         == keys(store, "SELECT DISTINCT Z_4TAGS FROM Z_1TAGS WHERE Z_1BOOKS IN (\(list))"))
     // Join rows between the selected books and their tags; the tags' other books stay out.
     #expect(
-      Set(try query(fixture, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS"))
+      Set(try sqlRows(fixture, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS"))
         == Set(
-          try query(store, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS WHERE Z_1BOOKS IN (\(list))")))
+          try sqlRows(store, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS WHERE Z_1BOOKS IN (\(list))")))
     // Ordered pages keep their order keys.
     #expect(
-      try query(fixture, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK")
-        == query(store, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE WHERE ZBOOK IN (\(list)) ORDER BY Z_PK")
+      try sqlRows(fixture, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK")
+        == sqlRows(
+          store, "SELECT Z_PK, Z_FOK_BOOK FROM ZPAGE WHERE ZBOOK IN (\(list)) ORDER BY Z_PK")
     )
 
     // Through a to-one, then a to-many: the author's other books come, their pages do not.
@@ -109,7 +101,7 @@ struct FixtureCommandTests {
           store,
           "SELECT Z_PK FROM ZBOOK WHERE ZAUTHOR IN (\(authors.map(String.init).joined(separator: ",")))"
         ))
-    #expect(try query(deep, "SELECT count(*) FROM ZPAGE") == ["0"])
+    #expect(try sqlRows(deep, "SELECT count(*) FROM ZPAGE") == ["0"])
   }
 
   @Test func twoRunsAreByteIdenticalAndTheTimeIsTheOnlyClock() throws {
@@ -141,8 +133,8 @@ struct FixtureCommandTests {
     #expect(try BuiltTool.run(["restore", fromArchive, "--to", restored, "-q"]).status == 0)
     for table in ["ZBOOK", "ZWRITER", "ZPAGE", "ZTAG", "Z_1TAGS", "Z_PRIMARYKEY"] {
       #expect(
-        try query(restored, "SELECT * FROM \(table) ORDER BY 1, 2")
-          == query(fromStore, "SELECT * FROM \(table) ORDER BY 1, 2"), "\(table)")
+        try sqlRows(restored, "SELECT * FROM \(table) ORDER BY 1, 2")
+          == sqlRows(fromStore, "SELECT * FROM \(table) ORDER BY 1, 2"), "\(table)")
     }
   }
 
@@ -172,9 +164,9 @@ struct FixtureCommandTests {
   {
     var lines: [String] = []
     for table in ["ZBOOK", "ZWRITER", "ZPAGE", "ZTAG", "Z_1TAGS", "Z_PRIMARYKEY", "Z_METADATA"] {
-      let columns = try query(database, "SELECT name FROM pragma_table_info('\(table)')")
+      let columns = try sqlRows(database, "SELECT name FROM pragma_table_info('\(table)')")
         .filter { table != skipping?.table || $0 != skipping?.column }
-      lines += try query(
+      lines += try sqlRows(
         database, "SELECT \(columns.joined(separator: ", ")) FROM \(table) ORDER BY 1, 2"
       )
       .map { "\(table): \($0)" }
@@ -200,8 +192,9 @@ struct FixtureCommandTests {
       #expect(
         try rows(scrubbed, skipping: (rule.table, rule.column))
           == rows(plain, skipping: (rule.table, rule.column)), "\(rule.rule)")
-      let before = try query(plain, "SELECT Z_PK, \(rule.column) FROM \(rule.table) ORDER BY Z_PK")
-      let after = try query(
+      let before = try sqlRows(
+        plain, "SELECT Z_PK, \(rule.column) FROM \(rule.table) ORDER BY Z_PK")
+      let after = try sqlRows(
         scrubbed, "SELECT Z_PK, \(rule.column) FROM \(rule.table) ORDER BY Z_PK")
       #expect(before.count == after.count && !before.isEmpty)
       // Present values changed; missing ones stayed missing.
@@ -217,11 +210,12 @@ struct FixtureCommandTests {
     let (_, fake) = try cut(
       base + ["--scrub", "Book.title", "--scrub", "Book.cover"], name: "shapes")
     #expect(
-      try query(fake, "SELECT count(*) FROM ZBOOK WHERE ZTITLE <> 'Book.title-' || Z_PK") == ["0"])
+      try sqlRows(fake, "SELECT count(*) FROM ZBOOK WHERE ZTITLE <> 'Book.title-' || Z_PK") == ["0"]
+    )
     #expect(
-      try query(fake, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK")
-        == query(plain, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK"))
-    #expect(try query(fake, "SELECT count(DISTINCT ZUNIQUEID) = count(*) FROM ZBOOK") == ["1"])
+      try sqlRows(fake, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK")
+        == sqlRows(plain, "SELECT Z_PK, length(ZCOVER) FROM ZBOOK ORDER BY Z_PK"))
+    #expect(try sqlRows(fake, "SELECT count(DISTINCT ZUNIQUEID) = count(*) FROM ZBOOK") == ["1"])
   }
 
   @Test func hashingKeepsEqualValuesEqualAcrossFixturesAndDependsOnTheKey() throws {
@@ -229,8 +223,8 @@ struct FixtureCommandTests {
       ["--entity", "Book", "--limit", "5", "--scrub", "Writer.alias=hash"], name: "small")
     let (_, large) = try cut(
       ["--entity", "Book", "--limit", "40", "--scrub", "Writer.alias=hash"], name: "large")
-    let smallAliases = try query(small, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
-    let largeAliases = Set(try query(large, "SELECT Z_PK, ZALIAS FROM ZWRITER"))
+    let smallAliases = try sqlRows(small, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
+    let largeAliases = Set(try sqlRows(large, "SELECT Z_PK, ZALIAS FROM ZWRITER"))
     #expect(!smallAliases.isEmpty && Set(smallAliases).isSubset(of: largeAliases))
     let key = workspace.path("scrub.key").path
     try Data("a secret of our own".utf8).write(to: URL(fileURLWithPath: key))
@@ -239,11 +233,11 @@ struct FixtureCommandTests {
         "--entity", "Book", "--limit", "5", "--scrub", "Writer.alias=hash", "--scrub-key-file", key,
       ],
       name: "keyed")
-    let keyedAliases = try query(keyed, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
+    let keyedAliases = try sqlRows(keyed, "SELECT Z_PK, ZALIAS FROM ZWRITER ORDER BY Z_PK")
     #expect(keyedAliases.count == smallAliases.count)
     #expect(Set(keyedAliases).isDisjoint(with: smallAliases))
     // Unique before, unique after.
-    #expect(try query(large, "SELECT count(DISTINCT ZALIAS) = count(*) FROM ZWRITER") == ["1"])
+    #expect(try sqlRows(large, "SELECT count(DISTINCT ZALIAS) = count(*) FROM ZWRITER") == ["1"])
   }
 
   @Test func scrubRulesThatCannotHoldAreRefused() throws {
@@ -283,15 +277,15 @@ struct FixtureCommandTests {
     let restored = workspace.path("cd.sqlite").path
     let restore = try BuiltTool.run(["restore", archive, "--to", restored, "-q"])
     #expect(restore.status == 0, "\(restore.stderr)")
-    #expect(try query(restored, "SELECT count(*) FROM ZBOOK") == ["3"])
+    #expect(try sqlRows(restored, "SELECT count(*) FROM ZBOOK") == ["3"])
     #expect(
-      try query(
+      try sqlRows(
         restored,
         "SELECT count(*) FROM ZBOOK b WHERE b.ZPAGESCOUNT IS NOT (SELECT count(*) FROM ZPAGE p WHERE p.ZBOOK = b.Z_PK)"
       ) == ["0"])
-    #expect(try query(restored, "SELECT count(*) FROM ZPAGE") != ["0"])
-    #expect(try query(restored, "SELECT count(*) FROM ACHANGE") == ["0"])
+    #expect(try sqlRows(restored, "SELECT count(*) FROM ZPAGE") != ["0"])
+    #expect(try sqlRows(restored, "SELECT count(*) FROM ACHANGE") == ["0"])
     // Feedbacks point at books by a to-one the fixture did not follow from books: none came.
-    #expect(try query(restored, "SELECT count(*) FROM ZFEEDBACK") == ["0"])
+    #expect(try sqlRows(restored, "SELECT count(*) FROM ZFEEDBACK") == ["0"])
   }
 }

@@ -22,14 +22,6 @@ struct SelectiveRestoreCommandTests {
     #expect(backup.status == 0, "\(backup.stderr)")
   }
 
-  func query(_ database: String, _ sql: String) throws -> [String] {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
-      [database, sql])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.split(separator: "\n").map(String.init)
-  }
-
   @Test func onlyTheChosenObjectsTheirAuthorsAndIncludedPagesAreRestored() throws {
     let target = workspace.path("Chosen.sqlite").path
     let result = try BuiltTool.run([
@@ -37,22 +29,22 @@ struct SelectiveRestoreCommandTests {
       "title CONTAINS 'orbit' AND sales > 100000", "--include", "pages", "--json",
     ])
     #expect(result.status == 0, "\(result.stderr)")
-    let chosen = try query(
+    let chosen = try sqlRows(
       store,
       "SELECT Z_PK FROM ZBOOK WHERE instr(ZTITLE, 'orbit') > 0 AND ZSALES > 100000 ORDER BY Z_PK")
     #expect(!chosen.isEmpty)
-    #expect(try query(target, "SELECT Z_PK FROM ZBOOK ORDER BY Z_PK") == chosen)
+    #expect(try sqlRows(target, "SELECT Z_PK FROM ZBOOK ORDER BY Z_PK") == chosen)
     let list = chosen.joined(separator: ",")
     #expect(
-      try query(target, "SELECT Z_PK, ZTEXT FROM ZPAGE ORDER BY Z_PK")
-        == query(store, "SELECT Z_PK, ZTEXT FROM ZPAGE WHERE ZBOOK IN (\(list)) ORDER BY Z_PK"))
+      try sqlRows(target, "SELECT Z_PK, ZTEXT FROM ZPAGE ORDER BY Z_PK")
+        == sqlRows(store, "SELECT Z_PK, ZTEXT FROM ZPAGE WHERE ZBOOK IN (\(list)) ORDER BY Z_PK"))
     #expect(
-      try query(target, "SELECT Z_PK FROM ZWRITER ORDER BY Z_PK")
-        == query(
+      try sqlRows(target, "SELECT Z_PK FROM ZWRITER ORDER BY Z_PK")
+        == sqlRows(
           store, "SELECT DISTINCT ZAUTHOR FROM ZBOOK WHERE Z_PK IN (\(list)) ORDER BY ZAUTHOR"))
-    #expect(try query(target, "PRAGMA integrity_check") == ["ok"])
+    #expect(try sqlRows(target, "PRAGMA integrity_check") == ["ok"])
     #expect(
-      try query(
+      try sqlRows(
         target, "SELECT count(*) FROM ZBOOK WHERE ZAUTHOR NOT IN (SELECT Z_PK FROM ZWRITER)")
         == ["0"])
     let json = try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any]
@@ -70,7 +62,7 @@ struct SelectiveRestoreCommandTests {
       "restore", archive, "--to", target, "--entity", "Book", "--where", "rating > 4", "--dry-run",
     ])
     #expect(result.status == 0, "\(result.stderr)")
-    let count = try query(store, "SELECT count(*) FROM ZBOOK WHERE ZRATING > 4")[0]
+    let count = try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE ZRATING > 4")[0]
     #expect(result.stdout.contains("selection: \(count) objects chosen"), "\(result.stdout)")
     #expect(!FileManager.default.fileExists(atPath: target))
   }

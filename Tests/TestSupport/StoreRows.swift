@@ -1,3 +1,4 @@
+import Foundation
 import SQLite
 
 /// Every row of every table of an SQLite database, as text, sorted: two stores are equal row
@@ -13,4 +14,18 @@ public func storeRows(_ path: String) throws -> [String] {
     }
   }
   return result.sorted()
+}
+
+/// The rows `sql` gives in the SQLite database at `path`, read by Python's `sqlite3` (not by
+/// graphvault's own SQLite layer), each row one line of `|`-separated values.
+public func sqlRows(_ path: String, _ sql: String) throws -> [String] {
+  let result = try Subprocess.python(
+    "import sqlite3,sys\nfor r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print('|'.join(map(str, r)))",
+    [path, sql])
+  guard result.status == 0 else {
+    throw NSError(
+      domain: "sqlRows", code: Int(result.status),
+      userInfo: [NSLocalizedDescriptionKey: "\(sql): \(result.stderr)"])
+  }
+  return result.stdout.split(separator: "\n").map(String.init)
 }
