@@ -10,6 +10,7 @@ import GraphVault
 //   gvbench encryption [objects]  encrypted backup and restore against unencrypted ones
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
+//   gvbench diff [objects]     diff of two backups against one restore, at N/5 and N objects
 //   gvbench progress [objects] backup and restore with the status line shown and not
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
@@ -40,6 +41,8 @@ if arguments.first == "memory" {
   try objectStorageBenchmark(objects: objects)
 } else if arguments.first == "fixture" {
   try fixtureBenchmark(objects: objects)
+} else if arguments.first == "diff" {
+  try diffBenchmark(objects: objects)
 } else if arguments.first == "progress" {
   try progressBenchmark(objects: objects)
 } else if arguments.first == "bucket" {
