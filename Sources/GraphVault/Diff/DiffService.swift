@@ -61,9 +61,17 @@ public enum DiffService {
       if oldModel.fingerprint != model.fingerprint {
         options.meter?.startPhase("migrating \(old)")
         let scratch = try ScratchFolder()
-        migrated = try migrate(
-          oldStore, model: oldModel, into: model, at: scratch, options: options)
-        oldStore = try CoreDataStore(path: scratch.path("migrated.sqlite"))
+        do {
+          migrated = try StoreMigration.migrate(
+            oldStore, model: oldModel, into: model, at: scratch, modelPath: options.modelPath)
+        } catch let error as VaultError {
+          guard error.kind == .modelUnavailable else { throw error }
+          throw VaultError(
+            .modelUnavailable,
+            "the two sides' models differ and the older side's (\(oldModel.versionName ?? oldModel.name)) cannot be migrated into the newer's (\(model.versionName ?? model.name)); diff takes the older side first: \(error.detail)",
+            cause: error)
+        }
+        oldStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))
         oldModel = model
         migratedScratch = scratch
       }
@@ -115,49 +123,6 @@ public enum DiffService {
     options.meter?.startPhase("reading \(old)")
     guard let oldSide = try opening.next() else { throw CancellationError() }
     return (oldSide, newSide)
-  }
-
-  /// Migrates the older side's store into `target` at `scratch/migrated.sqlite`, as a
-  /// migrating restore does (the store is backed up into the scratch folder first), along
-  /// `--model`'s versions when given, else from its model straight to the newer one.
-  /// Returns `from → to`.
-  private static func migrate(
-    _ store: CoreDataStore, model: ObjectModel, into target: ObjectModel,
-    at scratch: ScratchFolder, options: Options
-  ) throws -> String {
-    var backup = BackupService.Options()
-    backup.output = scratch.path("old.gvault")
-    backup.compression = .none
-    backup.model = model
-    _ = try BackupService.backup(storePath: store.path, options: backup)
-    var restore = RestoreOptions()
-    if let path = options.modelPath {
-      let set = try ModelSource.versions(at: path)
-      restore.versionSet = set
-      restore.modelVersion = target.versionName.flatMap { set.version(named: $0) != nil ? $0 : nil }
-    } else {
-      var oldName = model.versionName ?? "old"
-      var newName = target.versionName ?? "new"
-      if oldName == newName { (oldName, newName) = ("\(oldName) (old)", "\(newName) (new)") }
-      restore.versionSet = ModelVersionSet(
-        name: target.name,
-        versions: [model.withVersionName(oldName), target.withVersionName(newName)],
-        currentVersionName: newName)
-    }
-    let result: RestoreResult
-    do {
-      result = try RestoreService.restore(
-        archivePath: scratch.path("old.gvault"), to: scratch.path("migrated.sqlite"),
-        options: restore)
-    } catch {
-      guard error.kind == .modelUnavailable else { throw error }
-      throw VaultError(
-        .modelUnavailable,
-        "the two sides' models differ and the older side's (\(model.versionName ?? model.name)) cannot be migrated into the newer's (\(target.versionName ?? target.name)); diff takes the older side first: \(error.detail)",
-        cause: error)
-    }
-    guard let migration = result.migration else { return "none needed" }
-    return "\(migration.from) → \(migration.to)"
   }
 
   /// `ENTITY.ATTRIBUTE` options as entity → attribute, checked against the model.

@@ -1,0 +1,51 @@
+import Foundation
+import ObjectModel
+import ObjectStore
+
+/// A store's objects migrated into another model in a private store, as a migrating restore
+/// migrates an archive's: for commands that compare or combine two stores whose models differ
+/// (`diff`, `merge`).
+enum StoreMigration {
+  /// The name of the migrated store in the scratch folder.
+  static let storeName = "migrated.sqlite"
+
+  /// Migrates `store` (whose model is `model`) into `target` at
+  /// `scratch/migrated.sqlite`: the store is backed up into the scratch folder (uncompressed)
+  /// and restored with the target's versions, along `modelPath`'s versions when given, else
+  /// from `model` straight to `target` (lightweight). Returns `from → to`.
+  /// - Throws: ``VaultError`` 78 when there is no path from one model to the other.
+  static func migrate(
+    _ store: CoreDataStore, model: ObjectModel, into target: ObjectModel,
+    at scratch: ScratchFolder, modelPath: String?
+  ) throws(VaultError) -> String {
+    try vault {
+      var backup = BackupService.Options()
+      backup.output = scratch.path("unmigrated.gvault")
+      backup.compression = .none
+      backup.model = model
+      _ = try BackupService.backup(storePath: store.path, options: backup)
+      var restore = RestoreOptions()
+      if let modelPath {
+        let set = try ModelSource.versions(at: modelPath)
+        restore.versionSet = set
+        restore.modelVersion = target.versionName.flatMap {
+          set.version(named: $0) != nil ? $0 : nil
+        }
+      } else {
+        var oldName = model.versionName ?? "old"
+        var newName = target.versionName ?? "new"
+        if oldName == newName { (oldName, newName) = ("\(oldName) (old)", "\(newName) (new)") }
+        restore.versionSet = ModelVersionSet(
+          name: target.name,
+          versions: [model.withVersionName(oldName), target.withVersionName(newName)],
+          currentVersionName: newName)
+      }
+      let result = try RestoreService.restore(
+        archivePath: scratch.path("unmigrated.gvault"), to: scratch.path(storeName),
+        options: restore)
+      try? FileManager.default.removeItem(atPath: scratch.path("unmigrated.gvault"))
+      guard let migration = result.migration else { return "none needed" }
+      return "\(migration.from) → \(migration.to)"
+    }
+  }
+}
