@@ -111,7 +111,7 @@ struct ObjectStorageCommandTests {
     #expect(keys.contains(String(url.dropFirst("s3://backups/".count))))
   }
 
-  @Test func diffAndSelectiveRestoreReadArchivesFromABucket() throws {
+  @Test func diffSelectiveRestoreAndMergeReadArchivesFromABucket() throws {
     let moto = try MotoServer()
     try moto.createBucket("hand")
     let env = moto.environment()
@@ -145,6 +145,17 @@ struct ObjectStorageCommandTests {
       env)
     #expect(restore.status == 0, "\(restore.stderr)")
     #expect(FileManager.default.fileExists(atPath: chosen))
+    let merge = try Self.run(
+      [
+        "merge", urls[0], "--into", store, "--entity", "Book", "--where",
+        "title BEGINSWITH 'Book 4:'", "--on-conflict", "replace",
+      ], env)
+    #expect(merge.status == 0, "\(merge.stderr)")
+    #expect(
+      merge.stdout.contains("Book: 1 replaced")
+        || merge.stdout.contains("GraphicNovel: 1 replaced"), "\(merge.stdout)")
+    let after = try Self.run(["diff", urls[0], store, "--entity", "Book", "-q"], env)
+    #expect(after.status == 0, "\(after.stderr)")
   }
 
   @Test func aListingOfMoreThanAThousandArchivesFollowsContinuationTokens() throws {

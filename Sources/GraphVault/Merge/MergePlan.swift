@@ -1,0 +1,233 @@
+import ObjectModel
+import ObjectStore
+
+/// The work of one merge: each source object matched with the store's (``match(subset:roots:)``),
+/// then the store's context changed to hold them (``apply(replacing:)``). See ``MergeService``.
+struct MergePlan {
+  /// What became of one source object.
+  enum Fate {
+    /// Not in the store: to be inserted (under its own key unless `renumbered`).
+    case insert(renumbered: Bool)
+    /// In the store with the same values.
+    case present(ManagedObject)
+    /// In the store with other values (the attributes that differ).
+    case conflict(ManagedObject, [String])
+  }
+
+  let model: ObjectModel
+  let keys: [String: String]
+  let from: ObjectContext
+  let into: ObjectContext
+
+  /// The source objects, in a stable order (table, then primary key), with their fate.
+  private var objects: [(source: ManagedObject, fate: Fate)] = []
+  /// The store's object for each source object merged.
+  private var merged: [ObjectReference: ManagedObject] = [:]
+  /// The source objects the merge inserts.
+  private var insertedSources = Set<ObjectReference>()
+  /// Source objects outside the selection looked for in the store (nil: not there).
+  private var found: [ObjectReference: ManagedObject?] = [:]
+  private(set) var counts: [String: MergeResult.Counts] = [:]
+  private(set) var conflicts: [String] = []
+
+  init(model: ObjectModel, keys: [String: String], from: ObjectContext, into: ObjectContext) {
+    self.model = model
+    self.keys = keys
+    self.from = from
+    self.into = into
+  }
+
+  /// The entity along `entity`'s lineage that has a key attribute, and the attribute.
+  private func key(of entity: String) -> (entity: String, attribute: String)? {
+    for ancestor in model.lineage(of: entity) {
+      if let attribute = keys[ancestor.name] { return (ancestor.name, attribute) }
+    }
+    return nil
+  }
+
+  /// The stored attributes an object is compared and copied by (derived ones are the
+  /// store's to compute).
+  private func attributes(of entity: String) -> [String] {
+    model.attributes(of: entity).filter { $0.isStored && !$0.isDerived }.map(\.name)
+  }
+
+  // MARK: Matching
+
+  /// Reads the subset's objects from the source and finds each in the store.
+  mutating func match(subset: FixtureCutter.Subset, roots: [String: String]) throws {
+    var sources: [ManagedObject] = []
+    for (table, primaryKeys) in subset.keys.sorted(by: { $0.key < $1.key }) {
+      guard let root = roots[table] else { continue }
+      for primaryKey in primaryKeys.sorted() {
+        if let object = try from.object(primaryKey: primaryKey, inHierarchyOf: root) {
+          sources.append(object)
+        }
+      }
+    }
+    let byKey = try lookUpKeys(of: sources)
+    for object in sources {
+      let existing = try counterpart(of: object, byKey: byKey)
+      let fate: Fate
+      if let existing {
+        let differing = attributes(of: object.entity).filter {
+          object.value(for: $0) != existing.value(for: $0)
+        }
+        if differing.isEmpty {
+          fate = .present(existing)
+        } else {
+          fate = .conflict(existing, differing)
+          conflicts.append("\(existing) (\(differing.joined(separator: ", ")))")
+        }
+      } else {
+        fate = .insert(renumbered: false)
+      }
+      objects.append((object, fate))
+    }
+  }
+
+  /// The store's objects holding the key values of `sources`, per keyed entity.
+  private func lookUpKeys(of sources: [ManagedObject]) throws -> [String: [AttributeValue:
+    ManagedObject]]
+  {
+    var wanted: [String: (attribute: String, values: [AttributeValue])] = [:]
+    for object in sources {
+      guard let (entity, attribute) = key(of: object.entity),
+        let value = object.value(for: attribute)
+      else { continue }
+      wanted[entity, default: (attribute, [])].values.append(value)
+    }
+    var found: [String: [AttributeValue: ManagedObject]] = [:]
+    for (entity, request) in wanted {
+      found[entity] = try into.objects(of: entity, whose: request.attribute, isIn: request.values)
+    }
+    return found
+  }
+
+  /// The store's object that is `object`: by key attribute when its entity has one (an
+  /// object without a key value has none), else by primary key and entity.
+  private func counterpart(
+    of object: ManagedObject, byKey: [String: [AttributeValue: ManagedObject]]
+  ) throws -> ManagedObject? {
+    if let (entity, attribute) = key(of: object.entity) {
+      guard let value = object.value(for: attribute), let match = byKey[entity]?[value],
+        match.entity == object.entity
+      else { return nil }
+      return match
+    }
+    guard
+      let match = try into.object(primaryKey: object.primaryKey, inHierarchyOf: object.entity),
+      match.entity == object.entity
+    else { return nil }
+    return match
+  }
+
+  // MARK: Applying
+
+  /// Inserts, replaces and links in the store's context (nothing is saved here).
+  mutating func apply(replacing: Bool) throws {
+    // Objects keeping their own primary keys first: keys handed out afterwards come after
+    // every key given, so a new key never takes one that a later object keeps.
+    for keepsKey in [true, false] {
+      for index in objects.indices {
+        let source = objects[index].source
+        guard case .insert = objects[index].fate, !insertedSources.contains(source.reference)
+        else { continue }
+        let free =
+          try into.object(primaryKey: source.primaryKey, inHierarchyOf: source.entity) == nil
+        guard free == keepsKey else { continue }
+        let inserted = try into.insert(source.entity, primaryKey: free ? source.primaryKey : nil)
+        for attribute in attributes(of: source.entity) {
+          try inserted.setValue(source.value(for: attribute), for: attribute)
+        }
+        merged[source.reference] = inserted
+        insertedSources.insert(source.reference)
+        objects[index].fate = .insert(renumbered: !free)
+        counts[source.entity, default: .init()].inserted += 1
+        if !free { counts[source.entity, default: .init()].renumbered += 1 }
+      }
+    }
+    for (source, fate) in objects {
+      switch fate {
+      case .insert: break
+      case .present(let existing):
+        merged[source.reference] = existing
+        counts[source.entity, default: .init()].present += 1
+      case .conflict(let existing, _):
+        merged[source.reference] = existing
+        if replacing {
+          for attribute in attributes(of: source.entity) {
+            try existing.setValue(source.value(for: attribute), for: attribute)
+          }
+          counts[source.entity, default: .init()].replaced += 1
+        } else {
+          counts[source.entity, default: .init()].kept += 1
+        }
+      }
+    }
+    for (source, fate) in objects {
+      switch fate {
+      case .insert:
+        try connect(source, to: merged[source.reference]!)
+      case .conflict(let existing, _) where replacing:
+        try connectToOne(source, to: existing)
+      default: break
+      }
+    }
+  }
+
+  /// The store's object for a source object: the one merged, else the one the store holds
+  /// (looked for once), else nil.
+  private mutating func resolve(_ object: ManagedObject) throws -> ManagedObject? {
+    if let merged = merged[object.reference] { return merged }
+    if let known = found[object.reference] { return known }
+    let byKey = try lookUpKeys(of: [object])
+    let match = try counterpart(of: object, byKey: byKey)
+    found[object.reference] = match
+    return match
+  }
+
+  /// Points the to-one relationships of `target` where `source`'s point.
+  private mutating func connectToOne(_ source: ManagedObject, to target: ManagedObject) throws {
+    for relationship in model.relationships(of: source.entity)
+    where !relationship.isTransient && !relationship.isToMany {
+      guard let destination = try source.object(for: relationship.name),
+        let mapped = try resolve(destination)
+      else { continue }
+      if try target.object(for: relationship.name) !== mapped {
+        try target.setObject(mapped, for: relationship.name)
+      }
+    }
+  }
+
+  /// Gives an inserted object its relationships: to-ones as the source's, to-manys with the
+  /// members found (a member already in the store only when its side is empty).
+  private mutating func connect(_ source: ManagedObject, to target: ManagedObject) throws {
+    try connectToOne(source, to: target)
+    for relationship in model.relationships(of: source.entity)
+    where !relationship.isTransient && relationship.isToMany {
+      guard let inverse = model.inverse(of: relationship) else { continue }
+      var members: [ManagedObject] = []
+      for member in try source.objects(for: relationship.name) {
+        guard let mapped = try resolve(member) else { continue }
+        let ours = insertedSources.contains(member.reference)
+        if !inverse.isToMany && !ours {
+          // A member the store keeps: joined only when its side is empty.
+          guard try mapped.object(for: inverse.name) == nil else { continue }
+          counts[mapped.entity, default: .init()].linked += 1
+        } else if inverse.isToMany && !ours {
+          counts[mapped.entity, default: .init()].linked += 1
+        }
+        members.append(mapped)
+      }
+      if relationship.isOrdered || inverse.isToMany {
+        let current = try target.objects(for: relationship.name)
+        let missing = current.filter { object in !members.contains { $0 === object } }
+        try target.setObjects(members + missing, for: relationship.name)
+      } else {
+        for member in members where try member.object(for: inverse.name) !== target {
+          try target.add(member, to: relationship.name)
+        }
+      }
+    }
+  }
+}
