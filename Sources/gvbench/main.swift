@@ -11,6 +11,7 @@ import GraphVault
 //   gvbench s3 [objects]       backup and restore to moto's S3 server against a local folder
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
 //   gvbench diff [objects]     diff of two backups against one restore, at N/5 and N objects
+//   gvbench merge [objects]    merge of deleted books back into stores of N/5 and N objects
 //   gvbench progress [objects] backup and restore with the status line shown and not
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
@@ -41,6 +42,8 @@ if arguments.first == "memory" {
   try objectStorageBenchmark(objects: objects)
 } else if arguments.first == "fixture" {
   try fixtureBenchmark(objects: objects)
+} else if arguments.first == "merge" {
+  try mergeBenchmark(objects: objects)
 } else if arguments.first == "diff" {
   try diffBenchmark(objects: objects)
 } else if arguments.first == "progress" {

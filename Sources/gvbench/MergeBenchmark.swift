@@ -1,0 +1,81 @@
+import Foundation
+import GraphVault
+
+/// `graphvault merge` bringing back the books whose titles begin with "Book 123" (and their
+/// pages) into a generated library store they were deleted from, at `objects / 5` and
+/// `objects`: from the backup taken before the deletion, and from that backup restored as a
+/// store; each against a fresh copy of the store with the books deleted. Best of three.
+func mergeBenchmark(objects: Int) throws {
+  let workspace = try BenchWorkspace()
+  defer { workspace.remove() }
+  func path(_ name: String) -> String { workspace.path(name) }
+  print(
+    "| store | objects merged | from the archive | from a store | peak RSS (archive) | peak RSS (store) |"
+  )
+  print("|---|---:|---:|---:|---:|---:|")
+  for size in [objects / 5, objects] {
+    FileHandle.standardError.write(Data("gvbench merge: generating \(size) objects\n".utf8))
+    let store = path("store-\(size).sqlite")
+    try SampleLibrary.generate(at: store, objects: size)
+    let archive = path("before-\(size).gvault")
+    let source = path("before-\(size).sqlite")
+    guard
+      try runMeasured(workspace.tool, ["backup", store, "--output", archive, "-q"]).status == 0,
+      try runMeasured(workspace.tool, ["restore", archive, "--to", source, "-q"]).status == 0
+    else {
+      throw NSError(
+        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
+    }
+    let counted = try shellOutput(
+      "sqlite3 '\(store)' \"SELECT count(*) + (SELECT count(*) FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE LIKE 'Book 123%')) FROM ZBOOK WHERE ZTITLE LIKE 'Book 123%'\""
+    )
+    _ = try timedShell(
+      """
+      sqlite3 '\(store)' "
+        DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE LIKE 'Book 123%');
+        DELETE FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE LIKE 'Book 123%');
+        DELETE FROM ZBOOK WHERE ZTITLE LIKE 'Book 123%';"
+      """)
+    func merge(from input: String) throws -> Measured {
+      var best: Measured?
+      for round in 0..<3 {
+        let target = path("target-\(size)-\(round).sqlite")
+        try FileManager.default.copyItem(atPath: store, toPath: target)
+        let measured = try runMeasured(
+          workspace.tool,
+          [
+            "merge", input, "--into", target, "--entity", "Book", "--where",
+            "title BEGINSWITH 'Book 123'", "--include", "pages", "-q",
+          ])
+        try? FileManager.default.removeItem(atPath: target)
+        guard measured.status == 0 else {
+          throw NSError(
+            domain: "gvbench", code: 1,
+            userInfo: [NSLocalizedDescriptionKey: "merge exited \(measured.status)"])
+        }
+        if measured.seconds < best?.seconds ?? .infinity { best = measured }
+      }
+      return best!
+    }
+    let fromArchive = try merge(from: archive)
+    let fromStore = try merge(from: source)
+    print(
+      String(
+        format: "| %d objects | %@ | %.2f s | %.2f s | %d MiB | %d MiB |", size,
+        counted.trimmingCharacters(in: .whitespacesAndNewlines), fromArchive.seconds,
+        fromStore.seconds, fromArchive.peakKiB / 1024, fromStore.peakKiB / 1024))
+  }
+}
+
+/// The standard output of a shell command.
+func shellOutput(_ command: String) throws -> String {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/bin/sh")
+  process.arguments = ["-c", command]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return String(decoding: data, as: UTF8.self)
+}
