@@ -10,12 +10,10 @@ extension ObjectContext {
     -> ManagedObject?
   {
     let table = try table(for: entity)
-    for (reference, object) in registered
-    where reference.primaryKey == primaryKey
-      && layout.table(for: reference.entity)?.name
-        == table.name
-    {
-      return object.isDeleted ? nil : object
+    for member in model.hierarchy(from: table.rootEntity) {
+      if let object = registered[ObjectReference(entity: member.name, primaryKey: primaryKey)] {
+        return object.isDeleted ? nil : object
+      }
     }
     return try load(table, filter: "Z_PK = ?", bindings: [.integer(primaryKey)]).first
   }

@@ -62,7 +62,15 @@ extension ObjectContext {
           found[member.reference] = member
         }
       }
-      for (reference, candidate) in registered where destinations.contains(reference.entity) {
+      // In memory, objects may point here that the store does not have so, and the stored
+      // ones may point elsewhere now: the registered object is the one that counts.
+      for reference in Array(found.keys) {
+        if let candidate = registered[reference] { found[reference] = candidate }
+      }
+      for (reference, candidate) in registered
+      where candidate.toOne[inverse.name] == object.reference
+        && destinations.contains(reference.entity)
+      {
         found[reference] = candidate
       }
       // Order keys are kept under the entity that declares the relationship: a sub-entity's
