@@ -10,7 +10,7 @@ import Testing
 /// `verify` passes exactly when `restore` succeeds (bad data: 65, nothing left behind).
 ///
 /// `GRAPHVAULT_FUZZ_CASES` sets the number of cases (300 by default; the longer run in the
-/// README used 10,000), `GRAPHVAULT_FUZZ_SEED` the first seed.
+/// docs/BENCHMARKS.md used 10,000), `GRAPHVAULT_FUZZ_SEED` the first seed.
 @Suite("Fuzzed archives")
 struct FuzzedArchiveTests {
   typealias Random = SplitMix64

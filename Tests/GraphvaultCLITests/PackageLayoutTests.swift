@@ -4,7 +4,7 @@ import Testing
 
 @Suite("The package's layers")
 struct PackageLayoutTests {
-  /// The README's layer table, top to bottom: a target imports only targets of lower rows.
+  /// The layer table of docs/DEVELOPMENT.md, top to bottom: a target imports only targets of lower rows.
   static let layers: [[String]] = [
     ["graphvault", "gvbench", "GraphVaultTesting"],
     ["GraphVault"],

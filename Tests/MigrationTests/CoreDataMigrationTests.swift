@@ -48,7 +48,7 @@ struct CoreDataMigrationTests {
   /// - `Z_METADATA` keys `NSStoreModelVersionHashes` and `NSStoreModelVersionHashesDigest`:
   ///   Apple's entity version hashes cannot be computed from an `.xcdatamodeld` (the second
   ///   test restores with the compiled `.momd` and compares them too);
-  /// - `Z_MODELCACHE`: the bytes of graphvault's keyed archive are not Apple's (see the README);
+  /// - `Z_MODELCACHE`: the bytes of graphvault's keyed archive are not Apple's (see docs/DEVELOPMENT.md);
   ///   the model it holds is checked by the CLI tests;
   /// - `Z_PRIMARYKEY`, compared apart below: Core Data's in-place migration kept the old name
   ///   `ExpensiveSportCar` in `Z_NAME`; a fresh store has the entity's name, `LuxuryCar`.

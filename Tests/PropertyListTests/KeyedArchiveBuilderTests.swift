@@ -311,7 +311,7 @@ struct FixtureKeyedArchiveRewriteTests {
       // Written twice, the bytes are the same: the writer is deterministic.
       #expect(try KeyedArchiveBuilder.rewritten(again) == written)
     }
-    // Not Apple's bytes: see the README (key order, uniquing by identity).
+    // Not Apple's bytes: see docs/DEVELOPMENT.md (key order, uniquing by identity).
     #expect(identical == 0)
   }
 }
