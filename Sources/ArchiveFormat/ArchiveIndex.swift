@@ -15,10 +15,15 @@ package enum ArchiveIndex {
       "format": .integer(formatVersion),
       "members": .array(
         members.map {
-          [
+          var member: [String: PropertyListValue] = [
             "path": .string($0.path), "size": .integer(Int64($0.size)),
             "sha256": .string($0.sha256),
           ]
+          if let place = $0.place {
+            member["offset"] = .integer(place.offset)
+            member["length"] = .integer(place.length)
+          }
+          return .dictionary(member)
         }),
       "objects": .dictionary(counts.mapValues { .integer(Int64($0)) }),
       "tables": .dictionary(rows.mapValues { .integer(Int64($0)) }),

@@ -15,11 +15,14 @@ package final class MemberWriter: @unchecked Sendable {
     package let path: String
     package let size: Int
     package let sha256: String
+    /// Where its frame is, in a framed archive (``FramedStream``).
+    package var place: FramedStream.Place? = nil
   }
 
   private let archive: ArchiveWriter
   private let modificationTime: Int64
   private let seal: ArchiveSeal?
+  private let frames: FramedStream?
   /// The archive's format version, written in the index (and a sealed archive's clear header).
   private let formatVersion: Int64
   /// Used on the second thread only.
@@ -33,14 +36,16 @@ package final class MemberWriter: @unchecked Sendable {
   private var failure: (any Error)?
 
   /// A writer of `archive`'s members in format `formatVersion`, sealed with `seal` when there
-  /// is one.
+  /// is one; when `frames` is given (the archive writes its tar stream into it), each member
+  /// becomes one frame, and the index says where.
   package init(
     archive: ArchiveWriter, modificationTime: Int64, seal: ArchiveSeal? = nil,
-    formatVersion: Int64 = ArchiveLayout.formatVersion
+    frames: FramedStream? = nil, formatVersion: Int64 = ArchiveLayout.formatVersion
   ) {
     self.archive = archive
     self.modificationTime = modificationTime
     self.seal = seal
+    self.frames = frames
     self.formatVersion = formatVersion
   }
 
@@ -70,7 +75,8 @@ package final class MemberWriter: @unchecked Sendable {
           try archive.writeEntry(
             path: path, contents: bytes, modificationTime: modificationTime)
         }
-        let entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
+        var entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
+        entry.place = try frames?.cut()
         lock.withLock { written.append(entry) }
       } catch {
         lock.withLock { failure = error }

@@ -52,20 +52,23 @@ public final class ArchiveWriter {
   /// Wraps `archive_write_open` with a write callback. The last block is not padded, as with a
   /// regular file.
   /// - Parameter name: what messages call the archive (a path or URL).
+  /// - Parameter unblocked: hand every byte to `write` as soon as libarchive produces it,
+  ///   rather than in 10 KiB blocks, so that when ``finishEntry()`` returns, `write` has had
+  ///   the whole entry, padding included.
   public convenience init(
     name: String?, format: ArchiveFormat = .pax, filter: ArchiveFilter = .zstd,
-    compressionLevel: Int? = nil, threads: Int? = nil,
+    compressionLevel: Int? = nil, threads: Int? = nil, unblocked: Bool = false,
     write: @escaping (UnsafeRawBufferPointer) throws -> Void
   ) throws(ArchiveError) {
     try self.init(
-      target: .stream(name, WriteStream(write: write)), format: format, filter: filter,
-      compressionLevel: compressionLevel, threads: threads)
+      target: .stream(name, WriteStream(write: write), unblocked: unblocked), format: format,
+      filter: filter, compressionLevel: compressionLevel, threads: threads)
   }
 
   private enum Target {
     case path(String)
     case descriptor(Int32)
-    case stream(String?, WriteStream)
+    case stream(String?, WriteStream, unblocked: Bool)
   }
 
   private init(
@@ -79,7 +82,7 @@ public final class ArchiveWriter {
     switch target {
     case .path(let path): (self.path, stream) = (path, nil)
     case .descriptor: (self.path, stream) = (nil, nil)
-    case .stream(let name, let writeStream): (self.path, stream) = (name, writeStream)
+    case .stream(let name, let writeStream, _): (self.path, stream) = (name, writeStream)
     }
     try configure(format: format, filter: filter, level: compressionLevel, threads: threads)
     switch target {
@@ -87,8 +90,9 @@ public final class ArchiveWriter {
       try check(archive_write_open_filename(archive, path))
     case .descriptor(let fd):
       try check(archive_write_open_fd(archive, fd))
-    case .stream(_, let stream):
+    case .stream(_, let stream, let unblocked):
       try check(archive_write_set_bytes_in_last_block(archive, 1))
+      if unblocked { try check(archive_write_set_bytes_per_block(archive, 0)) }
       let rc = archive_write_open(
         archive, Unmanaged.passUnretained(stream).toOpaque(), nil,
         { archive, client, bytes, count in

@@ -6,7 +6,7 @@ struct CommandLineTests {
   @Test func versionPrintsTheVersionAndExitsZero() throws {
     let result = try BuiltTool.run(["--version"])
     #expect(result.status == 0)
-    #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.3.0")
+    #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.4.0")
   }
 
   @Test func helpListsEveryExitStatus() throws {

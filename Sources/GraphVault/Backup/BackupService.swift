@@ -113,16 +113,26 @@ public enum BackupService {
       // One zstd thread: libzstd's multithreaded mode raised peak RSS from 48 to 120 MiB for
       // a gain lost in the noise of single runs (measure before turning it on). A sealed
       // archive's members are compressed one by one before sealing, so its stream is not.
-      let archive = try ArchiveWriter(
-        name: output.location, format: .pax,
-        filter: seal == nil ? options.compression.filter : .none
-      ) { [meter = options.meter] bytes in
+      let emit: (UnsafeRawBufferPointer) throws -> Void = { [meter = options.meter] bytes in
         try output.write(bytes)
         meter?.add(bytes: Int64(bytes.count))
       }
+      // A plain zstd archive is compressed member by member (``FramedStream``), so that a
+      // reader can fetch one member alone; other compressions stream through libarchive.
+      let frames = seal == nil && options.compression == .zstd ? FramedStream(emit: emit) : nil
+      let archive: ArchiveWriter
+      if let frames {
+        archive = try ArchiveWriter(
+          name: output.location, format: .pax, filter: .none, unblocked: true
+        ) { frames.append($0) }
+      } else {
+        archive = try ArchiveWriter(
+          name: output.location, format: .pax,
+          filter: seal == nil ? options.compression.filter : .none, write: emit)
+      }
       let members = MemberWriter(
         archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
-        formatVersion: options.formatVersion)
+        frames: frames, formatVersion: options.formatVersion)
       let (objects, rows): ([String: Int], [String: Int])
       do {
         defer { members.drain() }
@@ -135,6 +145,9 @@ public enum BackupService {
           plist: try members.index(counts: objects, rows: rows))
         try members.finish()
         try archive.close()
+        if let frames, let index = members.entries.last?.place {
+          try frames.finish(index: index)
+        }
       }
       let size = try output.publish()
       return BackupResult(

@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A plain zstd archive, read as `docs/FORMAT.md` (section 1) says, by Python's `tarfile`,
+/// `plistlib` and the `zstd` command: every member its own frame where the index says, the
+/// trailer naming the index's frame, the whole an ordinary `.tar.zst`.
+@Suite(
+  "Framed archives",
+  .enabled(
+    if: Subprocess.isInstalled("python3") && Subprocess.isInstalled("zstd"),
+    "needs python3 and zstd"))
+struct FramedArchiveTests {
+  static let reader = """
+    import hashlib, io, plistlib, struct, subprocess, sys, tarfile
+    path = sys.argv[1]
+    data = open(path, 'rb').read()
+    magic, size, tag, version, offset, length = struct.unpack('<II4sIQQ', data[-32:])
+    assert (magic, size, tag, version) == (0x184D2A5E, 24, b'GVIX', 1), 'no trailer'
+    def member(start, count):
+        out = subprocess.run(['zstd', '-dc'], input=data[start:start + count],
+                             capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(out)) as archive:
+            names = archive.getnames()
+            assert len(names) == 1, names
+            return names[0], archive.extractfile(names[0]).read()
+    name, content = member(offset, length)
+    assert name == 'index.plist', name
+    index = plistlib.loads(content)
+    position = 0
+    for entry in index['members']:
+        assert entry['offset'] == position, (entry['path'], entry['offset'], position)
+        name, content = member(entry['offset'], entry['length'])
+        assert name == entry['path'], (name, entry['path'])
+        assert len(content) == entry['size'] and hashlib.sha256(content).hexdigest() == entry['sha256']
+        position += entry['length']
+    assert position == offset, 'the index frame follows the last member'
+    subprocess.run(['zstd', '-tq', path], check=True)
+    print(len(index['members']))
+    """
+
+  @Test func everyMemberIsAZstdFrameOfItsOwnWhereTheIndexSays() throws {
+    let workspace = try TemporaryDirectory()
+    let store = workspace.path("Library.sqlite").path
+    let archive = workspace.path("Library.gvault").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "3000", "-q"]).status == 0)
+    let backup = try BuiltTool.run(["backup", store, "--output", archive, "-q"])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    let result = try Subprocess.python(Self.reader, [archive])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 6)
+    // And bsdtar, which knows nothing of frames, lists it.
+    let listed = try Subprocess.run("bsdtar", ["-tf", archive])
+    #expect(listed.status == 0, "\(listed.stderr)")
+    #expect(listed.stdout.hasSuffix("index.plist\n"))
+  }
+
+  @Test func otherCompressionsAndEncryptedArchivesAreNotFramed() throws {
+    let workspace = try TemporaryDirectory()
+    let store = workspace.path("Library.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "300", "-q"]).status == 0)
+    let password = workspace.path("password").path
+    try Data("secret\n".utf8).write(to: URL(fileURLWithPath: password))
+    for (name, options) in [
+      ("gzip", ["--compression", "gzip"]), ("sealed", ["--password-file", password]),
+    ] {
+      let archive = workspace.path("\(name).gvault").path
+      let backup = try BuiltTool.run(["backup", store, "--output", archive, "-q"] + options)
+      #expect(backup.status == 0, "\(backup.stderr)")
+      let result = try Subprocess.python(Self.reader, [archive])
+      #expect(result.status != 0)
+      #expect(result.stderr.contains("no trailer"), "\(result.stderr)")
+    }
+  }
+}
