@@ -7,4 +7,9 @@ public protocol ArchiveInput: AnyObject {
 
   /// The archive's size in bytes, when known before it is read (not for a pipe).
   var size: Int64? { get }
+
+  /// Reads `count` bytes at `offset`, apart from the sequential reads (a file or an object,
+  /// not a pipe): what `find` reads of an archive. Fewer bytes come back only at the end.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/unsupported`` for a pipe).
+  func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8]
 }

@@ -59,6 +59,16 @@ public enum ArchiveNaming {
     return shape ? String(stem.dropLast(stampLength + 1)) : nil
   }
 
+  /// The time in an archive's name (`Library-20261122T030000.123Z.gvault`), in ISO 8601
+  /// (`2026-11-22T03:00:00.123Z`); nil for a name without one.
+  public static func time(ofArchive name: String) -> String? {
+    guard let store = storeName(ofArchive: name), !name.hasPrefix(".") else { return nil }
+    let stamp = Array(name.dropFirst(store.count + 1).prefix(20))
+    func part(_ range: Range<Int>) -> String { String(stamp[range]) }
+    return "\(part(0..<4))-\(part(4..<6))-\(part(6..<8))T\(part(9..<11)):\(part(11..<13)):"
+      + "\(part(13..<15)).\(part(16..<19))Z"
+  }
+
   /// Whether `name` is an archive's name.
   public static func isArchive(_ name: String) -> Bool {
     name.hasSuffix(".\(fileExtension)") && !name.hasPrefix(".")

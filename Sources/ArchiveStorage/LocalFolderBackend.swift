@@ -156,6 +156,24 @@ private final class LocalInput: ArchiveInput {
       throw StorageError(.io, DurableIOError("cannot read", path: path, errno: errno).description)
     }
   }
+
+  func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: max(0, count))
+    var done = 0
+    while done < bytes.count {
+      let read = bytes.withUnsafeMutableBytes {
+        pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done))
+      }
+      if read == 0 { break }
+      if read < 0 {
+        if errno == EINTR { continue }
+        throw StorageError(
+          .io, DurableIOError("cannot read", path: path, errno: errno).description)
+      }
+      done += read
+    }
+    return Array(bytes.prefix(done))
+  }
 }
 
 /// A new file of the folder, published by rename.

@@ -167,6 +167,20 @@ private final class S3Input: ArchiveInput {
     position += count
     return count
   }
+
+  func read(at start: Int64, count: Int) throws(StorageError) -> [UInt8] {
+    let end = min(length, start + Int64(max(0, count)))
+    guard start < end else { return [] }
+    let (bucket, key, etag) = (backend.bucket, self.key, self.etag)
+    let data = try backend.storage {
+      try backend.client.get(bucket: bucket, key: key, range: start..<end, etag: etag)
+    }
+    guard data.count == Int(end - start) else {
+      throw StorageError(
+        .io, "read s3://\(bucket)/\(key): \(data.count) bytes where \(end - start) were asked")
+    }
+    return [UInt8](data)
+  }
 }
 
 /// A multipart upload, one part in memory at a time.

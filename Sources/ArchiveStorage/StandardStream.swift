@@ -32,6 +32,10 @@ private final class DescriptorInput: ArchiveInput {
         .io, DurableIOError("cannot read", path: "standard input", errno: errno).description)
     }
   }
+
+  func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8] {
+    throw StorageError(.notAnArchive, "standard input is read from start to end only")
+  }
 }
 
 private final class DescriptorOutput: ArchiveOutput {

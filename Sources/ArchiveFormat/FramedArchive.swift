@@ -1,0 +1,127 @@
+import Foundation
+import LibArchive
+import PropertyList
+
+/// Single members of a framed archive (``FramedStream``), read where the index says they are
+/// and nowhere else: the trailer (the last 32 bytes), the index's frame, then each member asked
+/// for. What `graphvault find` reads of an archive, on a disk or in a bucket (ranged GETs).
+///
+/// Nothing read is trusted: the trailer must be one, a frame must be a zstd frame holding one
+/// tar entry of the expected name, and a member's content must have the size and SHA-256 the
+/// index gives. An archive that is not framed (another compression, encrypted, or written
+/// before graphvault framed its archives) is reported as such (nil), for the caller to read it
+/// whole instead. Like any plain archive, this guards against damage, not forgery: the index
+/// itself can be rewritten by anyone.
+package final class FramedArchive {
+  /// One member as the index lists it.
+  package struct Member: Sendable {
+    /// Its path.
+    package let path: String
+    /// Its content's size.
+    package let size: Int
+    /// Its content's SHA-256, in hexadecimal.
+    package let sha256: String
+    /// Where its frame is.
+    package let place: FramedStream.Place
+  }
+
+  private let readBytes: (Int64, Int) throws -> [UInt8]
+  private let name: String
+  /// The index, as read.
+  package let index: PropertyListValue
+  /// Every member but the index, in archive order.
+  package let members: [Member]
+  /// The bytes read from the archive so far.
+  package private(set) var bytesRead: Int64 = 0
+  /// The archive's size.
+  package let size: Int64
+
+  /// The framed archive of `size` bytes that `read` reads (`count` bytes at an offset; fewer
+  /// only at the end), called `name` in messages; nil when it is not framed.
+  /// - Throws: ``ArchiveFormatError`` when it claims to be framed and its index is damaged;
+  ///   what `read` throws.
+  package init?(
+    size: Int64, name: String, read: @escaping (_ offset: Int64, _ count: Int) throws -> [UInt8]
+  ) throws {
+    self.readBytes = read
+    self.name = name
+    guard size > Int64(FramedStream.trailerSize) else { return nil }
+    self.size = size
+    let trailer = try read(size - Int64(FramedStream.trailerSize), FramedStream.trailerSize)
+    var consumed = Int64(trailer.count)
+    guard let place = FramedStream.indexPlace(fromTrailer: trailer, archiveSize: size) else {
+      return nil
+    }
+    let (indexBytes, frameSize) = try Self.entry(
+      read, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name)
+    consumed += frameSize
+    bytesRead = consumed
+    let index: PropertyListValue
+    do {
+      index = try PropertyListValue(binaryPropertyList: indexBytes)
+    } catch {
+      throw ArchiveFormatError(member: ArchiveLayout.index, "not a property list: \(error)")
+    }
+    var members: [Member] = []
+    for entry in index["members"]?.arrayValue ?? [] {
+      guard let path = entry["path"]?.stringValue, let size = entry["size"]?.integerValue,
+        let sha256 = entry["sha256"]?.stringValue, let offset = entry["offset"]?.integerValue,
+        let length = entry["length"]?.integerValue, size >= 0, offset >= 0, length > 0,
+        offset + length <= place.offset
+      else {
+        throw ArchiveFormatError(
+          member: ArchiveLayout.index, "a member's entry has no valid place in the archive")
+      }
+      members.append(
+        Member(
+          path: path, size: Int(size), sha256: sha256,
+          place: FramedStream.Place(offset: offset, length: length)))
+    }
+    self.index = index
+    self.members = members
+  }
+
+  /// The member at `path`, read from its frame and checked against the index.
+  /// - Throws: ``ArchiveFormatError`` when the index has no such member or its frame does not
+  ///   hold it; ``StorageError`` when it cannot be read.
+  package func member(_ path: String) throws -> [UInt8] {
+    guard let member = members.first(where: { $0.path == path }) else {
+      throw ArchiveFormatError(member: path, "the index of \(name) lists no such member")
+    }
+    return try read(member)
+  }
+
+  /// `member`'s content, read from its frame and checked against the index.
+  package func read(_ member: Member) throws -> [UInt8] {
+    let (content, frameSize) = try Self.entry(
+      readBytes, at: member.place, path: member.path, limit: member.size, name: name)
+    bytesRead += frameSize
+    guard content.count == member.size, Checksum.sha256(content) == member.sha256 else {
+      throw ArchiveFormatError(
+        member: member.path, "damaged: its size or SHA-256 differs from the index")
+    }
+    return content
+  }
+
+  /// The content of the one tar entry, `path`, in the zstd frame at `place`.
+  private static func entry(
+    _ read: (Int64, Int) throws -> [UInt8], at place: FramedStream.Place, path: String,
+    limit: Int, name: String
+  ) throws -> (content: [UInt8], frameSize: Int64) {
+    let frame = try read(place.offset, Int(place.length))
+    guard frame.count == Int(place.length), frame.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) else {
+      throw ArchiveFormatError(member: path, "its frame in \(name) is not a zstd frame")
+    }
+    do {
+      let reader = try ArchiveReader(bytes: frame)
+      guard let entry = try reader.nextEntry(), entry.path == path else {
+        throw ArchiveFormatError(member: path, "its frame in \(name) holds another member")
+      }
+      return (try reader.readAll(limit: limit), Int64(frame.count))
+    } catch let error as ArchiveFormatError {
+      throw error
+    } catch {
+      throw ArchiveFormatError(member: path, "its frame in \(name) cannot be read: \(error)")
+    }
+  }
+}
