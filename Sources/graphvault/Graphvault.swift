@@ -23,7 +23,7 @@ struct Graphvault: ParsableCommand {
     version: ToolInfo.version,
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
-      DiffCommand.self, MergeCommand.self,
+      DiffCommand.self, MergeCommand.self, FindCommand.self,
       PruneCommand.self, FixtureCommand.self, ExportCommand.self, ImportCommand.self,
       ModelCommand.self,
       CreateCommand.self, SampleCommand.self,

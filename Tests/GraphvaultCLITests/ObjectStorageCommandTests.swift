@@ -111,7 +111,7 @@ struct ObjectStorageCommandTests {
     #expect(keys.contains(String(url.dropFirst("s3://backups/".count))))
   }
 
-  @Test func diffSelectiveRestoreAndMergeReadArchivesFromABucket() throws {
+  @Test func diffFindSelectiveRestoreAndMergeWorkOnABucket() throws {
     let moto = try MotoServer()
     try moto.createBucket("hand")
     let env = moto.environment()
@@ -156,6 +156,18 @@ struct ObjectStorageCommandTests {
         || merge.stdout.contains("GraphicNovel: 1 replaced"), "\(merge.stdout)")
     let after = try Self.run(["diff", urls[0], store, "--entity", "Book", "-q"], env)
     #expect(after.status == 0, "\(after.stderr)")
+    // find reads a few ranges of each archive in the bucket, not the archives.
+    let found = try Self.run(
+      ["find", "s3://hand/nightly/", "--entity", "Book", "--history", "4", "--json"], env)
+    #expect(found.status == 0, "\(found.stderr)")
+    let report = try JSONSerialization.jsonObject(with: Data(found.stdoutBytes)) as? [String: Any]
+    let events = (report?["history"] as? [[String: Any]])?.compactMap { $0["event"] as? String }
+    #expect(events == ["appeared", "changed"], "\(found.stdout)")
+    let tags = try Self.run(["find", "s3://hand/nightly/", "--entity", "Tag", "--json"], env)
+    let tagReport = try JSONSerialization.jsonObject(with: Data(tags.stdoutBytes)) as? [String: Any]
+    let read = tagReport?["bytesRead"] as? Int ?? 0
+    let total = tagReport?["bytes"] as? Int ?? 0
+    #expect(read > 0 && read * 4 < total, "read \(read) of \(total)")
   }
 
   @Test func aListingOfMoreThanAThousandArchivesFollowsContinuationTokens() throws {

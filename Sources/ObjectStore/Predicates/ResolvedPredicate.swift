@@ -46,6 +46,20 @@ indirect enum ResolvedPredicate: Sendable {
   }
 
   /// Whether a test on an extended attribute is anywhere inside.
+  /// Whether a test follows a relationship (a key path, a to-one compared, a count).
+  var followsRelationships: Bool {
+    switch self {
+    case .constant: return false
+    case .test(let test):
+      switch test.target {
+      case .toOne, .count: return true
+      case .attribute, .extended: return !test.hops.isEmpty
+      }
+    case .and(let parts), .or(let parts): return parts.contains { $0.followsRelationships }
+    case .not(let inner): return inner.followsRelationships
+    }
+  }
+
   var hasExtendedTest: Bool {
     switch self {
     case .constant: return false

@@ -269,6 +269,22 @@ public final class ObjectCursor {
       key: key, keyAttribute: keyAttribute, record: record, relationships: relationships)
   }
 
+  /// Whether `predicate` on `entity` tests only the object's own attributes (no key path, no
+  /// relationship compared or counted): what can be answered from the entity's objects alone.
+  /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidPredicate`` when it does not
+  ///   parse or names what the entity lacks.
+  public static func testsOwnValuesOnly(
+    _ predicate: String, model: ObjectModel, entity: String
+  ) throws(StoreError) -> Bool {
+    do {
+      return try !ResolvedPredicate.resolve(
+        PredicateParser.parse(predicate), text: predicate, model: model, entity: entity
+      ).followsRelationships
+    } catch {
+      throw StoreError(.invalidPredicate, error.description, underlying: error)
+    }
+  }
+
   /// Orders keys as SQLite's `ORDER BY` does with the `BINARY` collation: NULL first, then
   /// numbers by value, then text by its UTF-8 bytes, then blobs by their bytes. Returns a
   /// negative number when `left` comes first, 0 when they are equal, else a positive one.

@@ -1,0 +1,311 @@
+import ArchiveFormat
+import ArchiveStorage
+import Foundation
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// `graphvault find LOCATION --entity E [--where P]`: which archives still hold the objects
+/// asked for, each store's archives newest first.
+///
+/// Of a plain zstd archive (graphvault frames each member, ``FramedStream``) it reads only the
+/// trailer, the index, the header, the model and the chunks of the entity and its
+/// sub-entities, by ranged reads on S3: everything it reads is checked against the index, and
+/// the objects are loaded into a private temporary store where SQLite evaluates the predicate.
+/// Other archives (encrypted, other compressions, written before framing) are read whole,
+/// verified and restored to a private temporary store first. The predicate may test only the
+/// entity's own attributes: the other entities' objects are not read.
+public enum FindService {
+  /// What to look for.
+  public struct Options: Sendable {
+    /// The entity (with its sub-entities).
+    public var entity: String
+    /// A predicate on the entity's own attributes, or nil for every object.
+    public var predicate: String?
+    /// The attribute objects are known by, as `ENTITY.ATTRIBUTE` (for ``history``).
+    public var key: String?
+    /// Follow one object across the archives: its primary key (`12` or `p12`), or with
+    /// ``key`` its key attribute's value.
+    public var history: String?
+    /// The password of encrypted archives.
+    public var password: PasswordSource?
+    /// Read archives that are not encrypted although a password was given.
+    public var allowUnencrypted = false
+    /// Where the run reports how far it has got (archives read of the total).
+    public var meter: ProgressMeter?
+
+    /// Every object of `entity`.
+    public init(entity: String) {
+      self.entity = entity
+    }
+  }
+
+  /// One object found in one archive.
+  public struct Object: Codable, Sendable, Equatable {
+    /// Its entity.
+    public let entity: String
+    /// Its primary key.
+    public let primaryKey: Int64
+    /// Its stored attributes and to-one relationships, as text (as `diff` shows them).
+    public let values: [String: String]
+  }
+
+  /// What one archive holds of what was asked.
+  public struct ArchiveResult: Codable, Sendable, Equatable {
+    /// The archive.
+    public let archive: String
+    /// When the backup was made (ISO 8601), when known.
+    public let created: String?
+    /// The store it was made of (from its name).
+    public let store: String?
+    /// The objects found (for `--history`, the one object, or none).
+    public let objects: [Object]
+    /// Bytes read of the archive.
+    public let bytesRead: Int64
+    /// The archive's size.
+    public let bytes: Int64
+    /// Why the archive could not be searched, when it could not.
+    public let error: String?
+  }
+
+  /// Searches every archive at `location` (a folder, an `s3://` prefix, or one archive),
+  /// handing each archive's result to `report`: stores by name, each store's archives newest
+  /// first.
+  /// - Returns: every result, in that order.
+  /// - Throws: ``VaultError``: 64 for a predicate that reads other objects, 66 for a missing
+  ///   location; an archive that cannot be searched is reported, not thrown.
+  @discardableResult
+  public static func find(
+    in location: String, options: Options, report: (ArchiveResult) throws -> Void = { _ in }
+  ) throws(VaultError) -> [ArchiveResult] {
+    try vault {
+      guard ArchiveAccess.isRemote(location) || FileManager.default.fileExists(atPath: location)
+      else {
+        throw VaultError(.inputMissing, "no folder or archive at this path (\(location))")
+      }
+      let backend: any StorageBackend
+      var archives: [StoredArchive]
+      if ArchiveAccess.isFolder(location) {
+        backend = try ArchiveAccess.folder(location)
+        archives = try backend.list()
+      } else {
+        let (found, name) = try ArchiveAccess.locate(location)
+        backend = found
+        archives = [StoredArchive(name: name, size: 0)]
+      }
+      // Stores by name; each store's archives newest first (their names end in the time).
+      archives.sort {
+        let (a, b) = (
+          ArchiveNaming.storeName(ofArchive: $0.name) ?? $0.name,
+          ArchiveNaming.storeName(ofArchive: $1.name) ?? $1.name
+        )
+        return a != b ? a < b : $0.name > $1.name
+      }
+      options.meter?.setUnit("archives")
+      options.meter?.setTotal(objects: archives.count)
+      var results: [ArchiveResult] = []
+      for archive in archives {
+        options.meter?.begin(archive.name)
+        let result = try search(backend, archive.name, options: options)
+        results.append(result)
+        try report(result)
+        options.meter?.add(objects: 1)
+      }
+      return results
+    }
+  }
+
+  /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
+  private static func search(_ backend: any StorageBackend, _ name: String, options: Options)
+    throws -> ArchiveResult
+  {
+    let address = backend.address(of: name)
+    let scratch = try ScratchFolder()
+    defer { withExtendedLifetime(scratch) {} }
+    var bytesRead: Int64 = 0
+    var size: Int64 = 0
+    var created: String?
+    do {
+      let input = try backend.openForReading(name)
+      size = input.size ?? 0
+      let storePath = scratch.path("found.sqlite")
+      let model: ObjectModel
+      if let framed = try FramedArchive(
+        size: size, name: address, read: { try input.read(at: $0, count: $1) })
+      {
+        defer { bytesRead = framed.bytesRead }
+        if options.password != nil && !options.allowUnencrypted {
+          throw VaultError(
+            .accessDenied,
+            "the archive is not encrypted, though a password was given (--allow-unencrypted reads it)"
+          )
+        }
+        (model, created) = try load(framed, entity: options.entity, into: storePath)
+      } else {
+        // Not framed: read whole, verified, into a private store.
+        var restore = RestoreOptions()
+        restore.password = options.password
+        restore.allowUnencrypted = options.allowUnencrypted
+        let (_, archived) = try RestoreService.restoreReadingModel(
+          archivePath: address, to: storePath, options: restore)
+        bytesRead = size
+        let store = try CoreDataStore(path: storePath)
+        guard let found = try store.cachedModel() ?? archived else {
+          throw VaultError(.modelUnavailable, "the archive carries no model")
+        }
+        model = found
+        created = ArchiveNaming.time(ofArchive: name)
+      }
+      let objects = try matching(in: storePath, model: model, options: options)
+      return ArchiveResult(
+        archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
+        objects: objects, bytesRead: bytesRead, bytes: size, error: nil)
+    } catch {
+      if let vault = error as? VaultError, vault.kind == .usage { throw vault }
+      let message = (error as? VaultError)?.detail ?? VaultError(wrapping: error).detail
+      return ArchiveResult(
+        archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
+        objects: [], bytesRead: bytesRead, bytes: size, error: message)
+    }
+  }
+
+  /// Loads the objects of `entity` and its sub-entities from a framed archive into a new store
+  /// at `path`, reading only their chunks. Returns the archive's model and creation time.
+  private static func load(_ archive: FramedArchive, entity: String, into path: String) throws
+    -> (ObjectModel, String?)
+  {
+    let header = ArchiveHeader(
+      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
+    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
+    }
+    let model = try ModelDescriptor.decode(
+      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
+    guard model.entity(named: entity) != nil else {
+      throw VaultError(
+        .usage,
+        "--entity \(entity): the archive's model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
+      )
+    }
+    let schema = try StoreSchema(model: model)
+    let entityRows = schema.entityRows(maxima: [:])
+    let loader = try StoreLoader(path: path)
+    try loader.createTables(schema.schemaObjects)
+    try loader.prepare(model: model, entityRows: entityRows)
+    try loader.writeBookkeeping(
+      entityRows: entityRows, uuid: UUID().uuidString,
+      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
+        .binaryPropertyList(),
+      modelCache: nil)
+    let wanted = Set(model.hierarchy(from: entity).map(\.name))
+    for member in archive.members {
+      guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
+      else { continue }
+      let chunk = try RecordDecoder(model: model, member: member.path).decodeObjects(
+        archive.read(member))
+      if case .batch(let batch) = chunk {
+        try loader.insert(batch)
+      } else {
+        for (record, manyToMany) in chunk.records {
+          try loader.insert(record, manyToMany: manyToMany)
+        }
+      }
+    }
+    try loader.finish(indexesAndTriggers: [], journalMode: "delete")
+    return (model, header.created.map(\.description))
+  }
+
+  /// The objects of the store at `path` that the options ask for.
+  private static func matching(in path: String, model: ObjectModel, options: Options) throws
+    -> [Object]
+  {
+    guard model.entity(named: options.entity) != nil else {
+      throw VaultError(
+        .usage,
+        "--entity \(options.entity): the archive's model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
+      )
+    }
+    if let predicate = options.predicate {
+      let ownValues = try usageOnBadPredicate { () throws(StoreError) in
+        try ObjectCursor.testsOwnValuesOnly(predicate, model: model, entity: options.entity)
+      }
+      guard ownValues else {
+        throw VaultError(
+          .usage,
+          "--where \(predicate): find reads only \(options.entity)'s own objects, so its predicate may test their attributes, not key paths, relationships or counts"
+        )
+      }
+    }
+    let keys = try options.key.map { try DiffService.keyAttributes([$0], model: model) } ?? [:]
+    let wanted = try options.history.map { try historyKey($0, keys: keys, model: model, options) }
+    let store = try CoreDataStore(path: path)
+    let layout = try store.layout(for: model)
+    var found: [Object] = []
+    for entity in model.hierarchy(from: options.entity) where !entity.isAbstract {
+      let cursor = try usageOnBadPredicate { () throws(StoreError) in
+        try ObjectCursor(
+          store: store, layout: layout, entity: entity.name, keys: keys,
+          predicate: options.predicate)
+      }
+      while try cursor.step() {
+        if let wanted, ObjectCursor.compare(cursor.key, wanted) != 0 { continue }
+        let object = try cursor.object()
+        var values: [String: String] = [:]
+        for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
+        for (name, targets) in object.relationships {
+          values[name] = targets.joined(separator: ", ")
+        }
+        found.append(
+          Object(entity: entity.name, primaryKey: object.record.primaryKey, values: values))
+      }
+    }
+    return found
+  }
+
+  /// What `body` gives; a predicate it finds bad becomes a usage error.
+  private static func usageOnBadPredicate<T>(_ body: () throws(StoreError) -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      guard error.kind == .invalidPredicate else { throw error }
+      throw VaultError(.usage, error.detail, cause: error)
+    }
+  }
+
+  /// The key `--history` follows, as the cursor gives keys: a primary key, or the key
+  /// attribute's value parsed as its type.
+  private static func historyKey(
+    _ text: String, keys: [String: String], model: ObjectModel, _ options: Options
+  ) throws -> AttributeValue {
+    guard let attribute = keys.values.first else {
+      let digits = text.hasPrefix("p") ? String(text.dropFirst()) : text
+      guard let key = Int64(digits), key > 0 else {
+        throw VaultError(
+          .usage, "--history \(text): give a primary key (12 or p12), or --key ENTITY.ATTRIBUTE")
+      }
+      return .integer(key)
+    }
+    guard
+      let description = model.attributes(of: options.entity).first(where: {
+        $0.name == attribute
+      }), let value = AttributeValue(defaultValueString: text, type: description.type)
+    else {
+      throw VaultError(.usage, "--history \(text): not a value of \(options.entity).\(attribute)")
+    }
+    return stored(value)
+  }
+
+  /// A typed value as SQLite keeps it (what a cursor's key is).
+  private static func stored(_ value: AttributeValue) -> AttributeValue {
+    switch value {
+    case .integer, .double, .string, .data: return value
+    case .bool(let flag): return .integer(flag ? 1 : 0)
+    case .date(let seconds): return .double(seconds)
+    case .decimal(let text): return Double(text).map { .double($0) } ?? .string(text)
+    case .uri(let text): return .string(text)
+    case .uuid(let bytes), .transformed(let bytes): return .data(bytes)
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `graphvault find` over five nightly backups of a sample store, between which a book is
+/// retitled and then deleted: which archives still hold it, and its history, checked against
+/// what was done; and how little of each archive it reads.
+@Suite(
+  "graphvault find", .enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
+struct FindCommandTests {
+  let workspace: TemporaryDirectory
+  let store: String
+  let folder: String
+  let title: String
+
+  static let days = ["2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23"]
+
+  init() throws {
+    workspace = try TemporaryDirectory()
+    store = workspace.path("Library.sqlite").path
+    folder = workspace.path("nightly").path + "/"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    let made = try BuiltTool.run(["sample", store, "--objects", "1500", "-q"])
+    #expect(made.status == 0, "\(made.stderr)")
+    title = try sqlRows(store, "SELECT ZTITLE FROM ZBOOK WHERE Z_PK = 2")[0]
+    for (night, day) in Self.days.enumerated() {
+      let backup = try BuiltTool.run([
+        "backup", store, "--output", folder, "--time", "\(day)T03:00:00Z", "-q",
+      ])
+      #expect(backup.status == 0, "\(backup.stderr)")
+      // After the second night the book is retitled; after the third, deleted.
+      if night == 1 {
+        try Self.sql(store, "UPDATE ZBOOK SET ZTITLE = 'Renamed', Z_OPT = Z_OPT + 1 WHERE Z_PK = 2")
+      } else if night == 2 {
+        try Self.sql(
+          store,
+          "DELETE FROM Z_1TAGS WHERE Z_1BOOKS = 2; DELETE FROM ZPAGE WHERE ZBOOK = 2; DELETE FROM ZBOOK WHERE Z_PK = 2"
+        )
+      }
+    }
+  }
+
+  static func sql(_ database: String, _ script: String) throws {
+    let result = try Subprocess.python(
+      "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
+      [database, script])
+    #expect(result.status == 0, "\(result.stderr)")
+  }
+
+  static func document(_ result: ProcessResult) throws -> [String: Any] {
+    try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any])
+  }
+
+  /// Per archive (newest first), the primary keys found.
+  static func found(_ document: [String: Any]) -> [[Int]] {
+    (document["archives"] as? [[String: Any]] ?? []).map { archive in
+      (archive["objects"] as? [[String: Any]] ?? []).compactMap { $0["primaryKey"] as? Int }
+    }
+  }
+
+  @Test func theDeletedBookIsInTheArchivesMadeBeforeItWasDeletedOnly() throws {
+    let prefix = String(title.prefix(while: { $0 != ":" })) + ":"
+    let result = try BuiltTool.run([
+      "find", folder, "--entity", "Book", "--where",
+      "title BEGINSWITH '\(prefix)' OR title == 'Renamed'", "--json",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let document = try Self.document(result)
+    // Newest first: deleted after the third night, so only the three oldest hold it.
+    #expect(Self.found(document) == [[], [], [2], [2], [2]])
+    let archives = document["archives"] as? [[String: Any]] ?? []
+    #expect(
+      archives.map { $0["created"] as? String } == Self.days.reversed().map { "\($0)T03:00:00Z" })
+  }
+
+  @Test func historyTellsWhenTheObjectAppearedChangedAndWasGone() throws {
+    let result = try BuiltTool.run(["find", folder, "--entity", "Book", "--history", "p2"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let events = result.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map {
+      $0.split(separator: " ", omittingEmptySubsequences: true)[1]
+    }
+    #expect(events == ["appeared", "unchanged", "changed", "gone", "gone"], "\(result.stdout)")
+    #expect(result.stdout.contains("    title: \"\(title)\" -> \"Renamed\"\n"), "\(result.stdout)")
+  }
+
+  @Test func aSmallEntityIsFoundReadingAFractionOfTheArchives() throws {
+    let result = try BuiltTool.run(["find", folder, "--entity", "Tag", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let document = try Self.document(result)
+    let read = try #require(document["bytesRead"] as? Int)
+    let total = try #require(document["bytes"] as? Int)
+    #expect(read > 0 && read * 20 < total, "read \(read) of \(total)")
+    let tags = try sqlRows(store, "SELECT count(*) FROM ZTAG")[0]
+    #expect(Self.found(document).allSatisfy { String($0.count) == tags })
+  }
+
+  @Test func anArchiveThatIsNotFramedIsReadWhole() throws {
+    let gzip = workspace.path("gzip").path + "/"
+    try FileManager.default.createDirectory(atPath: gzip, withIntermediateDirectories: false)
+    let backup = try BuiltTool.run([
+      "backup", store, "--output", gzip, "--compression", "gzip", "-q",
+    ])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    let result = try BuiltTool.run(["find", gzip, "--entity", "Tag", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let document = try Self.document(result)
+    #expect(document["bytesRead"] as? Int == document["bytes"] as? Int)
+    #expect(Self.found(document).first?.isEmpty == false)
+  }
+
+  @Test func aDamagedFrameIsReportedAndTheOtherArchivesStillSearched() throws {
+    let archives = try FileManager.default.contentsOfDirectory(atPath: folder)
+      .filter { $0.hasSuffix(".gvault") }.sorted()
+    let damaged = folder + archives[0]
+    // The index says where each member's frame is: damage the first Tag chunk's.
+    let index = try Subprocess.python(
+      """
+      import plistlib, subprocess, sys
+      tar = subprocess.run(['zstd', '-dc', sys.argv[1]], capture_output=True, check=True).stdout
+      import io, tarfile
+      with tarfile.open(fileobj=io.BytesIO(tar)) as t:
+          index = plistlib.loads(t.extractfile('index.plist').read())
+      m = next(m for m in index['members'] if m['path'].startswith('objects/Tag/'))
+      print(m['offset'] + m['length'] // 2)
+      """, [damaged])
+    #expect(index.status == 0, "\(index.stderr)")
+    let offset = try #require(UInt64(index.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: damaged))
+    try handle.seek(toOffset: offset)
+    let byte = try #require(try handle.read(upToCount: 1)?.first)
+    try handle.seek(toOffset: offset)
+    try handle.write(contentsOf: Data([byte ^ 0xFF]))
+    try handle.close()
+    let result = try BuiltTool.run(["find", folder, "--entity", "Tag", "--json"])
+    #expect(result.status == 65, "\(result.stderr)")
+    let document = try Self.document(result)
+    let errors = (document["archives"] as? [[String: Any]] ?? []).map { $0["error"] as? String }
+    #expect(errors.filter { $0 != nil }.count == 1, "\(errors)")
+    #expect(Self.found(document).filter { !$0.isEmpty }.count == 4)
+  }
+
+  @Test func mistakesHaveTheirDocumentedStatuses() throws {
+    let cases: [([String], Int32, String)] = [
+      (["find", folder, "--entity", "Book", "--where", "author.alias == 'x'"], 64, "key paths"),
+      (["find", folder, "--entity", "Nope"], 64, "no such entity"),
+      (["find", folder, "--entity", "Book", "--history", "twelve"], 64, "--history twelve"),
+      (["find", workspace.path("none").path, "--entity", "Book"], 66, "none"),
+      (["find", folder, "--entity", "Book", "--where", "title == 'no such title'"], 1, "read "),
+    ]
+    for (arguments, status, message) in cases {
+      let result = try BuiltTool.run(arguments)
+      #expect(result.status == status, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+    }
+  }
+}
