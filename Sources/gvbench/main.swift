@@ -12,6 +12,7 @@ import GraphVault
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
 //   gvbench diff [objects]     diff of two backups against one restore, at N/5 and N objects
 //   gvbench merge [objects]    merge of deleted books back into stores of N/5 and N objects
+//   gvbench find [objects]     find of a small entity across 30 archives of N and 5N objects
 //   gvbench progress [objects] backup and restore with the status line shown and not
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
@@ -42,6 +43,8 @@ if arguments.first == "memory" {
   try objectStorageBenchmark(objects: objects)
 } else if arguments.first == "fixture" {
   try fixtureBenchmark(objects: objects)
+} else if arguments.first == "find" {
+  try findBenchmark(objects: objects)
 } else if arguments.first == "merge" {
   try mergeBenchmark(objects: objects)
 } else if arguments.first == "diff" {
