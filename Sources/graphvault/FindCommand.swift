@@ -71,7 +71,8 @@ struct FindCommand: ParsableCommand {
         .showing { meter in
           settings.meter = meter
           return try FindService.find(in: location, options: settings) { result in
-            if printsNow { print(Self.lines(result), terminator: "") }
+            // Written unbuffered, so that the summary on standard error comes after it.
+            if printsNow { FileHandle.standardOutput.write(Data(Self.lines(result).utf8)) }
           }
         }
       let read = results.reduce(Int64(0)) { $0 + $1.bytesRead }
@@ -81,7 +82,9 @@ struct FindCommand: ParsableCommand {
         try Output.json(
           FindReport(archives: results, history: story, bytesRead: read, bytes: total))
       } else if !options.quiet {
-        if let story { print(Self.lines(story, key: history ?? ""), terminator: "") }
+        if let story {
+          FileHandle.standardOutput.write(Data(Self.lines(story, key: history ?? "").utf8))
+        }
         let share = total > 0 ? String(format: " (%.1f%%)", Double(read) * 100 / Double(total)) : ""
         FileHandle.standardError.write(
           Data(
@@ -123,7 +126,7 @@ struct FindCommand: ParsableCommand {
     let when = result.created.map { "  \($0)" } ?? ""
     guard result.error == nil else { return "\(result.archive)\(when)  could not be read\n" }
     var text =
-      "\(result.archive)\(when)  \(result.objects.isEmpty ? "none" : "\(result.objects.count) objects")\n"
+      "\(result.archive)\(when)  \(result.objects.isEmpty ? "none" : result.objects.count == 1 ? "1 object" : "\(result.objects.count) objects")\n"
     for object in result.objects {
       var values = object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         .joined(separator: ", ")
