@@ -86,6 +86,38 @@ package enum ArchiveIndex {
     if let first = mismatches(index, against: seen).first { throw first }
   }
 
+  /// Where a framed archive's index says its members' frames are must be a chain: the first
+  /// at 0, each where the one before ends (an index without places has nothing to check).
+  /// - Returns: the first member whose place breaks the chain, as a problem.
+  package static func framingProblem(_ index: PropertyListValue) -> ArchiveFormatError? {
+    let members = index["members"]?.arrayValue ?? []
+    guard members.contains(where: { $0["offset"] != nil || $0["length"] != nil }) else {
+      return nil
+    }
+    var end: Int64 = 0
+    for member in members {
+      let path = member["path"]?.stringValue ?? "?"
+      guard let offset = member["offset"]?.integerValue,
+        let length = member["length"]?.integerValue,
+        offset == end, length > 0
+      else {
+        return ArchiveFormatError(
+          member: ArchiveLayout.index,
+          "the place the index gives \(path) does not follow the member before it (damaged)")
+      }
+      end = offset + length
+    }
+    return nil
+  }
+
+  /// Where the index's own frame must begin in a framed archive: where its last member ends.
+  package static func framedIndexOffset(_ index: PropertyListValue) -> Int64? {
+    guard let last = index["members"]?.arrayValue?.last,
+      let offset = last["offset"]?.integerValue, let length = last["length"]?.integerValue
+    else { return nil }
+    return offset + length
+  }
+
   /// Every way the members read differ from the index: a count, a member out of place, a
   /// member whose size or SHA-256 differs (each named by its path).
   package static func mismatches(

@@ -70,6 +70,8 @@ package final class ArchiveScanner: @unchecked Sendable {
   package private(set) var isComplete = false
   /// Whether the archive was read to its end.
   package private(set) var readToTheEnd = false
+  /// The index, once read (after the scan).
+  package var readIndex: PropertyListValue? { index }
   /// What the archive holds before its objects, once checked.
   package private(set) var store: ArchivedStore?
 
@@ -613,6 +615,7 @@ package final class ArchiveScanner: @unchecked Sendable {
         try problem(error)
       }
     }
+    if let framing = ArchiveIndex.framingProblem(index) { try problem(framing) }
 
     // References and keys are judged only over a whole, undamaged set of objects.
     guard problems.isEmpty, let store, let ledger else { return }

@@ -78,6 +78,13 @@ package final class FramedStream: @unchecked Sendable {
     return bytes
   }
 
+  /// Whether an archive's last ``trailerSize`` bytes claim to be a framed archive's trailer
+  /// (its magic number and tag), whatever place they give.
+  package static func claimsTrailer(_ bytes: [UInt8]) -> Bool {
+    bytes.count == trailerSize && Array(bytes[0..<4]) == [0x5E, 0x2A, 0x4D, 0x18]
+      && Array(bytes[8..<12]) == trailerTag
+  }
+
   /// The index's place, read from an archive's last ``trailerSize`` bytes; nil when they are
   /// not a framed archive's trailer (another compression, or an archive written before
   /// graphvault framed its archives).

@@ -2,6 +2,7 @@ import ArchiveFormat
 import ArchiveStorage
 import Foundation
 import LibArchive
+import PropertyList
 import S3
 
 /// Archives and folders named by the paths users give: a local path, `s3://BUCKET/PREFIX/…`,
@@ -25,6 +26,30 @@ enum ArchiveAccess {
     var isDirectory: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       && isDirectory.boolValue
+  }
+
+  /// A framed archive's trailer (its last 32 bytes, when they claim to be one) must say where
+  /// the index's frame is: right after the last member the index places. Verify and restore
+  /// both hold an archive to it, so that what verify accepts, find can read by parts. Not
+  /// checked on standard input, which cannot be read out of order.
+  /// - Returns: the problem, or nil.
+  static func trailerProblem(_ path: String, index: PropertyListValue) throws -> String? {
+    guard !isStandardStream(path), let expected = ArchiveIndex.framedIndexOffset(index) else {
+      return nil
+    }
+    let (backend, name) = try locate(path)
+    let input = try backend.openForReading(name)
+    guard let size = input.size, size > Int64(FramedStream.trailerSize) else { return nil }
+    let trailer = try input.read(
+      at: size - Int64(FramedStream.trailerSize), count: FramedStream.trailerSize)
+    guard FramedStream.claimsTrailer(trailer) else { return nil }
+    guard let place = FramedStream.indexPlace(fromTrailer: trailer, archiveSize: size),
+      place.offset == expected
+    else {
+      return
+        "\(ArchiveLayout.index): the trailer does not say where the index is (damaged)"
+    }
+    return nil
   }
 
   /// The backend and name of the archive at `path`.

@@ -42,10 +42,10 @@ func findBenchmark(objects: Int) throws {
       }
       if measured.seconds < best?.seconds ?? .infinity { best = measured }
     }
+    let command = "'\(workspace.tool)' find '\(folder)' --entity Tag --json 2>/dev/null"
     let json =
-      try JSONSerialization.jsonObject(
-        with: Data(shellOutput("'\(workspace.tool)' find '\(folder)' --entity Tag --json").utf8))
-      as? [String: Any] ?? [:]
+      try JSONSerialization.jsonObject(with: Data(shellOutput(command).utf8)) as? [String: Any]
+      ?? [:]
     let read = (json["bytesRead"] as? NSNumber)?.int64Value ?? 0
     let total = (json["bytes"] as? NSNumber)?.int64Value ?? 1
     let restore = try runMeasured(

@@ -73,6 +73,11 @@ public enum VerifyService {
         found.append(
           "the archive cannot be read past member \(scanner?.memberCount ?? 0): \(failure.detail)")
       }
+      if let index = scanner?.readIndex,
+        let problem = try ArchiveAccess.trailerProblem(archivePath, index: index)
+      {
+        found.append(problem)
+      }
       let problems = Array(
         ((scanner?.problems.map(\.description) ?? []) + found).prefix(problemLimit))
       damaged.formUnion(scanner?.damagedEntities ?? [])

@@ -190,6 +190,11 @@ public enum RestoreService {
     } catch let error as ArchiveFormatError where error.kind == .malformed {
       throw VaultError(.invalidInput, "\(error.description) (\(archivePath))", cause: error)
     }
+    if let index = scanner.readIndex,
+      let problem = try ArchiveAccess.trailerProblem(archivePath, index: index)
+    {
+      throw VaultError(.invalidInput, "\(problem) (\(archivePath))")
+    }
     let result = RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
