@@ -37,16 +37,9 @@ struct DiffCommandTests {
     #expect(made.status == 0, "\(made.stderr)")
     let first = try BuiltTool.run(["backup", store, "--output", before, "-q"])
     #expect(first.status == 0, "\(first.stderr)")
-    try Self.sql(store, Self.changes)
+    try sqlScript(store, Self.changes)
     let second = try BuiltTool.run(["backup", store, "--output", after, "-q"])
     #expect(second.status == 0, "\(second.stderr)")
-  }
-
-  static func sql(_ database: String, _ script: String) throws {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
-      [database, script])
-    #expect(result.status == 0, "\(result.stderr)")
   }
 
   /// What differs between two stores, as `kind entity pk` lines, worked out from their tables:
@@ -160,7 +153,7 @@ struct DiffCommandTests {
     // The same book under another primary key, its pages and tags following it.
     let moved = workspace.path("moved.sqlite").path
     _ = try restored(after, "moved.sqlite")
-    try Self.sql(
+    try sqlScript(
       moved,
       """
       UPDATE ZBOOK SET Z_PK = 5000 WHERE Z_PK = 5;

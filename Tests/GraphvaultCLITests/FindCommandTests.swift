@@ -30,21 +30,15 @@ struct FindCommandTests {
       #expect(backup.status == 0, "\(backup.stderr)")
       // After the second night the book is retitled; after the third, deleted.
       if night == 1 {
-        try Self.sql(store, "UPDATE ZBOOK SET ZTITLE = 'Renamed', Z_OPT = Z_OPT + 1 WHERE Z_PK = 2")
+        try sqlScript(
+          store, "UPDATE ZBOOK SET ZTITLE = 'Renamed', Z_OPT = Z_OPT + 1 WHERE Z_PK = 2")
       } else if night == 2 {
-        try Self.sql(
+        try sqlScript(
           store,
           "DELETE FROM Z_1TAGS WHERE Z_1BOOKS = 2; DELETE FROM ZPAGE WHERE ZBOOK = 2; DELETE FROM ZBOOK WHERE Z_PK = 2"
         )
       }
     }
-  }
-
-  static func sql(_ database: String, _ script: String) throws {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
-      [database, script])
-    #expect(result.status == 0, "\(result.stderr)")
   }
 
   static func document(_ result: ProcessResult) throws -> [String: Any] {

@@ -32,7 +32,7 @@ struct MergeCommandTests {
     deletedTitles = try sqlRows(store, "SELECT ZTITLE FROM ZBOOK WHERE Z_PK IN (2, 7) ORDER BY 1")
     deletedPages = try Self.pages(store, "b.Z_PK IN (2, 7)")
     deletedTags = try Self.tags(store, "b.Z_PK IN (2, 7)")
-    try Self.sql(
+    try sqlScript(
       store,
       """
       DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (2, 7);
@@ -44,13 +44,6 @@ struct MergeCommandTests {
           'Inserted since', ZAUTHOR, Z5_AUTHOR FROM ZBOOK WHERE Z_PK = 1;
       UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_NAME = 'Book';
       """)
-  }
-
-  static func sql(_ database: String, _ script: String) throws {
-    let result = try Subprocess.python(
-      "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
-      [database, script])
-    #expect(result.status == 0, "\(result.stderr)")
   }
 
   /// Pages of the books `condition` picks, named by their book's title: `title|number|text`.
@@ -173,7 +166,7 @@ struct MergeCommandTests {
 
   @Test func anObjectWhoseKeyIsTakenIsInsertedUnderANewOneAndFoundByItsNaturalKey() throws {
     // Another book under deleted book 2's primary key.
-    try Self.sql(
+    try sqlScript(
       store,
       """
       INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZUNIQUEID)

@@ -29,3 +29,16 @@ public func sqlRows(_ path: String, _ sql: String) throws -> [String] {
   }
   return result.stdout.split(separator: "\n").map(String.init)
 }
+
+/// Runs the SQL statements of `script` on the SQLite database at `path` with Python's
+/// `sqlite3` and commits them: a change made as an app (or a person) would, not by graphvault.
+public func sqlScript(_ path: String, _ script: String) throws {
+  let result = try Subprocess.python(
+    "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()",
+    [path, script])
+  guard result.status == 0 else {
+    throw NSError(
+      domain: "sqlScript", code: Int(result.status),
+      userInfo: [NSLocalizedDescriptionKey: result.stderr])
+  }
+}
