@@ -25,6 +25,10 @@ package final class MemberStream {
   private let name: String
   private let password: PasswordProvider?
   private let requiresSeal: Bool
+
+  /// Why an archive that is not encrypted is refused when a password was given.
+  package static let notEncrypted =
+    "a password was given but the archive is not encrypted: anyone could have written it (pass --allow-unencrypted to read it all the same)"
   private var started = false
   private var seal: ArchiveSeal?
   private var position: UInt64 = 0
@@ -71,10 +75,7 @@ package final class MemberStream {
           let encryption = plist["encryption"]
         else {
           if requiresSeal {
-            throw ArchiveFormatError(
-              member: first.path,
-              "a password was given but the archive is not encrypted: anyone could have written it (pass --allow-unencrypted to read it all the same)",
-              kind: .notEncrypted)
+            throw ArchiveFormatError(member: first.path, Self.notEncrypted, kind: .notEncrypted)
           }
           return first
         }

@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import ObjectModel
 import ObjectStore
@@ -18,6 +19,9 @@ final class SourceStore {
   /// The model an archive carried (nil for a store): what a command reading the restored store
   /// uses when the store keeps none of its own.
   private let archivedModel: ObjectModel?
+  /// Whether only part of an archive was loaded
+  /// (``init(partOf:password:allowingUnencrypted:entities:)``).
+  let isPartial: Bool
 
   /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
   /// whole before anything is used; with a password, a plain archive only when
@@ -29,6 +33,7 @@ final class SourceStore {
   ) throws {
     try ArchiveAccess.requireInput(source)
     scratch = try ScratchFolder()
+    isPartial = false
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
     recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
     if Self.isArchive(source) {
@@ -54,6 +59,42 @@ final class SourceStore {
   /// else the store's own cache, else the model the archive carried (an archive of a store
   /// that keeps no model of its own).
   /// - Throws: ``VaultError`` or a model loader's error when no model can be found or read.
+  /// Part of the framed archive at `source` (``PartialArchive``): only the entities
+  /// `entities` names, given the archive's model. Nil when `source` is not a framed archive on
+  /// a disk or in a bucket, or `entities` says part of it will not do: then read it whole.
+  /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
+  ///   given (unless `allowingUnencrypted`).
+  init?(
+    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    entities: (ObjectModel) throws -> Set<String>?
+  ) throws {
+    guard !ArchiveAccess.isStandardStream(source), Self.isArchive(source) else { return nil }
+    try ArchiveAccess.requireInput(source)
+    let (backend, name) = try ArchiveAccess.locate(source)
+    let input = try backend.openForReading(name)
+    guard let size = input.size,
+      let framed = try FramedArchive(
+        size: size, name: source, read: { try input.read(at: $0, count: $1) })
+    else { return nil }
+    if password != nil && !allowingUnencrypted {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
+    }
+    let scratch = try ScratchFolder()
+    let path = scratch.path("source.sqlite")
+    guard let (model, _) = try PartialArchive.load(framed, into: path, entities: entities) else {
+      return nil
+    }
+    self.scratch = scratch
+    self.path = path
+    recordedSource =
+      ArchiveAccess.isRemote(source)
+      ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    readable = nil
+    isPartial = true
+    archivedModel = model
+  }
+
   func model(of store: CoreDataStore, modelPath: String?, cacheName: String? = nil) throws
     -> ObjectModel
   {

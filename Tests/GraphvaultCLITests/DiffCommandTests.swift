@@ -113,6 +113,34 @@ struct DiffCommandTests {
     #expect(book?["inserted"] == 1)
   }
 
+  /// Each change's properties as `name: old -> new` lines, in order.
+  static func propertyLines(_ changes: [[String: Any]]) -> [[String]] {
+    changes.map { change in
+      (change["properties"] as? [[String: Any]] ?? []).map {
+        "\($0["name"] as? String ?? "?"): \($0["old"] as? String ?? "nil") -> \($0["new"] as? String ?? "nil")"
+      }
+    }
+  }
+
+  @Test func aDiffOfSomeEntitiesReadsOnlyTheirChunksAndGivesWhatTheWholeDiffGives() throws {
+    let whole = try Self.document(try BuiltTool.run(["diff", before, after, "--json"]))
+    let changes = whole["changes"] as? [[String: Any]] ?? []
+    for entity in ["Book", "Page", "Tag", "Writer"] {
+      let part = try BuiltTool.run(["diff", before, after, "--entity", entity, "--json"])
+      #expect(part.status == 0 || part.status == 1, "\(entity): \(part.stderr)")
+      let document = try Self.document(part)
+      let counted = Set(
+        ((document["summary"] as? [String: Any])?["entities"] as? [String: Any])?.keys.map { $0 }
+          ?? [])
+      let expected = changes.filter { counted.contains($0["entity"] as? String ?? "") }
+      #expect(
+        Self.changeLines(document) == Self.changeLines(["changes": expected]), "\(entity)")
+      #expect(
+        Self.propertyLines(document["changes"] as? [[String: Any]] ?? [])
+          == Self.propertyLines(expected), "\(entity)")
+    }
+  }
+
   @Test func aChangedObjectShowsEachChangedPropertysOldAndNewValue() throws {
     let result = try BuiltTool.run(["diff", before, after, "--entity", "Book"])
     #expect(result.status == 1, "\(result.stderr)")

@@ -8,8 +8,10 @@ import ObjectStore
 ///
 /// Each side is a store or an archive (a file, `-`, or `s3://`); an archive is verified and
 /// restored to a private temporary store first (two archives at once, one on each core), so
-/// a damaged or forged archive is refused before anything is compared. Objects are matched by
-/// primary key, or by a key attribute (``Options/keys``) when keys differ between the sides;
+/// a damaged or forged archive is refused before anything is compared; when only some
+/// entities are compared, of a framed archive only their chunks are read
+/// (``PartialArchive``). Objects are matched by primary key, or by a key attribute
+/// (``Options/keys``) when keys differ between the sides;
 /// each entity's objects are read from both stores in that key's order and compared as they
 /// come, so memory does not grow with the stores. When the two models differ, the older side
 /// is migrated into the newer one's model first, as a restore would.
@@ -50,12 +52,20 @@ public enum DiffService {
       if ArchiveAccess.isStandardStream(old) && ArchiveAccess.isStandardStream(new) {
         throw VaultError(.usage, "only one side can be read from standard input (-)")
       }
-      let (oldSide, newSide) = try open(old, new, options: options)
+      var (oldSide, newSide) = try open(old, new, options: options)
       defer { withExtendedLifetime((oldSide, newSide)) {} }
       let newStore = try CoreDataStore(path: newSide.path)
       let model = try newSide.model(of: newStore, modelPath: options.modelPath)
       var oldStore = try CoreDataStore(path: oldSide.path)
       var oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
+      if oldModel.fingerprint != model.fingerprint && oldSide.isPartial {
+        // A migration needs the whole archive: its references must resolve.
+        oldSide = try SourceStore(
+          old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+          meter: options.meter)
+        oldStore = try CoreDataStore(path: oldSide.path)
+        oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
+      }
       var migrated: String?
       var migratedScratch: ScratchFolder?
       if oldModel.fingerprint != model.fingerprint {
@@ -105,7 +115,7 @@ public enum DiffService {
     }
   }
 
-  /// Opens both sides; two archives are restored at once, the older on a second thread.
+  /// Opens both sides; two archives are read at once, the older on a second thread.
   private static func open(_ old: String, _ new: String, options: Options) throws -> (
     SourceStore, SourceStore
   ) {
@@ -113,16 +123,55 @@ public enum DiffService {
     let opening = Prefetcher { () throws -> SourceStore? in
       if started { return nil }
       started = true
-      return try SourceStore(
-        old, password: options.password, allowingUnencrypted: options.allowUnencrypted)
+      return try side(old, options: options, meter: nil)
     }
     options.meter?.startPhase("reading \(new)")
-    let newSide = try SourceStore(
-      new, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-      meter: options.meter)
+    let newSide = try side(new, options: options, meter: options.meter)
     options.meter?.startPhase("reading \(old)")
     guard let oldSide = try opening.next() else { throw CancellationError() }
     return (oldSide, newSide)
+  }
+
+  /// One side, as a store: a store as it is; of a framed archive, when the comparison is of a
+  /// few entities, only their chunks (and those of the entities `--key` names), each checked
+  /// against the index (``PartialArchive``); any other archive verified and restored whole.
+  private static func side(_ path: String, options: Options, meter: ProgressMeter?) throws
+    -> SourceStore
+  {
+    if !options.entities.isEmpty,
+      let part = try SourceStore(
+        partOf: path, password: options.password,
+        allowingUnencrypted: options.allowUnencrypted,
+        entities: { model in partialEntities(options, model: model) })
+    {
+      return part
+    }
+    return try SourceStore(
+      path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+      meter: meter)
+  }
+
+  /// The entities a comparison of `options.entities` needs loaded from an archive with
+  /// `model`: theirs, and the hierarchies `--key` names (their keys label relationships); nil
+  /// when part of the archive will not do (an entity it lacks, which the whole archive's
+  /// reading names, or a predicate that follows relationships).
+  private static func partialEntities(_ options: Options, model: ObjectModel) -> Set<String>? {
+    var names = Set<String>()
+    for name in options.entities {
+      guard model.entity(named: name) != nil else { return nil }
+      names.formUnion(model.hierarchy(from: name).map(\.name))
+    }
+    if let predicate = options.predicate, let entity = options.entities.first {
+      guard (try? ObjectCursor.testsOwnValuesOnly(predicate, model: model, entity: entity)) == true
+      else { return nil }
+    }
+    for key in options.keys {
+      guard let entity = key.split(separator: ".").first.map(String.init),
+        let root = model.root(of: entity)
+      else { return nil }
+      names.formUnion(model.hierarchy(from: root.name).map(\.name))
+    }
+    return names
   }
 
   /// `ENTITY.ATTRIBUTE` options as entity → attribute, checked against the model.

@@ -135,12 +135,24 @@ public enum FindService {
       {
         defer { bytesRead = framed.bytesRead }
         if options.password != nil && !options.allowUnencrypted {
-          throw VaultError(
-            .accessDenied,
-            "the archive is not encrypted, though a password was given (--allow-unencrypted reads it)"
-          )
+          throw ArchiveFormatError(
+            member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
         }
-        (model, created) = try load(framed, entity: options.entity, into: storePath)
+        let entity = options.entity
+        guard
+          let loaded = try PartialArchive.load(
+            framed, into: storePath,
+            entities: { model in
+              guard model.entity(named: entity) != nil else {
+                throw VaultError(
+                  .usage,
+                  "--entity \(entity): the archive's model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
+                )
+              }
+              return Set(model.hierarchy(from: entity).map(\.name))
+            })
+        else { throw VaultError(.invalidInput, "the archive cannot be read by parts") }
+        (model, created) = loaded
       } else {
         // Not framed: read whole, verified, into a private store.
         var restore = RestoreOptions()
@@ -167,54 +179,6 @@ public enum FindService {
         archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
         objects: [], bytesRead: bytesRead, bytes: size, error: message)
     }
-  }
-
-  /// Loads the objects of `entity` and its sub-entities from a framed archive into a new store
-  /// at `path`, reading only their chunks. Returns the archive's model and creation time.
-  private static func load(_ archive: FramedArchive, entity: String, into path: String) throws
-    -> (ObjectModel, String?)
-  {
-    let header = ArchiveHeader(
-      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
-    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header,
-        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
-    }
-    let model = try ModelDescriptor.decode(
-      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
-    guard model.entity(named: entity) != nil else {
-      throw VaultError(
-        .usage,
-        "--entity \(entity): the archive's model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
-      )
-    }
-    let schema = try StoreSchema(model: model)
-    let entityRows = schema.entityRows(maxima: [:])
-    let loader = try StoreLoader(path: path)
-    try loader.createTables(schema.schemaObjects)
-    try loader.prepare(model: model, entityRows: entityRows)
-    try loader.writeBookkeeping(
-      entityRows: entityRows, uuid: UUID().uuidString,
-      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
-        .binaryPropertyList(),
-      modelCache: nil)
-    let wanted = Set(model.hierarchy(from: entity).map(\.name))
-    for member in archive.members {
-      guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
-      else { continue }
-      let chunk = try RecordDecoder(model: model, member: member.path).decodeObjects(
-        archive.read(member))
-      if case .batch(let batch) = chunk {
-        try loader.insert(batch)
-      } else {
-        for (record, manyToMany) in chunk.records {
-          try loader.insert(record, manyToMany: manyToMany)
-        }
-      }
-    }
-    try loader.finish(indexesAndTriggers: [], journalMode: "delete")
-    return (model, header.created.map(\.description))
   }
 
   /// The objects of the store at `path` that the options ask for.

@@ -1,0 +1,59 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import ObjectStore
+import PropertyList
+
+/// Part of a framed archive loaded into a private store: its header and model, and the chunks
+/// of the entities asked for, each member checked against the index as it is read
+/// (``FramedArchive``); the other entities' tables stay empty. What `find`, and `diff` of a
+/// few entities, read of an archive instead of all of it. The archive as a whole is not
+/// verified (`verify` does that): references to objects not loaded are not followed.
+enum PartialArchive {
+  /// Loads part of `archive` into a new store at `path`. `entities` is given the archive's
+  /// model and names the concrete entities to load, or nil when what is wanted cannot be
+  /// answered from part of the archive (then nothing is loaded, and nil returned).
+  /// - Returns: the archive's model and creation time (ISO 8601).
+  /// - Throws: ``ArchiveFormatError`` for a member that does not match the index, and what
+  ///   `entities` throws.
+  static func load(
+    _ archive: FramedArchive, into path: String,
+    entities: (ObjectModel) throws -> Set<String>?
+  ) throws -> (model: ObjectModel, created: String?)? {
+    let header = ArchiveHeader(
+      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
+    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
+    }
+    let model = try ModelDescriptor.decode(
+      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
+    guard let wanted = try entities(model) else { return nil }
+    let schema = try StoreSchema(model: model)
+    let entityRows = schema.entityRows(maxima: [:])
+    let loader = try StoreLoader(path: path)
+    try loader.createTables(schema.schemaObjects)
+    try loader.prepare(model: model, entityRows: entityRows)
+    try loader.writeBookkeeping(
+      entityRows: entityRows, uuid: UUID().uuidString,
+      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
+        .binaryPropertyList(),
+      modelCache: nil)
+    for member in archive.members {
+      guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
+      else { continue }
+      let chunk = try RecordDecoder(model: model, member: member.path).decodeObjects(
+        archive.read(member))
+      if case .batch(let batch) = chunk {
+        try loader.insert(batch)
+      } else {
+        for (record, manyToMany) in chunk.records {
+          try loader.insert(record, manyToMany: manyToMany)
+        }
+      }
+    }
+    try loader.finish(indexesAndTriggers: [], journalMode: "delete")
+    return (model, header.created.map(\.description))
+  }
+}
