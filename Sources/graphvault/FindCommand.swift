@@ -83,7 +83,7 @@ struct FindCommand: ParsableCommand {
           FindReport(archives: results, history: story, bytesRead: read, bytes: total))
       } else if !options.quiet {
         if let story {
-          FileHandle.standardOutput.write(Data(Self.lines(story, key: history ?? "").utf8))
+          FileHandle.standardOutput.write(Data(Self.lines(story).utf8))
         }
         let share = total > 0 ? String(format: " (%.1f%%)", Double(read) * 100 / Double(total)) : ""
         FileHandle.standardError.write(
@@ -173,7 +173,7 @@ struct FindCommand: ParsableCommand {
     return events
   }
 
-  static func lines(_ events: [Event], key: String) -> String {
+  static func lines(_ events: [Event]) -> String {
     var text = ""
     for event in events {
       text += "\(event.created ?? event.archive)  \(event.event)"
