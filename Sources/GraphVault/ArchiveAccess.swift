@@ -28,6 +28,24 @@ enum ArchiveAccess {
       && isDirectory.boolValue
   }
 
+  /// `input` (called `name`) read by parts as a framed archive (``FramedArchive``); nil when
+  /// it is not one. As when an archive is read whole, a plain archive is refused (77) when a
+  /// password was given, unless `allowingUnencrypted`.
+  static func framed(
+    _ input: any ArchiveInput, name: String, password: PasswordSource?,
+    allowingUnencrypted: Bool
+  ) throws -> FramedArchive? {
+    guard let size = input.size,
+      let framed = try FramedArchive(
+        size: size, name: name, read: { try input.read(at: $0, count: $1) })
+    else { return nil }
+    if password != nil && !allowingUnencrypted {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
+    }
+    return framed
+  }
+
   /// A framed archive's trailer (its last 32 bytes, when they claim to be one) must say where
   /// the index's frame is: right after the last member the index places. Verify and restore
   /// both hold an archive to it, so that what verify accepts, find can read by parts. Not

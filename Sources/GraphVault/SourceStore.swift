@@ -1,4 +1,3 @@
-import ArchiveFormat
 import Foundation
 import ObjectModel
 import ObjectStore
@@ -71,15 +70,11 @@ final class SourceStore {
     guard !ArchiveAccess.isStandardStream(source), Self.isArchive(source) else { return nil }
     try ArchiveAccess.requireInput(source)
     let (backend, name) = try ArchiveAccess.locate(source)
-    let input = try backend.openForReading(name)
-    guard let size = input.size,
-      let framed = try FramedArchive(
-        size: size, name: source, read: { try input.read(at: $0, count: $1) })
+    guard
+      let framed = try ArchiveAccess.framed(
+        backend.openForReading(name), name: source, password: password,
+        allowingUnencrypted: allowingUnencrypted)
     else { return nil }
-    if password != nil && !allowingUnencrypted {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
-    }
     let scratch = try ScratchFolder()
     let path = scratch.path("source.sqlite")
     guard let (model, _) = try PartialArchive.load(framed, into: path, entities: entities) else {

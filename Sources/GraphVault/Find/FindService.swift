@@ -130,27 +130,17 @@ public enum FindService {
       size = input.size ?? 0
       let storePath = scratch.path("found.sqlite")
       let model: ObjectModel
-      if let framed = try FramedArchive(
-        size: size, name: address, read: { try input.read(at: $0, count: $1) })
+      if let framed = try ArchiveAccess.framed(
+        input, name: address, password: options.password,
+        allowingUnencrypted: options.allowUnencrypted)
       {
         defer { bytesRead = framed.bytesRead }
-        if options.password != nil && !options.allowUnencrypted {
-          throw ArchiveFormatError(
-            member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
-        }
+        // An entity the model lacks loads nothing; `matching` names the mistake.
         let entity = options.entity
         guard
           let loaded = try PartialArchive.load(
             framed, into: storePath,
-            entities: { model in
-              guard model.entity(named: entity) != nil else {
-                throw VaultError(
-                  .usage,
-                  "--entity \(entity): the archive's model has no such entity (it has \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
-                )
-              }
-              return Set(model.hierarchy(from: entity).map(\.name))
-            })
+            entities: { Set($0.hierarchy(from: entity).map(\.name)) })
         else { throw VaultError(.invalidInput, "the archive cannot be read by parts") }
         (model, created) = loaded
       } else {
@@ -254,22 +244,12 @@ public enum FindService {
     guard
       let description = model.attributes(of: options.entity).first(where: {
         $0.name == attribute
-      }), let value = AttributeValue(defaultValueString: text, type: description.type)
+      }), let value = AttributeValue(defaultValueString: text, type: description.type),
+      let key = ObjectCursor.storedKey(value)
     else {
       throw VaultError(.usage, "--history \(text): not a value of \(options.entity).\(attribute)")
     }
-    return stored(value)
+    return key
   }
 
-  /// A typed value as SQLite keeps it (what a cursor's key is).
-  private static func stored(_ value: AttributeValue) -> AttributeValue {
-    switch value {
-    case .integer, .double, .string, .data: return value
-    case .bool(let flag): return .integer(flag ? 1 : 0)
-    case .date(let seconds): return .double(seconds)
-    case .decimal(let text): return Double(text).map { .double($0) } ?? .string(text)
-    case .uri(let text): return .string(text)
-    case .uuid(let bytes), .transformed(let bytes): return .data(bytes)
-    }
-  }
 }

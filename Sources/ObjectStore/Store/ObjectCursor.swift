@@ -36,7 +36,6 @@ public final class ObjectCursor {
   }
 
   private struct Target {
-    let relationship: String
     let extraIndex: Int?
     let label: (String) -> String
   }
@@ -114,8 +113,7 @@ public final class ObjectCursor {
         let (keyName, keyColumn) = try Self.key(of: destination, keys: keys, layout: layout),
         let destinationTable = layout.table(for: destination)
       else {
-        toOne[relationship.name] = Target(
-          relationship: relationship.name, extraIndex: nil, label: { $0 })
+        toOne[relationship.name] = Target(extraIndex: nil, label: { $0 })
         continue
       }
       labelled.insert(column)
@@ -127,8 +125,7 @@ public final class ObjectCursor {
         labelled.insert(entityColumn)
       }
       toOne[relationship.name] = Target(
-        relationship: relationship.name, extraIndex: extra.count,
-        label: { "\(destination)[\(keyName)=\($0)]" })
+        extraIndex: extra.count, label: { "\(destination)[\(keyName)=\($0)]" })
       extra.append(
         "(SELECT quote(k.\(keyColumn)) FROM \(destinationTable.name) k WHERE k.Z_PK = \(table.name).\(column))"
       )
@@ -194,9 +191,6 @@ public final class ObjectCursor {
     return reader.extraValue(keyIndex)
   }
 
-  /// The current object's primary key.
-  public var primaryKey: Int64 { reader.statement.int64(at: 0) }
-
   /// Whether the current objects of this cursor and `other` hold the same values: every
   /// compared column, relationships by their names.
   public func sameValues(as other: ObjectCursor) -> Bool {
@@ -217,12 +211,6 @@ public final class ObjectCursor {
   /// The cursor ``sameValues(as:)`` was last given and the column pairs it compares (nil when
   /// the two do not pair up).
   private var pairing: (cursor: ObjectIdentifier, pairs: [(Int, Int)]?)?
-
-  /// The next object, or nil after the last.
-  public func next() throws(StoreError) -> Object? {
-    guard try step() else { return nil }
-    return try object()
-  }
 
   /// The current object, read in full.
   public func object() throws(StoreError) -> Object {
@@ -282,6 +270,18 @@ public final class ObjectCursor {
       ).followsRelationships
     } catch {
       throw StoreError(.invalidPredicate, error.description, underlying: error)
+    }
+  }
+
+  /// A typed value as SQLite keeps it, so that it compares with the keys a cursor gives:
+  /// Booleans as integers, dates as reals, UUIDs as data, as Core Data stores them.
+  public static func storedKey(_ value: AttributeValue) -> AttributeValue? {
+    switch SQLValues.sqlite(value) {
+    case .null: nil
+    case .integer(let number): .integer(number)
+    case .real(let number): .double(number)
+    case .text(let text): .string(text)
+    case .blob(let bytes): .data(bytes)
     }
   }
 
