@@ -200,8 +200,8 @@ public enum DiffService {
     return keys
   }
 
-  /// Compares one entity's objects, in key order on both sides: rows whose compared values
-  /// are the same text are passed over unread.
+  /// Compares one entity's objects, in key order on both sides: rows whose compared columns
+  /// hold the same values are passed over unread.
   private static func compare(
     _ entity: String, old: ObjectCursor, new: ObjectCursor, model: ObjectModel,
     meter: ProgressMeter?, report: (ObjectChange) throws -> Void
@@ -222,31 +222,24 @@ public enum DiffService {
         order = hasOld ? -1 : 1
       }
       if order < 0 {
-        let object = try old.object()
         counts.deleted += 1
-        try report(change(.deleted, entity, old: object, new: nil, attributes: attributes))
+        try report(change(.deleted, entity, old: old.object(), new: nil, attributes: attributes))
         hasOld = try old.step()
       } else if order > 0 {
-        let object = try new.object()
         counts.inserted += 1
-        try report(change(.inserted, entity, old: nil, new: object, attributes: attributes))
+        try report(change(.inserted, entity, old: nil, new: new.object(), attributes: attributes))
         hasNew = try new.step()
       } else {
-        if old.sameValues(as: new) {
-          counts.unchanged += 1
+        let difference =
+          old.sameValues(as: new)
+          ? nil
+          : change(
+            .changed, entity, old: try old.object(), new: try new.object(), attributes: attributes)
+        if let difference, !difference.properties.isEmpty {
+          counts.changed += 1
+          try report(difference)
         } else {
-          let (before, after) = (try old.object(), try new.object())
-          let differing = properties(old: before, new: after, attributes: attributes)
-          if differing.isEmpty {
-            counts.unchanged += 1
-          } else {
-            counts.changed += 1
-            try report(
-              ObjectChange(
-                kind: .changed, entity: entity, key: keyText(after),
-                oldPrimaryKey: before.record.primaryKey, newPrimaryKey: after.record.primaryKey,
-                properties: differing))
-          }
+          counts.unchanged += 1
         }
         hasOld = try old.step()
         hasNew = try new.step()
@@ -258,13 +251,14 @@ public enum DiffService {
     return counts
   }
 
+  /// The change between `old` and `new` (either nil for an object on one side only): its
+  /// key as the newer side has it, and the properties that differ.
   private static func change(
     _ kind: ObjectChange.Kind, _ entity: String, old: ObjectCursor.Object?,
     new: ObjectCursor.Object?, attributes: [String]
   ) -> ObjectChange {
-    let object = (old ?? new)!
-    return ObjectChange(
-      kind: kind, entity: entity, key: keyText(object),
+    ObjectChange(
+      kind: kind, entity: entity, key: keyText((new ?? old)!),
       oldPrimaryKey: old?.record.primaryKey, newPrimaryKey: new?.record.primaryKey,
       properties: properties(old: old, new: new, attributes: attributes))
   }
@@ -282,37 +276,27 @@ public enum DiffService {
     old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String]
   ) -> [ObjectChange.Property] {
     var result: [ObjectChange.Property] = []
-    for name in attributes {
-      let before = old?.record.attributes[name]
-      let after = new?.record.attributes[name]
-      if before != after {
-        result.append(
-          ObjectChange.Property(
-            name: name, old: before.map(ValueText.text), new: after.map(ValueText.text)))
+    func compare<Value: Equatable>(
+      _ names: some Sequence<String>, as shown: String = "",
+      _ value: (ObjectCursor.Object?, String) -> Value?, _ text: (Value) -> String
+    ) {
+      for name in names {
+        let (before, after) = (value(old, name), value(new, name))
+        if before != after {
+          result.append(
+            ObjectChange.Property(
+              name: shown + name, old: before.map(text), new: after.map(text)))
+        }
       }
     }
-    let relationships = Set(old?.relationships.keys.map { $0 } ?? []).union(
-      new?.relationships.keys.map { $0 } ?? [])
-    for name in relationships {
-      let before = old?.relationships[name]
-      let after = new?.relationships[name]
-      if before != after {
-        result.append(
-          ObjectChange.Property(
-            name: name, old: before.map(targets), new: after.map(targets)))
-      }
-    }
-    let columns = Set(old?.record.extraColumns.keys.map { $0 } ?? []).union(
-      new?.record.extraColumns.keys.map { $0 } ?? [])
-    for column in columns {
-      let before = old?.record.extraColumns[column]
-      let after = new?.record.extraColumns[column]
-      if before != after {
-        result.append(
-          ObjectChange.Property(
-            name: "@" + column, old: before.map(ValueText.text), new: after.map(ValueText.text)))
-      }
-    }
+    compare(attributes, { $0?.record.attributes[$1] }, ValueText.text)
+    compare(
+      Set(old?.relationships.keys.map { $0 } ?? []).union(new?.relationships.keys.map { $0 } ?? []),
+      { $0?.relationships[$1] }, targets)
+    compare(
+      Set(old?.record.extraColumns.keys.map { $0 } ?? []).union(
+        new?.record.extraColumns.keys.map { $0 } ?? []),
+      as: "@", { $0?.record.extraColumns[$1] }, ValueText.text)
     return result.sorted { $0.name < $1.name }
   }
 
