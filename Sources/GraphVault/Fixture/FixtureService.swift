@@ -52,6 +52,24 @@ public enum FixtureService {
     }
   }
 
+  /// The objects `selection` chooses in `store`, with their closure, after `checking` (other
+  /// checks of the command line). A selection or check naming what the model does not have is
+  /// a mistake in the command line: a usage error (64). Shared by fixture, a selective
+  /// restore and merge.
+  static func select(
+    _ selection: FixtureCutter.Selection, with cutter: FixtureCutter, in store: CoreDataStore,
+    checking: () throws -> Void = {}
+  ) throws -> FixtureCutter.Subset {
+    do {
+      try checking()
+      return try store.read { _ in try cutter.select(selection) }
+    } catch let error as StoreError
+      where error.kind == .invalidValue || error.kind == .invalidPredicate
+    {
+      throw VaultError(.usage, error.detail, cause: error)
+    }
+  }
+
   /// The time a fixture records when none is given: Core Data's reference date.
   public static let defaultTime = Date(timeIntervalSinceReferenceDate: 0)
 
@@ -70,15 +88,8 @@ public enum FixtureService {
       let store = try CoreDataStore(path: source.path)
       let model = try source.model(of: store, modelPath: options.modelPath)
       let cutter = try FixtureCutter(store: store, model: model)
-      let subset: FixtureCutter.Subset
-      do {
+      let subset = try select(options.selection, with: cutter, in: store) {
         try cutter.check(options.scrubs)
-        subset = try store.read { _ in try cutter.select(options.selection) }
-      } catch let error as StoreError
-        where error.kind == .invalidValue || error.kind == .invalidPredicate
-      {
-        // A selection naming what the model does not have is a mistake in the command line.
-        throw VaultError(.usage, error.detail, cause: error)
       }
       let fixtureName = URL(fileURLWithPath: source.recordedSource).deletingPathExtension()
         .lastPathComponent

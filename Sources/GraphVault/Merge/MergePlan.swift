@@ -6,8 +6,8 @@ import ObjectStore
 struct MergePlan {
   /// What became of one source object.
   enum Fate {
-    /// Not in the store: to be inserted (under its own key unless `renumbered`).
-    case insert(renumbered: Bool)
+    /// Not in the store: to be inserted (under its own key when the store has not used it).
+    case insert
     /// In the store with the same values.
     case present(ManagedObject)
     /// In the store with other values (the attributes that differ).
@@ -79,7 +79,7 @@ struct MergePlan {
           conflicts.append("\(existing) (\(differing.joined(separator: ", ")))")
         }
       } else {
-        fate = .insert(renumbered: false)
+        fate = .insert
       }
       objects.append((object, fate))
     }
@@ -123,25 +123,27 @@ struct MergePlan {
 
   // MARK: Applying
 
+  /// Gives `target` the stored attribute values of `source`.
+  private func copyAttributes(of source: ManagedObject, to target: ManagedObject) throws {
+    for attribute in attributes(of: source.entity) {
+      try target.setValue(source.value(for: attribute), for: attribute)
+    }
+  }
+
   /// Inserts, replaces and links in the store's context (nothing is saved here).
   mutating func apply(replacing: Bool) throws {
     // Objects keeping their own primary keys first: keys handed out afterwards come after
     // every key given, so a new key never takes one that a later object keeps.
     for keepsKey in [true, false] {
-      for index in objects.indices {
-        let source = objects[index].source
-        guard case .insert = objects[index].fate, !insertedSources.contains(source.reference)
-        else { continue }
+      for (source, fate) in objects {
+        guard case .insert = fate, !insertedSources.contains(source.reference) else { continue }
         let free =
           try into.object(primaryKey: source.primaryKey, inHierarchyOf: source.entity) == nil
         guard free == keepsKey else { continue }
         let inserted = try into.insert(source.entity, primaryKey: free ? source.primaryKey : nil)
-        for attribute in attributes(of: source.entity) {
-          try inserted.setValue(source.value(for: attribute), for: attribute)
-        }
+        try copyAttributes(of: source, to: inserted)
         merged[source.reference] = inserted
         insertedSources.insert(source.reference)
-        objects[index].fate = .insert(renumbered: !free)
         counts[source.entity, default: .init()].inserted += 1
         if !free { counts[source.entity, default: .init()].renumbered += 1 }
       }
@@ -155,9 +157,7 @@ struct MergePlan {
       case .conflict(let existing, _):
         merged[source.reference] = existing
         if replacing {
-          for attribute in attributes(of: source.entity) {
-            try existing.setValue(source.value(for: attribute), for: attribute)
-          }
+          try copyAttributes(of: source, to: existing)
           counts[source.entity, default: .init()].replaced += 1
         } else {
           counts[source.entity, default: .init()].kept += 1
@@ -209,12 +209,9 @@ struct MergePlan {
       var members: [ManagedObject] = []
       for member in try source.objects(for: relationship.name) {
         guard let mapped = try resolve(member) else { continue }
-        let ours = insertedSources.contains(member.reference)
-        if !inverse.isToMany && !ours {
-          // A member the store keeps: joined only when its side is empty.
-          guard try mapped.object(for: inverse.name) == nil else { continue }
-          counts[mapped.entity, default: .init()].linked += 1
-        } else if inverse.isToMany && !ours {
+        if !insertedSources.contains(member.reference) {
+          // A member the store keeps joins a one-to-many only when its side is empty.
+          if !inverse.isToMany, try mapped.object(for: inverse.name) != nil { continue }
           counts[mapped.entity, default: .init()].linked += 1
         }
         members.append(mapped)

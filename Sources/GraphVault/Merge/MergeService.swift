@@ -75,10 +75,7 @@ public enum MergeService {
       guard FileManager.default.fileExists(atPath: storePath) else {
         throw VaultError(.inputMissing, "no store at \(storePath)")
       }
-      if ArchiveAccess.isStandardStream(sourcePath) == false,
-        URL(fileURLWithPath: sourcePath).standardizedFileURL.path
-          == URL(fileURLWithPath: storePath).standardizedFileURL.path
-      {
+      if StoreDestination.sameFile(sourcePath, storePath) {
         throw VaultError(.usage, "the source and the store are the same file (\(storePath))")
       }
       let source = try SourceStore(
@@ -102,14 +99,7 @@ public enum MergeService {
       }
       let keys = try DiffService.keyAttributes(options.keys, model: model)
       let cutter = try FixtureCutter(store: sourceStore, model: model)
-      let subset: FixtureCutter.Subset
-      do {
-        subset = try sourceStore.read { _ in try cutter.select(options.selection) }
-      } catch let error as StoreError
-        where error.kind == .invalidValue || error.kind == .invalidPredicate
-      {
-        throw VaultError(.usage, error.detail, cause: error)
-      }
+      let subset = try FixtureService.select(options.selection, with: cutter, in: sourceStore)
       var transformers = ValueTransformerRegistry.standard
       transformers.refusesUnknownNames = false
       let from = try ObjectContext(

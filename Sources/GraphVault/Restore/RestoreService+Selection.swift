@@ -32,14 +32,7 @@ extension RestoreService {
       throw VaultError(.modelUnavailable, "the archive carries no model (\(archivePath))")
     }
     let cutter = try FixtureCutter(store: store, model: model)
-    let subset: FixtureCutter.Subset
-    do {
-      subset = try store.read { _ in try cutter.select(selection) }
-    } catch let error as StoreError
-      where error.kind == .invalidValue || error.kind == .invalidPredicate
-    {
-      throw VaultError(.usage, error.detail, cause: error)
-    }
+    let subset = try FixtureService.select(selection, with: cutter, in: store)
     let result = RestoreResult(
       store: destination, objects: subset.counts, tables: [:],
       modelVersion: restored.modelVersion, migration: restored.migration, dryRun: options.dryRun,
