@@ -122,16 +122,19 @@ struct FindCommand: ParsableCommand {
     let details: [String]
   }
 
+  /// An object's values as `NAME=VALUE`, by name.
+  static func pairs(_ values: [String: String]) -> [String] {
+    values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+  }
+
   static func lines(_ result: FindService.ArchiveResult) -> String {
     let when = result.created.map { "  \($0)" } ?? ""
     guard result.error == nil else { return "\(result.archive)\(when)  could not be read\n" }
     var text =
       "\(result.archive)\(when)  \(result.objects.isEmpty ? "none" : result.objects.count == 1 ? "1 object" : "\(result.objects.count) objects")\n"
     for object in result.objects {
-      var values = object.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        .joined(separator: ", ")
-      if values.count > 100 { values = String(values.prefix(100)) + "…" }
-      text += "  \(object.entity) p\(object.primaryKey)  \(values)\n"
+      text +=
+        "  \(object.entity) p\(object.primaryKey)  \(ChangePrinter.oneLine(pairs(object.values)))\n"
     }
     return text
   }
@@ -152,7 +155,7 @@ struct FindCommand: ParsableCommand {
         case (nil, nil): event = seen ? "gone" : "absent"
         case (nil, let now?):
           event = "appeared"
-          details = now.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+          details = pairs(now.values)
         case (_?, nil): event = "gone"
         case (let before?, let now?):
           let names = Set(before.values.keys).union(now.values.keys).sorted()
@@ -178,9 +181,7 @@ struct FindCommand: ParsableCommand {
     for event in events {
       text += "\(event.created ?? event.archive)  \(event.event)"
       if event.event == "appeared" {
-        var values = event.details.joined(separator: ", ")
-        if values.count > 100 { values = String(values.prefix(100)) + "…" }
-        text += "  \(values)"
+        text += "  \(ChangePrinter.oneLine(event.details))"
       }
       text += "  \(event.archive)\n"
       if event.event == "changed" { for detail in event.details { text += "    \(detail)\n" } }

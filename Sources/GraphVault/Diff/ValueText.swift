@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import ObjectModel
 
@@ -20,20 +21,14 @@ enum ValueText {
       let formatter = ISO8601DateFormatter()
       formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
       return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
-    case .uuid(let bytes) where bytes.count == 16:
-      return UUID(
-        uuid: (
-          bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-          bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        )
-      ).uuidString
+    case .uuid(let bytes) where bytes.count == 16: return ObjectJSON.uuidText(bytes)
     case .data(let bytes), .uuid(let bytes), .transformed(let bytes): return binary(bytes)
     }
   }
 
   /// `<N bytes: 0a1b2c3d…>`: the size and up to 8 leading bytes.
   static func binary(_ bytes: [UInt8]) -> String {
-    let head = bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+    let head = Checksum.hex(bytes.prefix(8))
     return "<\(bytes.count) bytes\(bytes.isEmpty ? "" : ": " + head)\(bytes.count > 8 ? "…" : "")>"
   }
 

@@ -1,0 +1,81 @@
+import Foundation
+import GraphVault
+
+/// Writes a diff's changes as they come: lines for people, or one JSON document.
+final class ChangePrinter {
+  private let json: Bool
+  private let quiet: Bool
+  private var first = true
+  private var buffer = ""
+  private let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }()
+
+  init(json: Bool, quiet: Bool) {
+    self.json = json
+    self.quiet = quiet
+  }
+
+  func print(_ change: ObjectChange) throws {
+    if json {
+      buffer += first ? "{\n  \"changes\": [\n    " : ",\n    "
+      buffer += String(decoding: try encoder.encode(change), as: UTF8.self)
+    } else if !quiet {
+      buffer += Self.lines(change)
+    }
+    first = false
+    if buffer.utf8.count >= 1 << 16 { flush() }
+  }
+
+  func finish(_ summary: DiffSummary) throws {
+    if json {
+      buffer += first ? "{\n  \"changes\": [],\n  \"summary\": " : "\n  ],\n  \"summary\": "
+      let pretty = JSONEncoder()
+      pretty.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+      buffer +=
+        String(decoding: try pretty.encode(summary), as: UTF8.self)
+        .replacingOccurrences(of: "\n", with: "\n  ") + "\n}\n"
+    } else if !quiet {
+      if !first { buffer += "\n" }
+      if let migrated = summary.migrated { buffer += "(\(summary.old) migrated: \(migrated))\n" }
+      for (entity, counts) in summary.entities.sorted(by: { $0.key < $1.key }) {
+        let differing = counts.inserted + counts.deleted + counts.changed
+        buffer +=
+          differing == 0
+          ? "\(entity): equal (\(counts.unchanged) objects)\n"
+          : "\(entity): \(counts.inserted) inserted, \(counts.deleted) deleted, \(counts.changed) changed, \(counts.unchanged) unchanged\n"
+      }
+    }
+    flush()
+  }
+
+  private func flush() {
+    FileHandle.standardOutput.write(Data(buffer.utf8))
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// `M Book p5` and a line per property, or `- Book p17  title="Dune", …` on one line.
+  static func lines(_ change: ObjectChange) -> String {
+    switch change.kind {
+    case .changed:
+      var text = "M \(change.entity) \(change.key)\n"
+      for property in change.properties {
+        text += "    \(property.name): \(property.old ?? "nil") -> \(property.new ?? "nil")\n"
+      }
+      return text
+    case .inserted, .deleted:
+      let sign = change.kind == .inserted ? "+" : "-"
+      let values = oneLine(change.properties.map { "\($0.name)=\($0.new ?? $0.old ?? "nil")" })
+      return "\(sign) \(change.entity) \(change.key)\(values.isEmpty ? "" : "  " + values)\n"
+    }
+  }
+
+  /// `NAME=VALUE` pairs on one line, comma-separated, cut after 100 characters: an object
+  /// shown beside its key (diff's inserted and deleted objects, find's results).
+  static func oneLine(_ pairs: [String]) -> String {
+    let line = pairs.joined(separator: ", ")
+    return line.count > 100 ? String(line.prefix(100)) + "…" : line
+  }
+}
