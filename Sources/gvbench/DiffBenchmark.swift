@@ -9,22 +9,6 @@ func diffBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
   func path(_ name: String) -> String { workspace.path(name) }
-  func best(_ arguments: [String], accepting statuses: Set<Int32> = [0], before: () -> Void = {})
-    throws -> Measured
-  {
-    var best: Measured?
-    for _ in 0..<3 {
-      before()
-      let measured = try runMeasured(workspace.tool, arguments)
-      guard statuses.contains(measured.status) else {
-        throw NSError(
-          domain: "gvbench", code: 1,
-          userInfo: [NSLocalizedDescriptionKey: "\(arguments[0]) exited \(measured.status)"])
-      }
-      if measured.seconds < best?.seconds ?? .infinity { best = measured }
-    }
-    return best!
-  }
   print("| store | restore | diff | diff / restore | peak RSS restore | peak RSS diff |")
   print("|---|---:|---:|---:|---:|---:|")
   for size in [objects / 5, objects] {
@@ -33,8 +17,9 @@ func diffBenchmark(objects: Int) throws {
     try SampleLibrary.generate(at: store, objects: size)
     let old = path("old-\(size).gvault")
     let new = path("new-\(size).gvault")
-    _ = try best(["backup", store, "--output", old, "-q"]) {
+    _ = try bestOfThree(workspace.tool) { _ in
       try? FileManager.default.removeItem(atPath: old)
+      return ["backup", store, "--output", old, "-q"]
     }
     _ = try timedShell(
       """
@@ -48,12 +33,15 @@ func diffBenchmark(objects: Int) throws {
           WHERE Z_PK % 100 = 11;
         UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZBOOK) WHERE Z_NAME = 'Book';"
       """)
-    _ = try best(["backup", store, "--output", new, "-q"]) {
+    _ = try bestOfThree(workspace.tool) { _ in
       try? FileManager.default.removeItem(atPath: new)
+      return ["backup", store, "--output", new, "-q"]
     }
     let restored = path("restored-\(size).sqlite")
-    let restore = try best(["restore", old, "--to", restored, "--force", "-q"])
-    let diff = try best(["diff", old, new, "-q"], accepting: [1])
+    let restore = try bestOfThree(workspace.tool) { _ in
+      ["restore", old, "--to", restored, "--force", "-q"]
+    }
+    let diff = try bestOfThree(workspace.tool, accepting: [1]) { _ in ["diff", old, new, "-q"] }
     print(
       String(
         format: "| %d objects | %.2f s | %.2f s | %.2f× | %d MiB | %d MiB |", size,

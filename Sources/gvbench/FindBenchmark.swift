@@ -33,15 +33,7 @@ func findBenchmark(objects: Int) throws {
         toPath: folder + String(format: "store-202611%02dT030000.000Z.gvault", night))
     }
     try FileManager.default.removeItem(atPath: folder + "first.gvault")
-    var best: Measured?
-    for _ in 0..<3 {
-      let measured = try runMeasured(workspace.tool, ["find", folder, "--entity", "Tag", "-q"])
-      guard measured.status == 0 else {
-        throw NSError(
-          domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "find failed"])
-      }
-      if measured.seconds < best?.seconds ?? .infinity { best = measured }
-    }
+    let best = try bestOfThree(workspace.tool) { _ in ["find", folder, "--entity", "Tag", "-q"] }
     let command = "'\(workspace.tool)' find '\(folder)' --entity Tag --json 2>/dev/null"
     let json =
       try JSONSerialization.jsonObject(with: Data(shellOutput(command).utf8)) as? [String: Any]
@@ -57,7 +49,7 @@ func findBenchmark(objects: Int) throws {
     print(
       String(
         format: "| %d objects | 30 | %lld | %lld | %.2f%% | %.2f s | %.2f s | %d MiB |", size, read,
-        total, Double(read) * 100 / Double(total), best!.seconds, restore.seconds,
-        best!.peakKiB / 1024))
+        total, Double(read) * 100 / Double(total), best.seconds, restore.seconds,
+        best.peakKiB / 1024))
   }
 }

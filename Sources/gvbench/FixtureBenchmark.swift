@@ -19,22 +19,13 @@ func fixtureBenchmark(objects: Int) throws {
     let store = path("store-\(size).sqlite")
     try SampleLibrary.generate(at: store, objects: size)
     func cut(_ limit: Int, _ name: String) throws -> Measured {
-      var best: Measured?
-      for round in 0..<3 {
-        let measured = try runMeasured(
-          workspace.tool,
-          [
-            "fixture", store, "--entity", "Book", "--where", "rating < 2.5", "--sort", "-sales",
-            "--limit", String(limit), "--include", "pages", "--output",
-            path("\(name)-\(size)-\(round).gvault"), "-q",
-          ])
-        guard measured.status == 0 else {
-          throw NSError(
-            domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "fixture failed"])
-        }
-        if measured.seconds < best?.seconds ?? .infinity { best = measured }
+      try bestOfThree(workspace.tool) { round in
+        [
+          "fixture", store, "--entity", "Book", "--where", "rating < 2.5", "--sort", "-sales",
+          "--limit", String(limit), "--include", "pages", "--output",
+          path("\(name)-\(size)-\(round).gvault"), "-q",
+        ]
       }
-      return best!
     }
     let nothing = try cut(0, "empty")
     // The query that reads what the fixture selects, alone, in the sqlite3 shell.
