@@ -16,6 +16,24 @@ struct PredicateSQL {
 
   static let functionName = "gv_predicate_string"
 
+  /// The condition on `entity`'s rows (its table under `alias`) that the predicate `text`, in
+  /// Core Data's format, is: parsed, checked against the model and translated in one step.
+  /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidPredicate`` naming what is wrong
+  ///   (`path`: the store, for the message).
+  static func condition(
+    _ text: String, entity: String, layout: StoreLayout, alias: String,
+    bindings: inout [SQLiteValue], path: String
+  ) throws(StoreError) -> String {
+    do {
+      let resolved = try ResolvedPredicate.resolve(
+        PredicateParser.parse(text), text: text, model: layout.model, entity: entity)
+      var translator = PredicateSQL(layout: layout)
+      return try translator.condition(resolved, alias: alias, bindings: &bindings)
+    } catch {
+      throw StoreError(.invalidPredicate, error.description, path: path, underlying: error)
+    }
+  }
+
   /// The condition on rows of `entity`'s table under `alias`.
   mutating func condition(
     _ predicate: ResolvedPredicate, alias: String, bindings: inout [SQLiteValue]

@@ -99,20 +99,10 @@ public struct FixtureCutter {
       "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(layout.entityNumberList(entity.name)))"
     var bindings: [SQLiteValue] = []
     if let text = selection.predicate {
-      let resolved: ResolvedPredicate
-      do {
-        resolved = try ResolvedPredicate.resolve(
-          PredicateParser.parse(text), text: text, model: model, entity: entity.name)
-      } catch {
-        throw StoreError(.invalidPredicate, error.description, path: store.path, underlying: error)
-      }
-      var translator = PredicateSQL(layout: layout)
-      do {
-        sql +=
-          " AND (\(try translator.condition(resolved, alias: table.name, bindings: &bindings)))"
-      } catch {
-        throw StoreError(.invalidPredicate, error.description, path: store.path, underlying: error)
-      }
+      let condition = try PredicateSQL.condition(
+        text, entity: entity.name, layout: layout, alias: table.name, bindings: &bindings,
+        path: store.path)
+      sql += " AND (\(condition))"
     }
     var order: [String] = []
     for descriptor in selection.sort {

@@ -82,16 +82,13 @@ public final class ObjectCursor {
     if let predicate {
       do {
         try PredicateSQL.registerFunctions(on: store.database)
-        let resolved = try ResolvedPredicate.resolve(
-          PredicateParser.parse(predicate), text: predicate, model: model, entity: entity)
-        var translator = PredicateSQL(layout: layout)
-        filter +=
-          " AND (\(try translator.condition(resolved, alias: table.name, bindings: &bindings)))"
-      } catch let error as PredicateFormatError {
-        throw StoreError(.invalidPredicate, error.description, path: store.path, underlying: error)
       } catch {
         throw StoreError(.database, "cannot read \(entity)", path: store.path, underlying: error)
       }
+      let condition = try PredicateSQL.condition(
+        predicate, entity: entity, layout: layout, alias: table.name, bindings: &bindings,
+        path: store.path)
+      filter += " AND (\(condition))"
     }
     var extra: [String] = []
     // Foreign keys compared through their targets' key attributes instead.
