@@ -237,21 +237,27 @@ public final class ObjectCursor {
         let parts = element.split(separator: ",", omittingEmptySubsequences: false)
         let value = Self.decodeHex(parts.first.map(String.init) ?? "")
         let order = parts.count > 1 ? Int64(parts[1]) : nil
-        elements.append(
-          (member.label(value), member.ordered ? order.flatMap { $0 < 0 ? nil : $0 } : nil))
+        elements.append((member.label(value), member.ordered ? order : nil))
       }
-      elements.sort { left, right in
-        switch (left.order, right.order) {
-        case (let l?, let r?) where l != r: return l < r
-        case (_?, nil): return true
-        case (nil, _?): return false
-        default: return Self.labelOrder(left.label, right.label)
-        }
-      }
-      relationships[member.relationship] = elements.map(\.label)
+      relationships[member.relationship] = Self.sortedLabels(elements)
     }
     return Object(
       key: key, keyAttribute: keyAttribute, record: record, relationships: relationships)
+  }
+
+  /// Members' labels in the order a comparison shows them: by order key (a negative one is
+  /// none) when the relationship is ordered, those without one after, ties and the members of
+  /// an unordered relationship by label (primary keys by number).
+  static func sortedLabels(_ elements: [(label: String, order: Int64?)]) -> [String] {
+    elements.map { ($0.label, $0.order.flatMap { $0 < 0 ? nil : $0 }) }.sorted {
+      left, right in
+      switch (left.1, right.1) {
+      case (let l?, let r?) where l != r: return l < r
+      case (_?, nil): return true
+      case (nil, _?): return false
+      default: return Self.labelOrder(left.0, right.0)
+      }
+    }.map(\.0)
   }
 
   /// Whether `predicate` on `entity` tests only the object's own attributes (no key path, no
@@ -370,5 +376,32 @@ public final class ObjectCursor {
       }
     }
     return bytes.isEmpty ? "NULL" : String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension ObjectCursor.Object {
+  /// An object read from somewhere other than a store (an archive's chunk), as a cursor that
+  /// matches objects by primary key would give it: to-one targets and the many-to-many
+  /// members it owns named by reference (`Author/p3`), members in the order a cursor gives
+  /// them.
+  /// - Parameters:
+  ///   - manyToMany: the object's join rows by relationship: destination keys and order keys.
+  ///   - model: the model `record` belongs to.
+  public init(
+    record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]], model: ObjectModel
+  ) {
+    var relationships: [String: [String]] = [:]
+    for (name, reference) in record.toOne { relationships[name] = [reference.description] }
+    let described = model.relationships(of: record.entity)
+    for (name, rows) in manyToMany where !rows.isEmpty {
+      guard let relationship = described.first(where: { $0.name == name }) else { continue }
+      let ordered =
+        relationship.isOrdered || model.inverse(of: relationship)?.isOrdered == true
+      relationships[name] = ObjectCursor.sortedLabels(
+        rows.map { ("\(relationship.destination)/p\($0.0)", ordered ? $0.1 : nil) })
+    }
+    self.init(
+      key: .integer(record.primaryKey), keyAttribute: nil, record: record,
+      relationships: relationships)
   }
 }
