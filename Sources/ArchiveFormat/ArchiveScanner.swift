@@ -23,7 +23,8 @@ import PropertyList
 /// - every table row: a table the archive declares, columns it has;
 /// - at the end: the index lists exactly the members read, in order, with their sizes and
 ///   SHA-256, and the counts; every reference resolves inside the archive; each hierarchy's
-///   `Z_MAX` is at least its highest key.
+///   `Z_MAX` is at least its highest key; the header's object counts, when it has them, are the
+///   objects read.
 ///
 /// ``next()`` gives what passed, in order, as ``Event``s. By default the first problem is
 /// thrown (``ArchiveFormatError``, naming the member); when collecting (verify), problems are
@@ -629,6 +630,17 @@ package final class ArchiveScanner: @unchecked Sendable {
         try problem(
           ArchiveLayout.storePrimaryKeys,
           "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
+        )
+      }
+    }
+    // The header's counts, when it has them, are the objects read: a streamed comparison
+    // relies on them to know which entities the other side holds.
+    if let expected = header?.expectedObjects {
+      for name in Set(expected.keys).union(objects.keys).sorted()
+      where expected[name, default: 0] != objects[name, default: 0] {
+        try problem(
+          ArchiveLayout.header,
+          "the header counts \(expected[name, default: 0]) objects of \(name), the archive holds \(objects[name, default: 0])"
         )
       }
     }
