@@ -54,10 +54,6 @@ final class SourceStore {
     }
   }
 
-  /// The model to read `store` (this source's store) with: the one at `modelPath` when given,
-  /// else the store's own cache, else the model the archive carried (an archive of a store
-  /// that keeps no model of its own).
-  /// - Throws: ``VaultError`` or a model loader's error when no model can be found or read.
   /// Part of the framed archive at `source` (``PartialArchive``): only the entities
   /// `entities` names, given the archive's model. Nil when `source` is not a framed archive on
   /// a disk or in a bucket, or `entities` says part of it will not do: then read it whole.
@@ -90,6 +86,10 @@ final class SourceStore {
     archivedModel = model
   }
 
+  /// The model to read `store` (this source's store) with: the one at `modelPath` when given,
+  /// else the store's own cache, else the model the archive carried (an archive of a store
+  /// that keeps no model of its own).
+  /// - Throws: ``VaultError`` or a model loader's error when no model can be found or read.
   func model(of store: CoreDataStore, modelPath: String?, cacheName: String? = nil) throws
     -> ObjectModel
   {

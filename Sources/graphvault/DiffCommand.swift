@@ -9,8 +9,10 @@ struct DiffCommand: ParsableCommand {
     commandName: "diff",
     abstract: "Show the objects inserted, deleted and changed between two archives or stores.",
     discussion: """
-      Each side is an archive (a file, - for standard input, or s3://BUCKET/KEY) or a store; \
-      archives are verified and restored to private temporary stores first. Objects are matched \
+      Each side is an archive (a file, - for standard input, or s3://BUCKET/KEY) or a store. \
+      Two archives of one model compared whole by primary key are compared as they stream, \
+      neither restored (a damaged one stops the comparison with 65); otherwise archives are \
+      verified and restored to private temporary stores first. Objects are matched \
       by primary key, or with --key ENTITY.ATTRIBUTE by an attribute (a natural key or a UUID) \
       when the sides' keys differ (a store rebuilt by an import, objects merged in). When the \
       two models differ, OLD is migrated into NEW's model first, as restore would.

@@ -6,15 +6,17 @@ import ObjectStore
 /// `graphvault diff OLD NEW`: which objects the newer side inserted, deleted and changed,
 /// entity by entity, with each changed property's old and new value.
 ///
-/// Each side is a store or an archive (a file, `-`, or `s3://`); an archive is verified and
-/// restored to a private temporary store first (two archives at once, one on each core), so
-/// a damaged or forged archive is refused before anything is compared; when only some
-/// entities are compared, of a framed archive only their chunks are read
-/// (``PartialArchive``). Objects are matched by primary key, or by a key attribute
-/// (``Options/keys``) when keys differ between the sides;
-/// each entity's objects are read from both stores in that key's order and compared as they
-/// come, so memory does not grow with the stores. When the two models differ, the older side
-/// is migrated into the newer one's model first, as a restore would.
+/// Each side is a store or an archive (a file, `-`, or `s3://`). Two archives of the same
+/// model compared whole, by primary key, are compared as they stream, neither restored
+/// (``StreamedDiff``). Otherwise an archive is verified and restored to a private temporary
+/// store first (two archives at once, one on each core), so a damaged or forged archive is
+/// refused before anything is compared; when only some entities are compared, of a framed
+/// archive only their chunks are read (``PartialArchive``). Objects are matched by primary
+/// key, or by a key attribute (``Options/keys``) when keys differ between the sides; each
+/// entity's objects are read from both sides in that key's order and compared as they come,
+/// so memory does not grow with the stores. When the two models differ, the older side is
+/// migrated into the newer one's model first, as a restore would. Entities come in the
+/// archive format's order: each root entity, then its sub-entities.
 public enum DiffService {
   /// What to compare.
   public struct Options: Sendable {
@@ -40,8 +42,8 @@ public enum DiffService {
     public init() {}
   }
 
-  /// Compares `old` with `new`, handing each object that differs to `report` (entities by
-  /// name, objects in key order).
+  /// Compares `old` with `new`, handing each object that differs to `report` (entities in the
+  /// archive format's order, objects in key order).
   /// - Throws: ``VaultError``: 64 for an unknown entity, key or a bad predicate, 66 for a
   ///   missing side, 65 for a damaged archive, 78 when the older model cannot be migrated
   ///   into the newer.
@@ -51,6 +53,12 @@ public enum DiffService {
     try vault {
       if ArchiveAccess.isStandardStream(old) && ArchiveAccess.isStandardStream(new) {
         throw VaultError(.usage, "only one side can be read from standard input (-)")
+      }
+      if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,
+        [old, new].allSatisfy({ !ArchiveAccess.isStandardStream($0) && SourceStore.isArchive($0) }),
+        let summary = try StreamedDiff.diff(old: old, new: new, options: options, report: report)
+      {
+        return summary
       }
       var (oldSide, newSide) = try open(old, new, options: options)
       defer { withExtendedLifetime((oldSide, newSide)) {} }
@@ -87,7 +95,7 @@ public enum DiffService {
       }
       defer { withExtendedLifetime(migratedScratch) {} }
       let keys = try keyAttributes(options.keys, model: model)
-      let entities = try ExportService.selectedEntities(model, options.entities)
+      let entities = try comparedEntities(model, options.entities)
       if options.predicate != nil && options.entities.count != 1 {
         throw VaultError(.usage, "--where needs exactly one --entity, the one it is about")
       }
@@ -200,10 +208,20 @@ public enum DiffService {
     return keys
   }
 
-  /// Compares one entity's objects, in key order on both sides: rows whose compared columns
-  /// hold the same values are passed over unread.
-  private static func compare(
-    _ entity: String, old: ObjectCursor, new: ObjectCursor, model: ObjectModel,
+  /// The concrete entities compared, in the archive format's order (each root entity, then its
+  /// sub-entities): those `names` gives with their sub-entities, or every one.
+  /// - Throws: ``VaultError`` (64) for a name the model lacks.
+  static func comparedEntities(_ model: ObjectModel, _ names: [String] = []) throws -> [String] {
+    let chosen = Set(try ExportService.selectedEntities(model, names))
+    return model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map(\.name).filter {
+      chosen.contains($0)
+    }
+  }
+
+  /// Compares one entity's objects, in key order on both sides: objects whose compared values
+  /// are the same are passed over unread.
+  static func compare<Cursor: DiffCursor>(
+    _ entity: String, old: Cursor, new: Cursor, model: ObjectModel,
     meter: ProgressMeter?, report: (ObjectChange) throws -> Void
   ) throws -> DiffSummary.Counts {
     var counts = DiffSummary.Counts()

@@ -1,0 +1,133 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+
+/// One archive of a streamed comparison (``StreamedDiff``): read, checked and decoded by the
+/// one scanner restore uses (``ArchiveScanner``), on a thread of its own, and taken an entity
+/// at a time as its object chunks come.
+///
+/// Its checks are restore's: each member as it comes, and at the end (``finish()``) the index,
+/// every reference and the trailer, so an archive that a restore refuses makes the comparison
+/// fail too, naming the archive.
+final class ScannedArchive {
+  /// The archive, as the user named it.
+  let path: String
+  /// What the archive holds before its objects, checked.
+  let store: ArchivedStore
+  private let scanner: ArchiveScanner
+  private let events: Prefetcher<ArchiveScanner.Event>
+  /// The chunk read but not yet taken: the first of the next entity.
+  private var head: (chunk: DecodedChunk, member: String, entity: String)?
+  /// Whether the scan has passed its last object chunk.
+  private var objectsEnded = false
+  /// Where the objects taken are counted.
+  private let meter: ProgressMeter?
+
+  /// Opens the archive at `path` (a file or `s3://`) and reads it up to its objects.
+  /// - Throws: ``VaultError``: 66 when it is missing, 65 when damaged, 77 for a password
+  ///   problem.
+  init(
+    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool, meter: ProgressMeter?
+  ) throws {
+    self.path = path
+    self.meter = meter
+    try ArchiveAccess.requireInput(path)
+    let stream = try ArchiveAccess.members(
+      path, password: password, allowingUnencrypted: allowingUnencrypted)
+    let scanner = ArchiveScanner(stream: stream, options: ArchiveScanner.Options())
+    self.scanner = scanner
+    // A few chunks ahead: the two sides' chunk boundaries fall at different objects.
+    let events = Prefetcher(depth: 3) { try scanner.next() }
+    self.events = events
+    guard case .begin(let store)? = try Self.reading(path, { try events.next() }) else {
+      throw VaultError(.invalidInput, "the archive holds no store (\(path))")
+    }
+    self.store = store
+  }
+
+  /// The objects the header says the archive holds, by entity (nil in archives written before
+  /// headers recorded them). The scanner holds the archive to them.
+  var expectedObjects: [String: Int]? { store.header.expectedObjects }
+
+  /// The entity of the next object chunk, or nil when no object chunk is left.
+  func nextEntity() throws -> String? {
+    if let head { return head.entity }
+    while !objectsEnded {
+      switch try Self.reading(path, { try events.next() }) {
+      case .objects(let chunk, let member)?:
+        guard let entity = ArchiveLayout.entity(ofObjectsMember: member) else { continue }
+        head = (chunk, member, entity)
+        return entity
+      case .rows?, .begin?: continue
+      case nil: objectsEnded = true
+      }
+    }
+    return nil
+  }
+
+  /// The next object chunk when it is `entity`'s (nil once `entity`'s chunks are all taken).
+  func nextChunk(of entity: String) throws -> DecodedChunk? {
+    guard try nextEntity() == entity, let chunk = head?.chunk else { return nil }
+    head = nil
+    meter?.add(objects: chunk.count)
+    return chunk
+  }
+
+  /// Reads the rest of the archive (the rows of other tables and the index) and holds it to
+  /// every check a restore makes.
+  /// - Throws: ``VaultError`` (65) naming the problem and the archive.
+  func finish() throws {
+    while try Self.reading(path, { try events.next() }) != nil {}
+    try checkEnd()
+  }
+
+  /// Restores what the scan has not given yet (the chunk at hand and everything after it)
+  /// into a new store at `storePath`, with the store's tables and bookkeeping as archived:
+  /// the entities already taken are left out. The archive is checked as a restore checks it.
+  /// - Throws: ``VaultError`` when the archive is refused or the store cannot be written.
+  func restoreRest(to storePath: String) throws {
+    let sink = RestoreSink(
+      target: try RestoreService.RestoreTarget(options: RestoreOptions()), path: storePath)
+    try sink.begin(store)
+    if let head {
+      try sink.insert(head.chunk, member: head.member)
+      meter?.add(objects: head.chunk.count)
+      self.head = nil
+    }
+    while let event = try Self.reading(path, { try events.next() }) {
+      switch event {
+      case .objects(let chunk, let member):
+        try sink.insert(chunk, member: member)
+        meter?.add(objects: chunk.count)
+      case .rows(let rows, let table, let member):
+        try sink.insert(rows: rows, into: table, member: member)
+      case .begin: continue
+      }
+    }
+    objectsEnded = true
+    try checkEnd()
+    try sink.finish()
+  }
+
+  /// The checks made once everything was read: the scan's end, and the trailer.
+  private func checkEnd() throws {
+    guard scanner.readToTheEnd, scanner.problems.isEmpty else {
+      throw VaultError(.invalidInput, "the archive ends before its index (\(path))")
+    }
+    if let index = scanner.readIndex,
+      let problem = try ArchiveAccess.trailerProblem(path, index: index)
+    {
+      throw VaultError(.invalidInput, "\(problem) (\(path))")
+    }
+  }
+
+  /// `body`, its archive problems named with the archive they are in.
+  private static func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ArchiveFormatError {
+      guard error.kind == .malformed else { throw error }
+      throw VaultError(.invalidInput, "\(error.description) (\(path))", cause: error)
+    }
+  }
+}
