@@ -93,6 +93,13 @@ struct PredicateFormatTests {
       "SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB 'Book [0-9]*: orbit *' AND ZTITLE NOT GLOB 'Book *[^0-9]*: orbit *'"
     ),
     (
+      "Book", "title MATCHES 'Book 1[0-9]: .*|Book 2: .*'",
+      "SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB 'Book 1[0-9]: *' OR ZTITLE GLOB 'Book 2: *'"
+    ),
+    (
+      "Book", "title MATCHES 'Books? 2: .*'", "SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB 'Book 2: *'"
+    ),
+    (
       "Book", "title ==[c] 'BOOK 2: ORBIT SIGNAL GARDEN'",
       "SELECT Z_PK FROM ZBOOK WHERE lower(ZTITLE) = 'book 2: orbit signal garden'"
     ),
@@ -218,6 +225,70 @@ struct PredicateFormatTests {
     ] {
       #expect(all.contains(word), "no case uses \(word)")
     }
+  }
+
+  @Test func likeAndMatchesTakeTheWholeStringAndNotOneWithALineBreakAfterIt() throws {
+    for (source, text) in [(StringPattern.Source.regex("b[0-9]"), "b1"), (.like("b?"), "b1")] {
+      let pattern = try StringPattern(source, options: [])
+      #expect(pattern.matches(text))
+      #expect(!pattern.matches(text + "\n"), "\(source)")
+      #expect(!pattern.matches("a" + text))
+    }
+  }
+
+  @Test func sqliteRulesOutRowsByAGlobThatEveryMatchOfThePatternMatches() throws {
+    let cases: [(PredicateSyntax.Operator, String, String?)] = [
+      (.beginsWith, "a*b[c?", "a[*]b[[]c[?]*"),
+      (.endsWith, "-2", "*-2"),
+      (.like, "Book ?: *", "Book ?: *"),
+      (.like, "a\\*b*", "a[*]b*"),
+      (.like, "*", nil),
+      (.matches, "Book 1[0-2][0-9][0-9]:.*", "Book 1[0-2][0-9][0-9]:*"),
+      (.matches, "Book [0-9]+", "Book [0-9]*"),
+      (.matches, "Books? 2", "Book* 2"),
+      (.matches, "^a.c$", "a?c"),
+      (.matches, "x[^]a]y", "x[^]a]y"),
+      (.matches, "ab{0,2}c", "a*"),
+      (.matches, "ab+?c", "ab*c"),
+      (.matches, "a[[:alpha:]]b", "a*"),
+      (.matches, "a|b", nil),
+      (.matches, "(?i)book", nil),
+      (.matches, "\\d+", nil),
+      (.contains, "garden", nil),
+    ]
+    for (op, operand, glob) in cases {
+      #expect(GlobFilter.pattern(op, operand) == glob, "\(op) \(operand)")
+    }
+    // Against ICU's regular expressions: every string a pattern matches, SQLite's GLOB of the
+    // filter matches too. Random patterns of literals, dots, classes, quantifiers and groups
+    // over a small alphabet, and random strings over it.
+    let database = try Database(path: ":memory:")
+    let statement = try database.prepare("SELECT ? GLOB ?")
+    var random = SplitMix64(seed: 24)
+    let atoms = ["a", "b", "c", "1", ".", "[ab]", "[^a]", "[0-9]", "[]a]", "(ab)", "\\d", "-", "]"]
+    let quantifiers = ["", "", "", "*", "+", "?", "{1,2}", "*?", "++"]
+    var checked = 0
+    for _ in 0..<1500 {
+      var pattern = ""
+      for _ in 0..<Int.random(in: 1...5, using: &random) {
+        pattern += atoms.randomElement(using: &random)! + quantifiers.randomElement(using: &random)!
+      }
+      guard let glob = GlobFilter.pattern(.matches, pattern),
+        let exact = try? StringPattern(.regex(pattern), options: [])
+      else { continue }
+      for _ in 0..<40 {
+        let subject = String(
+          (0..<Int.random(in: 0...6, using: &random)).map { _ in "abc1-]x\n".randomElement(using: &random)! })
+        guard exact.matches(subject) else { continue }
+        checked += 1
+        try statement.reset()
+        try statement.bind([.text(subject), .text(glob)])
+        #expect(
+          try statement.allRows().first?[0].integerValue == 1,
+          "\(subject.debugDescription) matches \(pattern) but not GLOB \(glob)")
+      }
+    }
+    #expect(checked > 1000)
   }
 
   @Test func theReadmesExampleRunsAndAgreesWithItsSQL() throws {

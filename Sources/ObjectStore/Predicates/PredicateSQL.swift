@@ -189,9 +189,18 @@ struct PredicateSQL {
           parts.append("\(operand) IS NULL")
           continue
         }
+        // SQLite's GLOB rules most rows out before the exact test, which calls back into Swift
+        // (in a CASE: an AND computing a value evaluates both sides).
+        var filter: String?
+        if test.options.isEmpty, case .string(let text) = value,
+          let glob = GlobFilter.pattern(op, text)
+        {
+          filter = "\(operand) GLOB \(bind(.string(glob)))"
+        }
         bindings.append(.text(op.rawValue))
         bindings.append(.integer(Int64(test.options.rawValue)))
-        parts.append("\(Self.functionName)(?, ?, \(operand), \(bind(value)))")
+        let exact = "\(Self.functionName)(?, ?, \(operand), \(bind(value)))"
+        parts.append(filter.map { "CASE WHEN \($0) THEN \(exact) ELSE 0 END" } ?? exact)
       }
       return parts.map { "coalesce(\($0), 0)" }.joined(separator: " OR ")
     }

@@ -40,7 +40,8 @@ struct StringPattern: @unchecked Sendable {
     }
     var flags: NSRegularExpression.Options = [.dotMatchesLineSeparators]
     if options.contains(.caseInsensitive) { flags.insert(.caseInsensitive) }
-    expression = try NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: flags)
+    // `\z`, not `$`, which would also match before a final line break.
+    expression = try NSRegularExpression(pattern: "^(?:" + pattern + ")\\z", options: flags)
   }
 
   /// Whether the whole of `text` matches.
