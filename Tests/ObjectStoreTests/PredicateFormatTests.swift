@@ -278,7 +278,9 @@ struct PredicateFormatTests {
       else { continue }
       for _ in 0..<40 {
         let subject = String(
-          (0..<Int.random(in: 0...6, using: &random)).map { _ in "abc1-]x\n".randomElement(using: &random)! })
+          (0..<Int.random(in: 0...6, using: &random)).map { _ in
+            "abc1-]x\n".randomElement(using: &random)!
+          })
         guard exact.matches(subject) else { continue }
         checked += 1
         try statement.reset()
