@@ -7,7 +7,8 @@ import Zlib
 ///
 /// What the archive says, as found in real models: a sub-entity's `NSProperties` repeats every
 /// inherited property (so properties its ancestors have are dropped here); `NSMaxCount` is 1
-/// for a to-one, 0 or -1 for an unbounded to-many and larger for a bounded one;
+/// for a to-one, 0 or -1 for an unbounded to-many (kept as written: the version hash covers
+/// it) and larger for a bounded one;
 /// `NSRenamingIdentifier` equals the name when there was no rename; bit 16 of `NSFlagsKey` is
 /// "preserve after deletion". Whether an attribute allows external storage is not recognised
 /// in Apple's compiled models (no fixture shows its flag) and reads as false, unless the model
@@ -250,7 +251,7 @@ public enum CompiledModelLoader {
     return RelationshipDescription(
       name: name, destination: destination, inverse: inverse,
       minCount: max(0, Int(try object.value(forKey: "NSMinCount").integerValue ?? 0)),
-      maxCount: max(0, maxCount),
+      maxCount: maxCount,
       isOrdered: try object.value(forKey: "NSIsOrdered").boolValue ?? false,
       deleteRule: rule ?? .nullify,
       isOptional: try object.value(forKey: "NSIsOptional").boolValue ?? false,

@@ -246,12 +246,12 @@ public struct ObjectModel: Hashable, Sendable, Codable {
         .unknownReference, "destination entity \(relationship.destination) does not exist",
         entity: context.entity, property: context.property)
     }
-    guard relationship.minCount >= 0, relationship.maxCount >= 0,
-      relationship.maxCount == 0 || relationship.minCount <= relationship.maxCount
+    guard relationship.minCount >= 0,
+      relationship.maxCount <= 0 || relationship.minCount <= relationship.maxCount
     else {
       throw ModelError(
         .invalidCount,
-        "counts \(relationship.minCount)...\(relationship.maxCount) are invalid (maxCount 0 means unbounded)",
+        "counts \(relationship.minCount)...\(relationship.maxCount) are invalid (maxCount 0 or less means unbounded)",
         entity: context.entity, property: context.property)
     }
     guard let inverseName = relationship.inverse else { return }

@@ -28,7 +28,8 @@ public enum DeleteRule: String, Hashable, Sendable, Codable, CaseIterable {
 
 /// A relationship from one entity to another.
 ///
-/// Counts follow Core Data's rule: `maxCount` 0 is an unbounded to-many, 1 a to-one, and more
+/// Counts follow Core Data's rule: `maxCount` 0 (or a negative count, which models built in
+/// code and compiled by Core Data carry as -1) is an unbounded to-many, 1 a to-one, and more
 /// than 1 a to-many bounded to that many objects.
 public struct RelationshipDescription: Hashable, Sendable, Codable {
   /// The relationship's name.
@@ -39,7 +40,8 @@ public struct RelationshipDescription: Hashable, Sendable, Codable {
   public var inverse: String?
   /// The least number of destination objects.
   public var minCount: Int
-  /// The most destination objects: 0 unbounded, 1 to-one, more a bounded to-many.
+  /// The most destination objects: 0 (or negative) unbounded, 1 to-one, more a bounded
+  /// to-many.
   public var maxCount: Int
   /// Whether a to-many keeps its order.
   public var isOrdered: Bool

@@ -32,7 +32,7 @@ extension ObjectContext {
         if tooFew || tooMany {
           throw fail(
             .validation,
-            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes \(relationship.minCount)...\(relationship.maxCount == 0 ? "any" : String(relationship.maxCount))\(relationship.isOptional ? " or none" : "")"
+            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes \(relationship.minCount)...\(relationship.maxCount <= 0 ? "any" : String(relationship.maxCount))\(relationship.isOptional ? " or none" : "")"
           )
         }
       }
