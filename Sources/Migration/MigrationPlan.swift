@@ -50,7 +50,7 @@ public struct MigrationPlan: Sendable {
     let located: ObjectModel
     do {
       located = try VersionDetector.detect(
-        hashes: source.entityVersionHashes, schema: schema,
+        hashes: source.versionHashes, schema: schema,
         identifiers: source.versionIdentifiers,
         in: ModelVersionSet(name: set.name, versions: versions, currentVersionName: targetName),
         path: "the archive")

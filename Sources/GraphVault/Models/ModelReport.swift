@@ -50,8 +50,11 @@ public struct ModelReport: Codable, Sendable {
     public let number: Int
     /// The table holding its rows.
     public let table: String
-    /// Apple's version hash, hexadecimal, when known.
+    /// The entity's version hash, hexadecimal: Apple's when the model carries it (a compiled
+    /// model, a store), else computed as Core Data computes it.
     public let versionHash: String?
+    /// Why the computed ``versionHash`` is not Core Data's, when it is known not to be.
+    public let versionHashProblem: String?
     /// Own attributes.
     public let attributes: [Attribute]
     /// Own relationships.
@@ -127,12 +130,15 @@ public struct ModelReport: Codable, Sendable {
 
   static func entities(of model: ObjectModel) -> [Entity] {
     let numbers = model.entityNumbers
+    let hashes = model.versionHashes
+    let unreproduced = model.unreproducedVersionHashes
     return model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
       Entity(
         name: entity.name, parent: entity.parent, abstract: entity.isAbstract,
         number: numbers[entity.name] ?? 0,
         table: StoreSchema.tableName(model.root(of: entity.name)?.name ?? entity.name),
-        versionHash: entity.versionHash.map { Checksum.hex($0) },
+        versionHash: hashes[entity.name].map { Checksum.hex($0) },
+        versionHashProblem: entity.versionHash == nil ? unreproduced[entity.name] : nil,
         attributes: entity.attributes.map {
           Attribute(
             name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,
@@ -141,7 +147,7 @@ public struct ModelReport: Codable, Sendable {
         relationships: entity.relationships.map {
           let count =
             $0.maxCount == 1
-            ? "to-one" : ($0.maxCount == 0 ? "to-many" : "to-many (≤ \($0.maxCount))")
+            ? "to-one" : ($0.maxCount <= 0 ? "to-many" : "to-many (≤ \($0.maxCount))")
           return Relationship(
             name: $0.name, destination: $0.destination, inverse: $0.inverse,
             cardinality: count + ($0.isOrdered ? ", ordered" : ""),
@@ -173,7 +179,11 @@ public struct ModelReport: Codable, Sendable {
         if entity.abstract { header += " (abstract)" }
         header += " Z_ENT \(entity.number) in \(entity.table)"
         lines.append(header)
-        if let hash = entity.versionHash { lines.append("    hash \(hash)") }
+        if let hash = entity.versionHash {
+          lines.append(
+            "    hash \(hash)\(entity.versionHashProblem.map { " (not Core Data's: \($0))" } ?? "")"
+          )
+        }
         for attribute in entity.attributes {
           var flags: [String] = []
           if attribute.optional { flags.append("optional") }

@@ -166,9 +166,10 @@ final class RestoreSink: ArchiveSink {
     report = run.report(notes: notes)
   }
 
-  /// The archive's metadata for a store at `target`: the version identifiers, and Apple's
-  /// entity version hashes with their digest and checksum when the target model carries them
-  /// (a `.momd`); otherwise without them, and a note saying so. Other keys are kept.
+  /// The archive's metadata for a store at `target`: the version identifiers, and the entity
+  /// version hashes with their digest and checksum (carried from a `.momd`, else computed),
+  /// and a note naming the entities whose computed hash is known not to be Core Data's. Other
+  /// keys are kept.
   static func metadata(_ archived: [UInt8], for target: ObjectModel) -> ([UInt8], String?) {
     var source = (try? PropertyListValue(binaryPropertyList: archived))?.dictionaryValue ?? [:]
     let made = StoreMetadata.make(
@@ -188,10 +189,13 @@ final class RestoreSink: ArchiveSink {
     for (key, value) in made where source[key] == nil && key != checksumKey {
       source[key] = value
     }
+    let unreproduced = target.unreproducedVersionHashes.filter {
+      target.entity(named: $0.key)?.versionHash == nil
+    }
     let note =
-      made["NSStoreModelVersionHashes"] == nil
-      ? "the target model carries no entity version hashes (Apple's cannot be computed from an .xcdatamodeld): the metadata has none; pass the compiled .momd as --model to write them"
-      : nil
+      unreproduced.isEmpty
+      ? nil
+      : "the version hashes of \(unreproduced.keys.sorted().joined(separator: ", ")) are computed but not Core Data's (\(unreproduced.values.sorted()[0])); pass the compiled .momd as --model to write Apple's"
     return (PropertyListValue.dictionary(source).binaryPropertyList(), note)
   }
 }

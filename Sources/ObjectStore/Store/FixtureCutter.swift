@@ -197,7 +197,8 @@ public struct FixtureCutter {
   // MARK: Writing
 
   /// Writes `subset` as a store at `path` (which must not exist): the source's schema, its
-  /// metadata and model cache, the subset's rows in primary-key order, join-table rows whose
+  /// metadata (with the model's version hashes when it has none) and model cache, the subset's
+  /// rows in primary-key order, join-table rows whose
   /// two ends are both in it, references to objects outside it emptied, `@count` derivations
   /// recomputed, `Z_MAX` at the subset's highest key; other tables (persistent history) empty.
   public func write(
@@ -223,6 +224,13 @@ public struct FixtureCutter {
         for object in schema where object.type == "table" { try db.execute(object.sql) }
         for table in ["Z_METADATA", "Z_MODELCACHE", "Z_PRIMARYKEY"] {
           try copyRows(table, filter: nil, into: db)
+        }
+        // A source without version hashes (written by another tool) gets the model's.
+        let metadata = try db.prepare("SELECT Z_PLIST FROM Z_METADATA").scalar().blobValue
+        if let metadata, let completed = StoreMetadata.completing(metadata, for: model) {
+          let update = try db.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
+          try update.bind([.blob(completed)])
+          try update.run()
         }
         for (table, keys) in subset.keys.sorted(by: { $0.key < $1.key }) {
           let insert = try insertStatement(table, db)

@@ -10,9 +10,10 @@ public enum StoreMetadata {
   /// of the 2024 stores in the fixtures), unless a source store's is carried over.
   public static let defaultFrameworkVersion: Int64 = 1344
 
-  /// Metadata for a new store of `model`. Apple's entity version hashes are written only when
-  /// the model carries them for every entity (they cannot be computed); with them come the
-  /// digest and checksum keys.
+  /// Metadata for a new store of `model`, as Core Data of `frameworkVersion` writes it: the
+  /// entity version hashes (those the model carries from Core Data, else computed:
+  /// ``ObjectModel/versionHashes``), their digest (from framework 1044) and checksum (from
+  /// 1344), and the version identifiers.
   public static func make(for model: ObjectModel, frameworkVersion: Int64 = defaultFrameworkVersion)
     -> [String: PropertyListValue]
   {
@@ -24,31 +25,44 @@ public enum StoreMetadata {
         model.versionIdentifiers.map(PropertyListValue.string)),
       "_NSAutoVacuumLevel": "2",
     ]
-    let hashes = model.entityVersionHashes
-    if !hashes.isEmpty && hashes.count == model.entities.count {
-      metadata["NSStoreModelVersionHashes"] = .dictionary(hashes.mapValues(PropertyListValue.data))
+    let hashes = model.versionHashes
+    metadata["NSStoreModelVersionHashes"] = .dictionary(hashes.mapValues(PropertyListValue.data))
+    if frameworkVersion >= 1044 {
       metadata["NSStoreModelVersionHashesDigest"] = .string(digest(of: hashes))
+    }
+    if frameworkVersion >= 1344 {
       metadata["NSStoreModelVersionChecksumKey"] = .string(checksum(of: hashes))
     }
     return metadata
   }
 
-  /// `NSStoreModelVersionHashesDigest`: base64 of the SHA-512 of each entity's UTF-8 name
-  /// followed by its hash, entities sorted by name.
-  public static func digest(of hashes: [String: [UInt8]]) -> String {
-    var hasher = SHA512()
-    for name in hashes.keys.sorted() {
-      hasher.update(data: Array(name.utf8))
-      hasher.update(data: hashes[name]!)
+  /// `metadata` (a binary property list) with the version keys Core Data writes for `model` at
+  /// the metadata's framework version, when it has no version hashes; nil when it has them or
+  /// is not a dictionary.
+  public static func completing(_ metadata: [UInt8], for model: ObjectModel) -> [UInt8]? {
+    guard var fields = (try? PropertyListValue(binaryPropertyList: metadata))?.dictionaryValue,
+      fields["NSStoreModelVersionHashes"] == nil
+    else { return nil }
+    let made = make(
+      for: model,
+      frameworkVersion: fields["NSPersistenceFrameworkVersion"]?.integerValue
+        ?? defaultFrameworkVersion)
+    for key in [
+      "NSStoreModelVersionHashes", "NSStoreModelVersionHashesDigest",
+      "NSStoreModelVersionChecksumKey", "NSStoreModelVersionHashesVersion",
+    ] where fields[key] == nil {
+      fields[key] = made[key]
     }
-    return Data(hasher.finalize()).base64EncodedString()
+    return PropertyListValue.dictionary(fields).binaryPropertyList()
   }
 
-  /// `NSStoreModelVersionChecksumKey`: base64 of the SHA-256 of the hashes, entities sorted by
-  /// name.
+  /// `NSStoreModelVersionHashesDigest` (``ObjectModel/versionHashesDigest(of:)``).
+  public static func digest(of hashes: [String: [UInt8]]) -> String {
+    ObjectModel.versionHashesDigest(of: hashes)
+  }
+
+  /// `NSStoreModelVersionChecksumKey` (``ObjectModel/versionChecksum(of:)``).
   public static func checksum(of hashes: [String: [UInt8]]) -> String {
-    var hasher = SHA256()
-    for name in hashes.keys.sorted() { hasher.update(data: hashes[name]!) }
-    return Data(hasher.finalize()).base64EncodedString()
+    ObjectModel.versionChecksum(of: hashes)
   }
 }

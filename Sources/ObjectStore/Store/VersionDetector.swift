@@ -4,9 +4,10 @@ import ObjectModel
 public enum VersionDetector {
   /// The version of `set` that `store` was written with.
   ///
-  /// By Apple's entity version hashes when both the store's metadata and the set have them (a
-  /// `.momd`); otherwise by comparing the store's schema with the schema each version would
-  /// get, ties broken by the store's version identifiers.
+  /// By the entity version hashes, as Core Data finds a store's model, when the store's
+  /// metadata has them (each version's hashes carried from a `.momd`, else computed);
+  /// otherwise, or when no single version has them, by comparing the store's schema with the
+  /// schema each version would get, ties broken by the store's version identifiers.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) when no version matches or
   ///   several do, listing the candidates.
   public static func detect(store: CoreDataStore, in set: ModelVersionSet) throws(StoreError)
@@ -24,8 +25,8 @@ public enum VersionDetector {
     in set: ModelVersionSet, path: String
   ) throws(StoreError) -> ObjectModel {
     let names = set.versions.map { $0.versionName ?? $0.name }
-    if !storeHashes.isEmpty, set.versions.contains(where: { !$0.entityVersionHashes.isEmpty }) {
-      let matches = set.versions.filter { $0.entityVersionHashes == storeHashes }
+    if !storeHashes.isEmpty {
+      let matches = set.versions.filter { $0.versionHashes == storeHashes }
       if matches.count == 1 { return matches[0] }
     }
     let actual = schema.filtered(isModelObject)
