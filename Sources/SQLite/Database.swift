@@ -120,6 +120,14 @@ public final class Database {
     sqlite3_busy_timeout(handle, milliseconds)
   }
 
+  /// Keeps the write-ahead log and its index when the connection closes
+  /// (`SQLITE_FCNTL_PERSIST_WAL`): closing then deletes neither `-wal` nor `-shm` by name, which
+  /// matters once another database has been moved to this one's path.
+  public func keepWriteAheadLogOnClose() {
+    var on: Int32 = 1
+    sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+  }
+
   /// The version of the SQLite library in use, for example `3.40.1`.
   public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
