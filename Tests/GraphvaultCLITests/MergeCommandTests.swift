@@ -207,19 +207,12 @@ struct MergeCommandTests {
   }
 
   @Test func aStoreLockedByAWriterGivesSeventyFiveAfterTheWait() throws {
-    let ready = workspace.path("locked").path
-    let holder = try RunningProcess(
-      "/usr/bin/env",
-      [
-        "python3", "-c",
-        "import sqlite3,sys,time\nc=sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN IMMEDIATE')\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
-        store, ready,
-      ])
+    let holder = try #require(
+      try RunningProcess.holdingWriteLock(on: store, ready: workspace.path("locked").path))
     defer {
       holder.send(SIGKILL)
       _ = holder.wait()
     }
-    #expect(RunningProcess.eventually(within: 30) { FileManager.default.fileExists(atPath: ready) })
     let result = try BuiltTool.run(
       ["merge", archive, "--into", store, "--wait", "1"] + Self.selection)
     #expect(result.status == 75, "\(result.stdout)\(result.stderr)")

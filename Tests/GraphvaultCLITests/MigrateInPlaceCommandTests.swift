@@ -114,19 +114,12 @@ struct MigrateInPlaceCommandTests {
 
   @Test func aStoreAnotherProcessIsWritingToGivesSeventyFiveAndStaysAsItWas() throws {
     let store = try copy("store.sqlite")
-    let ready = workspace.path("locked").path
-    let holder = try RunningProcess(
-      "/usr/bin/env",
-      [
-        "python3", "-c",
-        "import sqlite3,sys,time\nc=sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN IMMEDIATE')\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
-        store, ready,
-      ])
+    let holder = try #require(
+      try RunningProcess.holdingWriteLock(on: store, ready: workspace.path("locked").path))
     defer {
       holder.send(SIGKILL)
       _ = holder.wait()
     }
-    #expect(RunningProcess.eventually(within: 30) { FileManager.default.fileExists(atPath: ready) })
     let result = try BuiltTool.run(["migrate", store, "--model", Self.model, "--wait", "1"])
     #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
     #expect(result.stderr.contains("in use"), "\(result.stderr)")

@@ -56,3 +56,24 @@ public final class RunningProcess: @unchecked Sendable {
     return condition()
   }
 }
+
+extension RunningProcess {
+  /// Python's `sqlite3` holding the write lock of the store at `store` (`BEGIN IMMEDIATE`, as
+  /// an app in the middle of a save) until it is killed; returned once it holds it (it creates
+  /// `ready` then), or nil when it did not within 30 seconds.
+  public static func holdingWriteLock(on store: String, ready: String) throws -> RunningProcess? {
+    let holder = try RunningProcess(
+      "/usr/bin/env",
+      [
+        "python3", "-c",
+        "import sqlite3,sys,time\nc=sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN IMMEDIATE')\nopen(sys.argv[2], 'w').close()\ntime.sleep(60)",
+        store, ready,
+      ])
+    guard eventually(within: 30, { FileManager.default.fileExists(atPath: ready) }) else {
+      holder.send(SIGKILL)
+      _ = holder.wait()
+      return nil
+    }
+    return holder
+  }
+}

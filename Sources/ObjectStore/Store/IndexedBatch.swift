@@ -93,65 +93,48 @@ public struct IndexedBatch: Sendable {
   public func sameValues(
     at index: Int, as other: IndexedBatch, at otherIndex: Int, pairing: Pairing
   ) -> Bool {
-    func slot(_ slots: [[Int32]], _ column: Int?, _ object: Int) -> Int32 {
-      guard let column else { return -1 }
-      return slots[column][object]
+    let (mine, theirs) = (batch, other.batch)
+    let (at, otherAt) = (index, otherIndex)
+    guard
+      Self.allSame(
+        pairing.attributes, attributeSlots, at, other.attributeSlots, otherAt,
+        {
+          Self.same(mine.attributes[$0].values, $1, theirs.attributes[$2].values, $3)
+        }),
+      Self.allSame(
+        pairing.stored, storedSlots, at, other.storedSlots, otherAt,
+        {
+          Self.same(mine.storedColumns[$0].values, $1, theirs.storedColumns[$2].values, $3)
+        }),
+      Self.allSame(
+        pairing.toOne, toOneSlots, at, other.toOneSlots, otherAt,
+        {
+          mine.toOne[$0].keys[$1] == theirs.toOne[$2].keys[$3]
+            && mine.toOne[$0].entities[$1] == theirs.toOne[$2].entities[$3]
+        })
+    else { return false }
+    return Self.allSame(pairing.toMany, toManySlots, at, other.toManySlots, otherAt) {
+      let (rows, otherRows) = (mine.toMany[$0].rows[$1], theirs.toMany[$2].rows[$3])
+      return rows.count == otherRows.count
+        && zip(rows, otherRows).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
     }
-    for (left, right) in pairing.attributes {
-      let (mine, theirs) = (
-        slot(attributeSlots, left, index), slot(other.attributeSlots, right, otherIndex)
-      )
+  }
+
+  /// Whether every pair of columns holds the same value for the two objects: both none, or
+  /// both one that `same` (column, position, other column, other position) finds equal.
+  @inline(__always)
+  private static func allSame(
+    _ pairs: [(Int?, Int?)], _ slots: [[Int32]], _ index: Int, _ otherSlots: [[Int32]],
+    _ otherIndex: Int, _ same: (Int, Int, Int, Int) -> Bool
+  ) -> Bool {
+    for (left, right) in pairs {
+      let mine = left.map { slots[$0][index] } ?? -1
+      let theirs = right.map { otherSlots[$0][otherIndex] } ?? -1
       if mine < 0 || theirs < 0 {
         if mine != theirs { return false }
         continue
       }
-      guard
-        Self.same(
-          batch.attributes[left!].values, Int(mine), other.batch.attributes[right!].values,
-          Int(theirs))
-      else { return false }
-    }
-    for (left, right) in pairing.stored {
-      let (mine, theirs) = (
-        slot(storedSlots, left, index), slot(other.storedSlots, right, otherIndex)
-      )
-      if mine < 0 || theirs < 0 {
-        if mine != theirs { return false }
-        continue
-      }
-      guard
-        Self.same(
-          batch.storedColumns[left!].values, Int(mine),
-          other.batch.storedColumns[right!].values, Int(theirs))
-      else { return false }
-    }
-    for (left, right) in pairing.toOne {
-      let (mine, theirs) = (
-        slot(toOneSlots, left, index), slot(other.toOneSlots, right, otherIndex)
-      )
-      if mine < 0 || theirs < 0 {
-        if mine != theirs { return false }
-        continue
-      }
-      let (column, otherColumn) = (batch.toOne[left!], other.batch.toOne[right!])
-      guard column.keys[Int(mine)] == otherColumn.keys[Int(theirs)],
-        column.entities[Int(mine)] == otherColumn.entities[Int(theirs)]
-      else { return false }
-    }
-    for (left, right) in pairing.toMany {
-      let (mine, theirs) = (
-        slot(toManySlots, left, index), slot(other.toManySlots, right, otherIndex)
-      )
-      if mine < 0 || theirs < 0 {
-        if mine != theirs { return false }
-        continue
-      }
-      let (rows, otherRows) = (
-        batch.toMany[left!].rows[Int(mine)], other.batch.toMany[right!].rows[Int(theirs)]
-      )
-      guard rows.count == otherRows.count,
-        zip(rows, otherRows).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 })
-      else { return false }
+      if !same(left!, Int(mine), right!, Int(theirs)) { return false }
     }
     return true
   }
