@@ -53,7 +53,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
   public var description: String {
     var text = detail
     if let path { text += " (\(path))" }
-    if let underlying { text += ": \(underlying)" }
+    // A detail made from the underlying error's own description says it once.
+    if let underlying, case let cause = "\(underlying)", !text.contains(cause) {
+      text += ": \(cause)"
+    }
     return text
   }
 }

@@ -41,22 +41,11 @@ public struct ObjectDictionary: Hashable, Sendable {
     public var description: String {
       if let primaryKey { return "\(entity)/p\(primaryKey)" }
       let pairs = naturalKey.sorted { $0.key < $1.key }.map {
-        "\($0.key): \(Self.literal($0.value))"
+        "\($0.key): \(ObjectDictionary.text($0.value))"
       }
       return "\(entity)(\(pairs.joined(separator: ", ")))"
     }
 
-    /// A value as a predicate would spell it (`"Ann"`, `12`, `YES`).
-    static func literal(_ value: AttributeValue) -> String {
-      switch value {
-      case .string(let text), .decimal(let text), .uri(let text): return "\"\(text)\""
-      case .integer(let number): return String(number)
-      case .double(let number), .date(let number): return String(number)
-      case .bool(let flag): return flag ? "YES" : "NO"
-      case .uuid(let bytes), .data(let bytes), .transformed(let bytes):
-        return "<" + bytes.map { String($0, radix: 16) }.joined(separator: " ") + ">"
-      }
-    }
   }
 
   /// The entity's name (the "class").
