@@ -99,6 +99,36 @@ struct LifecycleAndTransientTests {
     #expect(try storedColors().isEmpty)
   }
 
+  /// The words: "a required transient attribute left nil still saves" where Core Data
+  /// refuses it; set, it saves, and nothing of it is written.
+  @Test func aRequiredTransientAttributeLeftNilFailsTheSave() throws {
+    let notes = try ObjectModel(
+      name: "Notes",
+      entities: [
+        EntityDescription(
+          name: "Note",
+          attributes: [
+            AttributeDescription(name: "text", type: .string),
+            AttributeDescription(
+              name: "draft", type: .string, isOptional: false, isTransient: true),
+          ])
+      ])
+    let store = directory.path("Notes.sqlite").path
+    try StoreCreator.create(at: store, model: notes)
+    let context = try ObjectContext(storePath: store, model: notes)
+    let note = try context.insert("Note")
+    try note.setValue(.string("hello"), for: "text")
+    #expect {
+      try context.save()
+    } throws: { error in
+      (error as? StoreError)?.kind == .validation
+        && "\(error)".contains("Note.draft is required and has no value")
+    }
+    try note.setTransientValue("unsaved words", for: "draft")
+    try context.save()
+    #expect(try sqlRows(store, "SELECT ZTEXT FROM ZNOTE") == ["hello"])
+  }
+
   @Test func anImmediateSetWritesBothAtOnce() throws {
     let context = try ObjectContext(storePath: path, model: model)
     let swatch = try context.insert("Swatch")

@@ -8,9 +8,13 @@ extension ObjectContext {
     // In a stable order (entity, then key), so the same mistake is always the one named.
     for reference in inserted.union(updated).sorted(by: Self.stableOrder) {
       guard let object = registered[reference], !object.isDeleted else { continue }
+      // A required transient attribute is validated as Core Data validates it: left nil, the
+      // save fails although nothing of it is written.
       for attribute in model.attributes(of: object.entity)
-      where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived
-        && object.attributes[attribute.name] == nil
+      where !attribute.isOptional && !attribute.isDerived
+        && (attribute.isTransient
+          ? object.transientValue(for: attribute.name) == nil
+          : object.attributes[attribute.name] == nil)
       {
         throw fail(
           .validation, "\(object): \(object.entity).\(attribute.name) is required and has no value")
