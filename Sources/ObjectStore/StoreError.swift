@@ -21,7 +21,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     case validation
     /// A value does not fit its attribute, or a property does not exist.
     case invalidValue
-    /// A delete was refused by a Deny rule.
+    /// A save refused a delete: a Deny relationship of the deleted object still holds an
+    /// object.
     case deleteDenied
     /// Another writer changed an object since it was read (optimistic locking).
     case conflict

@@ -155,17 +155,24 @@ struct ObjectContextTests {
     #expect(try context.fetch(FetchRequest(entity: "Book", fetchLimit: 1)).count == 1)
   }
 
-  @Test func denyRefusesCascadeFollowsAndNullifyDetaches() throws {
+  /// A Deny rule is judged when the context saves, as Core Data validates a deletion: the
+  /// delete is pending, the save refuses and keeps it pending, a rollback brings the object
+  /// back.
+  @Test func denyRefusesAtSaveCascadeFollowsAndNullifyDetaches() throws {
     let (author, books) = try populate()
     let context = try ObjectContext(storePath: path, model: model)
     let writer = try context.object(with: author)
+    try context.delete(writer)
+    #expect(writer.isDeleted)
     do {
-      try context.delete(writer)
+      try context.save()
       Issue.record("a Deny rule let the author go")
     } catch {
       #expect(error.kind == .deleteDenied)
       #expect(error.description.contains("Author.books"))
     }
+    #expect(writer.isDeleted)
+    context.rollback()
     #expect(!writer.isDeleted)
     // Cascade: the book takes its pages along; nullify: the tag forgets the book.
     let dune = try context.object(with: books[0])

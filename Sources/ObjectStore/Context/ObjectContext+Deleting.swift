@@ -3,10 +3,11 @@ import SQLite
 
 extension ObjectContext {
   /// Deletes `object`, following each relationship's delete rule: cascade deletes the
-  /// destination objects too, nullify removes the object from the destinations' inverses, deny
-  /// refuses while the relationship is not empty, no action leaves the destinations as they are.
-  /// - Throws: ``StoreError`` (``StoreError/Kind/deleteDenied``) naming the object and the
-  ///   relationship when a Deny rule refuses; nothing is changed then.
+  /// destination objects too, nullify removes the object from the destinations' inverses, no
+  /// action and deny leave the destinations as they are. As in Core Data, a Deny rule is
+  /// enforced when the context saves: ``save()`` refuses while a deleted object's Deny
+  /// relationship still holds an object that is not deleted too.
+  /// - Throws: ``StoreError`` when the object cannot be changed (a read-only context).
   public func delete(_ object: ManagedObject) throws(StoreError) {
     guard !object.isDeleted else { return }
     try checkChangeable(object)
@@ -24,19 +25,6 @@ extension ObjectContext {
         }
       }
     }
-    for reference in closure {
-      let current = try self.object(with: reference)
-      for relationship in model.relationships(of: current.entity)
-      where relationship.deleteRule == .deny && !relationship.isTransient {
-        let blocking = try targets(of: current, relationship).filter { !doomed.contains($0) }
-        if let first = blocking.first {
-          throw fail(
-            .deleteDenied,
-            "cannot delete \(current): \(current.entity).\(relationship.name) still holds \(first) (delete rule Deny)"
-          )
-        }
-      }
-    }
     let step = try undoStep { () throws(StoreError) in .delete(try deletedStates(closure)) }
     defer { step.end() }
     for reference in closure {
@@ -44,7 +32,10 @@ extension ObjectContext {
       for relationship in model.relationships(of: current.entity) where !relationship.isTransient {
         let inverse = model.inverse(of: relationship)
         let isManyToMany = relationship.isToMany && (inverse?.isToMany ?? false)
-        guard relationship.deleteRule != .noAction || isManyToMany else { continue }
+        // Deny leaves the destinations for the save to judge.
+        guard relationship.deleteRule != .deny,
+          relationship.deleteRule != .noAction || isManyToMany
+        else { continue }
         for target in try targets(of: current, relationship) where !doomed.contains(target) {
           if relationship.isToMany {
             try removeMember(target, from: current, relationship.name)
@@ -65,6 +56,24 @@ extension ObjectContext {
       }
     }
     step.commit()
+  }
+
+  /// The first object a deleted object's Deny relationship still holds that is not deleted
+  /// too, with the relationship: what makes ``save()`` refuse.
+  func deniedDeletion() throws(StoreError) -> (
+    ManagedObject, RelationshipDescription, ObjectReference
+  )? {
+    for reference in deleted.sorted(by: Self.stableOrder) {
+      guard let object = registered[reference] else { continue }
+      for relationship in model.relationships(of: object.entity)
+      where relationship.deleteRule == .deny && !relationship.isTransient {
+        for target in try targets(of: object, relationship)
+        where !deleted.contains(target) && registered[target]?.isDeleted != true {
+          return (object, relationship, target)
+        }
+      }
+    }
+    return nil
   }
 
   private func targets(of object: ManagedObject, _ relationship: RelationshipDescription)

@@ -5,6 +5,12 @@ extension ObjectContext {
   // MARK: Validating
 
   private func validate() throws(StoreError) {
+    if let (object, relationship, target) = try deniedDeletion() {
+      throw fail(
+        .deleteDenied,
+        "cannot delete \(object): \(object.entity).\(relationship.name) still holds \(target) (delete rule Deny); delete it too, or roll back"
+      )
+    }
     // In a stable order (entity, then key), so the same mistake is always the one named.
     for reference in inserted.union(updated).sorted(by: Self.stableOrder) {
       guard let object = registered[reference], !object.isDeleted else { continue }
@@ -49,6 +55,8 @@ extension ObjectContext {
   /// (`Z_OPT` incremented, only where it still has the value read), join-table rows, order
   /// keys, and `Z_PRIMARYKEY.Z_MAX`.
   /// - Throws: ``StoreError``: ``StoreError/Kind/validation`` naming the object and property,
+  ///   ``StoreError/Kind/deleteDenied`` when a deleted object's Deny relationship still holds
+  ///   an object that is not deleted,
   ///   ``StoreError/Kind/conflict`` when another writer changed an object meanwhile, or the
   ///   database's error. Nothing is written then, and the changes stay pending.
   public func save() throws(StoreError) {
