@@ -156,20 +156,13 @@ public enum BackupService {
     }
   }
 
-  /// The store's model: from `modelPath` (its version matched to the store when it is a set),
-  /// else the store's `Z_MODELCACHE`.
   /// The model of `store`: from `modelPath` (the version that matches the store), else the
   /// store's `Z_MODELCACHE`, named `cacheName` (default: the store's file name).
   static func resolveModel(store: CoreDataStore, modelPath: String?, cacheName: String? = nil)
     throws -> ObjectModel
   {
     if let modelPath {
-      let set = try ModelSource.versions(at: modelPath)
-      let model =
-        set.versions.count == 1
-        ? set.versions[0] : try VersionDetector.detect(store: store, in: set)
-      return model.entityVersionHashes.isEmpty
-        ? model.withVersionHashes(store.versionHashes) : model
+      return try version(of: store, in: ModelSource.versions(at: modelPath))
     }
     guard let model = try store.cachedModel(name: cacheName) else {
       throw VaultError(
@@ -178,6 +171,14 @@ public enum BackupService {
       )
     }
     return model
+  }
+
+  /// The version of `set` that `store` is at (the only one, else found by hashes or schema),
+  /// carrying the store's hashes when it carries none of its own.
+  static func version(of store: CoreDataStore, in set: ModelVersionSet) throws -> ObjectModel {
+    let model =
+      set.versions.count == 1 ? set.versions[0] : try VersionDetector.detect(store: store, in: set)
+    return model.entityVersionHashes.isEmpty ? model.withVersionHashes(store.versionHashes) : model
   }
 
   /// How many objects go by between two updates of the progress meter (a power of two).

@@ -16,7 +16,4 @@ public struct MigrateResult: Codable, Sendable {
   public let original: String?
   /// Whether nothing was written.
   public let dryRun: Bool
-
-  /// Whether the store was at the target version already (nothing to do).
-  public var wasCurrent: Bool { migration == nil }
 }

@@ -43,11 +43,10 @@ extension MigrateService {
             "the store's model is not the context's (\(differences)): open it with migrating: true to migrate it in place (\(storePath))"
           )
         }
-        let store = opened
         var source: ObjectModel
-        if let versions, let found = try? VersionDetector.detect(store: store, in: versions) {
+        if let versions, let found = try? VersionDetector.detect(store: opened, in: versions) {
           source = found
-        } else if let cached = try store.cachedModel() {
+        } else if let cached = try opened.cachedModel() {
           source = cached
         } else {
           throw VaultError(

@@ -67,9 +67,9 @@ public enum MigrateService {
         )
       }
       let original = storePath + originalSuffix
-      if options.keepOriginal && !options.dryRun {
-        try removeLeftOriginal(original, of: storePath)
-      }
+      // A dry run keeps nothing: it writes nothing.
+      let keeping = options.keepOriginal && !options.dryRun
+      if keeping { try removeLeftOriginal(original, of: storePath) }
       // A dry run writes nothing, and takes no lock: the store is read in one transaction.
       options.meter?.startPhase("locking \(storePath)")
       let lock =
@@ -77,7 +77,7 @@ public enum MigrateService {
         ? nil : try StoreWriteLock(path: storePath, wait: options.wait ?? defaultWait)
       defer { lock?.release() }
       let store = try CoreDataStore(path: storePath)
-      let current = try model(of: store, in: set)
+      let current = try BackupService.version(of: store, in: set)
       let from = current.versionName ?? current.name
       let order = set.versions.map { $0.versionName ?? $0.name }
       if let here = order.firstIndex(of: from), let there = order.firstIndex(of: target),
@@ -112,7 +112,7 @@ public enum MigrateService {
       restore.meter = options.meter
       restore.wait = options.wait
       options.meter?.startPhase("migrating \(storePath)")
-      if options.keepOriginal && !options.dryRun {
+      if keeping {
         guard link(storePath, original) == 0 else {
           throw VaultError(
             .ioFailure,
@@ -125,24 +125,15 @@ public enum MigrateService {
         result = try RestoreService.restore(
           archivePath: scratch.path("unmigrated.gvault"), to: storePath, options: restore)
       } catch {
-        if options.keepOriginal && !options.dryRun { unlink(original) }
+        if keeping { unlink(original) }
         throw error
       }
       return MigrateResult(
         store: storePath, from: from, to: result.migration?.to ?? target,
         objects: result.objects, migration: result.migration,
-        original: options.keepOriginal && !options.dryRun ? original : nil,
+        original: keeping ? original : nil,
         dryRun: options.dryRun)
     }
-  }
-
-  /// The version of `set` that `store` is at, with the store's hashes.
-  private static func model(of store: CoreDataStore, in set: ModelVersionSet) throws
-    -> ObjectModel
-  {
-    let model =
-      set.versions.count == 1 ? set.versions[0] : try VersionDetector.detect(store: store, in: set)
-    return model.entityVersionHashes.isEmpty ? model.withVersionHashes(store.versionHashes) : model
   }
 
   /// Removes `original` when it is a killed run's second name of the store itself; refuses
