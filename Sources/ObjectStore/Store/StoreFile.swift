@@ -16,17 +16,21 @@ public enum StoreFile {
     try DurableFile.buildDatabase(at: path, beforeReplacing: foldJournal(of:), body)
   }
 
+  /// The size of the store at `path`'s sidecar `suffix` (`-wal`, `-journal`), 0 when absent.
+  static func size(ofSidecar suffix: String, of path: String) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? NSNumber)?
+      .int64Value ?? 0
+  }
+
   /// Folds the store at `path`'s write-ahead log into its main file (a `TRUNCATE` checkpoint)
   /// and rolls back a rollback journal left by a crash, as SQLite does when it opens the store.
   /// A file that is not an SQLite database, or has no sidecar, is left as it is.
   /// - Throws: ``StoreError``: ``StoreError/Kind/conflict`` when another process is using the
   ///   store (the checkpoint could not finish), ``StoreError/Kind/database`` when it fails.
   public static func foldJournal(of path: String) throws(StoreError) {
-    let hasSidecar = ["-wal", "-journal"].contains {
-      ((try? FileManager.default.attributesOfItem(atPath: path + $0))?[.size] as? NSNumber)?
-        .int64Value ?? 0 > 0
+    guard ["-wal", "-journal"].contains(where: { size(ofSidecar: $0, of: path) > 0 }) else {
+      return
     }
-    guard hasSidecar else { return }
     let database: Database
     do {
       database = try Database(

@@ -36,7 +36,7 @@ public final class StoreWriteLock {
         if !busy {
           try database.execute("BEGIN IMMEDIATE")
           // A commit between the checkpoint and the lock leaves the log not empty: again.
-          if logSize == 0 { return }
+          if StoreFile.size(ofSidecar: "-wal", of: path) == 0 { return }
           try database.execute("ROLLBACK")
         }
       } catch {
@@ -62,11 +62,6 @@ public final class StoreWriteLock {
   }
 
   deinit { release() }
-
-  private var logSize: Int64 {
-    ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber)?
-      .int64Value ?? 0
-  }
 
   private static func inUse(_ path: String, wait: Double) -> StoreError {
     StoreError(
