@@ -50,11 +50,12 @@ extension ObjectModel {
     return hashes
   }
 
-  /// The entities whose computed hash is known not to be Core Data's, each with the reason: a
+  /// The entities whose hash in ``versionHashes`` is known not to be Core Data's, each with the
+  /// reason: computed (the model carries no hash of Core Data's for it) for an entity with a
   /// derived attribute of its own or inherited.
   public var unreproducedVersionHashes: [String: String] {
     var reasons: [String: String] = [:]
-    for entity in entities {
+    for entity in entities where entity.versionHash == nil {
       if let derived = attributes(of: entity.name).first(where: \.isDerived) {
         reasons[entity.name] =
           "its derived attribute \(derived.name): Core Data hashes the derivation in a way not reproduced"

@@ -53,11 +53,11 @@ struct SchemaFixtureTests {
         hashes[name] = hash.dataValue
       }
       if let digest = metadata["NSStoreModelVersionHashesDigest"]?.stringValue {
-        #expect(StoreMetadata.digest(of: hashes) == digest, "\(store)")
+        #expect(ObjectModel.versionHashesDigest(of: hashes) == digest, "\(store)")
         checked += 1
       }
       if let checksum = metadata["NSStoreModelVersionChecksumKey"]?.stringValue {
-        #expect(StoreMetadata.checksum(of: hashes) == checksum, "\(store)")
+        #expect(ObjectModel.versionChecksum(of: hashes) == checksum, "\(store)")
       }
     }
     #expect(checked >= 5)

@@ -138,7 +138,7 @@ public struct ModelReport: Codable, Sendable {
         number: numbers[entity.name] ?? 0,
         table: StoreSchema.tableName(model.root(of: entity.name)?.name ?? entity.name),
         versionHash: hashes[entity.name].map { Checksum.hex($0) },
-        versionHashProblem: entity.versionHash == nil ? unreproduced[entity.name] : nil,
+        versionHashProblem: unreproduced[entity.name],
         attributes: entity.attributes.map {
           Attribute(
             name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,

@@ -189,9 +189,7 @@ final class RestoreSink: ArchiveSink {
     for (key, value) in made where source[key] == nil && key != checksumKey {
       source[key] = value
     }
-    let unreproduced = target.unreproducedVersionHashes.filter {
-      target.entity(named: $0.key)?.versionHash == nil
-    }
+    let unreproduced = target.unreproducedVersionHashes
     let note =
       unreproduced.isEmpty
       ? nil

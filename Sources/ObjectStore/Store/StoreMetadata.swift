@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 import ObjectModel
 import PropertyList
 
@@ -28,10 +26,11 @@ public enum StoreMetadata {
     let hashes = model.versionHashes
     metadata["NSStoreModelVersionHashes"] = .dictionary(hashes.mapValues(PropertyListValue.data))
     if frameworkVersion >= 1044 {
-      metadata["NSStoreModelVersionHashesDigest"] = .string(digest(of: hashes))
+      metadata["NSStoreModelVersionHashesDigest"] = .string(
+        ObjectModel.versionHashesDigest(of: hashes))
     }
     if frameworkVersion >= 1344 {
-      metadata["NSStoreModelVersionChecksumKey"] = .string(checksum(of: hashes))
+      metadata["NSStoreModelVersionChecksumKey"] = .string(ObjectModel.versionChecksum(of: hashes))
     }
     return metadata
   }
@@ -54,15 +53,5 @@ public enum StoreMetadata {
       fields[key] = made[key]
     }
     return PropertyListValue.dictionary(fields).binaryPropertyList()
-  }
-
-  /// `NSStoreModelVersionHashesDigest` (``ObjectModel/versionHashesDigest(of:)``).
-  public static func digest(of hashes: [String: [UInt8]]) -> String {
-    ObjectModel.versionHashesDigest(of: hashes)
-  }
-
-  /// `NSStoreModelVersionChecksumKey` (``ObjectModel/versionChecksum(of:)``).
-  public static func checksum(of hashes: [String: [UInt8]]) -> String {
-    ObjectModel.versionChecksum(of: hashes)
   }
 }
