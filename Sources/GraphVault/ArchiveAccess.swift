@@ -70,6 +70,24 @@ enum ArchiveAccess {
     return nil
   }
 
+  /// Throws 65 naming `path` when the trailer of the archive whose index is `index` does not
+  /// say where the index is (``trailerProblem(_:index:)``); nothing without an index.
+  static func checkTrailer(_ path: String, index: PropertyListValue?) throws {
+    if let index, let problem = try trailerProblem(path, index: index) {
+      throw VaultError(.invalidInput, "\(problem) (\(path))")
+    }
+  }
+
+  /// `body`, with a malformed archive's problem named with the archive at `path` (65).
+  static func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ArchiveFormatError {
+      guard error.kind == .malformed else { throw error }
+      throw VaultError(.invalidInput, "\(error.description) (\(path))", cause: error)
+    }
+  }
+
   /// The backend and name of the archive at `path`.
   static func locate(_ path: String) throws -> (backend: any StorageBackend, name: String) {
     if isRemote(path) {

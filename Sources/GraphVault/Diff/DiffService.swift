@@ -100,27 +100,41 @@ public enum DiffService {
         throw VaultError(.usage, "--where needs exactly one --entity, the one it is about")
       }
       options.meter?.startPhase("comparing")
-      let oldLayout = try oldStore.layout(for: oldModel)
-      let newLayout = try newStore.layout(for: model)
-      var counts: [String: DiffSummary.Counts] = [:]
-      try oldStore.read { _ in
-        try newStore.read { _ in
-          for entity in entities {
-            options.meter?.begin(entity)
-            counts[entity] = try compare(
-              entity,
-              old: ObjectCursor(
-                store: oldStore, layout: oldLayout, entity: entity, keys: keys,
-                predicate: options.predicate),
-              new: ObjectCursor(
-                store: newStore, layout: newLayout, entity: entity, keys: keys,
-                predicate: options.predicate),
-              model: model, meter: options.meter, report: report)
-          }
-        }
-      }
+      let counts = try compareStores(
+        entities, old: oldStore, oldModel: oldModel, new: newStore, model: model, keys: keys,
+        predicate: options.predicate, meter: options.meter, report: report)
       return DiffSummary(old: old, new: new, entities: counts, migrated: migrated)
     }
+  }
+
+  /// Compares `entities` of two stores (the older laid out as `oldModel` gives, the newer as
+  /// `model` does) in one read transaction of each, each entity's objects in key order
+  /// (``ObjectCursor``: `keys`, `predicate`).
+  static func compareStores(
+    _ entities: [String], old oldStore: CoreDataStore, oldModel: ObjectModel,
+    new newStore: CoreDataStore, model: ObjectModel, keys: [String: String] = [:],
+    predicate: String? = nil, meter: ProgressMeter?, report: (ObjectChange) throws -> Void
+  ) throws -> [String: DiffSummary.Counts] {
+    let oldLayout = try oldStore.layout(for: oldModel)
+    let newLayout = try newStore.layout(for: model)
+    var counts: [String: DiffSummary.Counts] = [:]
+    try oldStore.read { _ in
+      try newStore.read { _ in
+        for entity in entities {
+          meter?.begin(entity)
+          counts[entity] = try compare(
+            entity,
+            old: ObjectCursor(
+              store: oldStore, layout: oldLayout, entity: entity, keys: keys,
+              predicate: predicate),
+            new: ObjectCursor(
+              store: newStore, layout: newLayout, entity: entity, keys: keys,
+              predicate: predicate),
+            model: model, meter: meter, report: report)
+        }
+      }
+    }
+    return counts
   }
 
   /// Opens both sides; two archives are read at once, the older on a second thread.

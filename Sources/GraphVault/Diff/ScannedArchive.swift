@@ -39,7 +39,7 @@ final class ScannedArchive {
     // A few chunks ahead: the two sides' chunk boundaries fall at different objects.
     let events = Prefetcher(depth: 3) { try scanner.next() }
     self.events = events
-    guard case .begin(let store)? = try Self.reading(path, { try events.next() }) else {
+    guard case .begin(let store)? = try ArchiveAccess.reading(path, { try events.next() }) else {
       throw VaultError(.invalidInput, "the archive holds no store (\(path))")
     }
     self.store = store
@@ -53,7 +53,7 @@ final class ScannedArchive {
   func nextEntity() throws -> String? {
     if let head { return head.entity }
     while !objectsEnded {
-      switch try Self.reading(path, { try events.next() }) {
+      switch try nextEvent() {
       case .objects(let chunk, let member)?:
         guard let entity = ArchiveLayout.entity(ofObjectsMember: member) else { continue }
         head = (chunk, member, entity)
@@ -77,7 +77,7 @@ final class ScannedArchive {
   /// every check a restore makes.
   /// - Throws: ``VaultError`` (65) naming the problem and the archive.
   func finish() throws {
-    while try Self.reading(path, { try events.next() }) != nil {}
+    while try nextEvent() != nil {}
     try checkEnd()
   }
 
@@ -94,7 +94,7 @@ final class ScannedArchive {
       meter?.add(objects: head.chunk.count)
       self.head = nil
     }
-    while let event = try Self.reading(path, { try events.next() }) {
+    while let event = try nextEvent() {
       switch event {
       case .objects(let chunk, let member):
         try sink.insert(chunk, member: member)
@@ -109,25 +109,16 @@ final class ScannedArchive {
     try sink.finish()
   }
 
+  /// The scan's next event, its archive problems named with the archive.
+  private func nextEvent() throws -> ArchiveScanner.Event? {
+    try ArchiveAccess.reading(path) { try events.next() }
+  }
+
   /// The checks made once everything was read: the scan's end, and the trailer.
   private func checkEnd() throws {
     guard scanner.readToTheEnd, scanner.problems.isEmpty else {
       throw VaultError(.invalidInput, "the archive ends before its index (\(path))")
     }
-    if let index = scanner.readIndex,
-      let problem = try ArchiveAccess.trailerProblem(path, index: index)
-    {
-      throw VaultError(.invalidInput, "\(problem) (\(path))")
-    }
-  }
-
-  /// `body`, its archive problems named with the archive they are in.
-  private static func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
-    do {
-      return try body()
-    } catch let error as ArchiveFormatError {
-      guard error.kind == .malformed else { throw error }
-      throw VaultError(.invalidInput, "\(error.description) (\(path))", cause: error)
-    }
+    try ArchiveAccess.checkTrailer(path, index: scanner.readIndex)
   }
 }

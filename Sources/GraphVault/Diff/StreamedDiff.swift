@@ -95,20 +95,8 @@ enum StreamedDiff {
     let (oldPath, newPath) = (scratch.path("old.sqlite"), scratch.path("new.sqlite"))
     try oldSide.restoreRest(to: oldPath)
     try newSide.restoreRest(to: newPath)
-    let oldStore = try CoreDataStore(path: oldPath)
-    let newStore = try CoreDataStore(path: newPath)
-    let (oldLayout, newLayout) = (try oldStore.layout(for: model), try newStore.layout(for: model))
-    var counts: [String: DiffSummary.Counts] = [:]
-    try oldStore.read { _ in
-      try newStore.read { _ in
-        for entity in entities {
-          counts[entity] = try DiffService.compare(
-            entity, old: ObjectCursor(store: oldStore, layout: oldLayout, entity: entity),
-            new: ObjectCursor(store: newStore, layout: newLayout, entity: entity), model: model,
-            meter: nil, report: report)
-        }
-      }
-    }
-    return counts
+    return try DiffService.compareStores(
+      entities, old: CoreDataStore(path: oldPath), oldModel: model,
+      new: CoreDataStore(path: newPath), model: model, meter: nil, report: report)
   }
 }

@@ -185,16 +185,8 @@ public enum RestoreService {
     scan.leavingOutUnsafeSchema = options.leaveOutUnsafeSchema
     let scanner = ArchiveScanner(stream: stream, options: scan)
     let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
-    do {
-      try scanner.run(into: sink)
-    } catch let error as ArchiveFormatError where error.kind == .malformed {
-      throw VaultError(.invalidInput, "\(error.description) (\(archivePath))", cause: error)
-    }
-    if let index = scanner.readIndex,
-      let problem = try ArchiveAccess.trailerProblem(archivePath, index: index)
-    {
-      throw VaultError(.invalidInput, "\(problem) (\(archivePath))")
-    }
+    try ArchiveAccess.reading(archivePath) { try scanner.run(into: sink) }
+    try ArchiveAccess.checkTrailer(archivePath, index: scanner.readIndex)
     let result = RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
