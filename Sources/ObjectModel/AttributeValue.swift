@@ -69,3 +69,13 @@ public enum AttributeValue: Hashable, Sendable, Codable {
     return bytes
   }
 }
+
+extension AttributeValue {
+  /// A binary value as a person reads it: `<N bytes: 0a1b2c3d…>`, its size and up to 8 leading
+  /// bytes in hexadecimal, never every byte.
+  public static func summary(ofBinary bytes: [UInt8]) -> String {
+    guard !bytes.isEmpty else { return "<0 bytes>" }
+    let head = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    return "<\(bytes.count) bytes: \(head)\(bytes.count > 8 ? "…" : "")>"
+  }
+}

@@ -89,7 +89,10 @@ struct LockOptions: ParsableArguments {
       valueName: "seconds"))
   var wait: Double?
 
-  func validate() throws {
+  func validate() throws { try Self.check(wait: wait) }
+
+  /// Refuses a `--wait` that is not a number of seconds, 0 or more.
+  static func check(wait: Double?) throws {
     if let wait, !(wait >= 0) || !wait.isFinite {
       throw ValidationError("--wait must be a number of seconds, 0 or more")
     }

@@ -48,11 +48,7 @@ struct MigrateCommand: ParsableCommand {
 
   @OptionGroup var options: GlobalOptions
 
-  func validate() throws {
-    if let wait, !(wait >= 0) || !wait.isFinite {
-      throw ValidationError("--wait must be a number of seconds, 0 or more")
-    }
-  }
+  func validate() throws { try LockOptions.check(wait: wait) }
 
   func run() throws {
     try Failure.exitOnError(json: options.json) {

@@ -1,4 +1,3 @@
-import ArchiveFormat
 import Foundation
 import ObjectModel
 
@@ -22,14 +21,9 @@ enum ValueText {
       formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
       return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
     case .uuid(let bytes) where bytes.count == 16: return ObjectJSON.uuidText(bytes)
-    case .data(let bytes), .uuid(let bytes), .transformed(let bytes): return binary(bytes)
+    case .data(let bytes), .uuid(let bytes), .transformed(let bytes):
+      return AttributeValue.summary(ofBinary: bytes)
     }
-  }
-
-  /// `<N bytes: 0a1b2c3d…>`: the size and up to 8 leading bytes.
-  static func binary(_ bytes: [UInt8]) -> String {
-    let head = Checksum.hex(bytes.prefix(8))
-    return "<\(bytes.count) bytes\(bytes.isEmpty ? "" : ": " + head)\(bytes.count > 8 ? "…" : "")>"
   }
 
   /// The string in double quotes, with quotes, backslashes and control characters escaped,

@@ -31,9 +31,7 @@ extension ObjectDictionary: CustomStringConvertible {
     case .double(let number), .date(let number): return String(number)
     case .bool(let flag): return flag ? "YES" : "NO"
     case .uuid(let bytes), .data(let bytes), .transformed(let bytes):
-      guard !bytes.isEmpty else { return "<0 bytes>" }
-      let head = bytes.prefix(8).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-      return "<\(bytes.count) bytes: \(head)\(bytes.count > 8 ? "…" : "")>"
+      return AttributeValue.summary(ofBinary: bytes)
     }
   }
 }
