@@ -9,6 +9,19 @@ enum StoreMigration {
   /// The name of the migrated store in the scratch folder.
   static let storeName = "migrated.sqlite"
 
+  /// Backs the store at `storePath` (whose model is `model`) up into `scratch`, uncompressed:
+  /// the archive a migration restores from. Returns its path.
+  static func unmigratedArchive(
+    of storePath: String, model: ObjectModel, in scratch: ScratchFolder, meter: ProgressMeter?
+  ) throws -> String {
+    var backup = BackupService.Options()
+    backup.output = scratch.path("unmigrated.gvault")
+    backup.compression = .none
+    backup.model = model
+    backup.meter = meter
+    return try BackupService.backup(storePath: storePath, options: backup).archive
+  }
+
   /// Migrates `store` (whose model is `model`) into `target` at
   /// `scratch/migrated.sqlite`: the store is backed up into the scratch folder (uncompressed)
   /// and restored with the target's versions, along `modelPath`'s versions when given, else
@@ -19,11 +32,7 @@ enum StoreMigration {
     at scratch: ScratchFolder, modelPath: String?
   ) throws(VaultError) -> String {
     try vault {
-      var backup = BackupService.Options()
-      backup.output = scratch.path("unmigrated.gvault")
-      backup.compression = .none
-      backup.model = model
-      _ = try BackupService.backup(storePath: store.path, options: backup)
+      let archive = try unmigratedArchive(of: store.path, model: model, in: scratch, meter: nil)
       var restore = RestoreOptions()
       if let modelPath {
         let set = try ModelSource.versions(at: modelPath)
@@ -41,9 +50,8 @@ enum StoreMigration {
           currentVersionName: newName)
       }
       let result = try RestoreService.restore(
-        archivePath: scratch.path("unmigrated.gvault"), to: scratch.path(storeName),
-        options: restore)
-      try? FileManager.default.removeItem(atPath: scratch.path("unmigrated.gvault"))
+        archivePath: archive, to: scratch.path(storeName), options: restore)
+      try? FileManager.default.removeItem(atPath: archive)
       guard let migration = result.migration else { return "none needed" }
       return "\(migration.from) → \(migration.to)"
     }

@@ -96,12 +96,8 @@ public enum MigrateService {
       }
       let scratch = try ScratchFolder()
       options.meter?.startPhase("reading \(storePath)")
-      var backup = BackupService.Options()
-      backup.output = scratch.path("unmigrated.gvault")
-      backup.compression = .none
-      backup.model = current
-      backup.meter = options.meter
-      _ = try BackupService.backup(storePath: storePath, options: backup)
+      let archive = try StoreMigration.unmigratedArchive(
+        of: storePath, model: current, in: scratch, meter: options.meter)
       var restore = RestoreOptions()
       restore.versionSet = set
       restore.modelVersion = target
@@ -123,7 +119,7 @@ public enum MigrateService {
       let result: RestoreResult
       do {
         result = try RestoreService.restore(
-          archivePath: scratch.path("unmigrated.gvault"), to: storePath, options: restore)
+          archivePath: archive, to: storePath, options: restore)
       } catch {
         if keeping { unlink(original) }
         throw error
