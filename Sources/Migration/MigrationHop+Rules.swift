@@ -163,7 +163,7 @@ extension MigrationHop {
             sourceAttributes.first { $0.name == name }
           }, explicit: explicit, refuse: refuse))
     }
-    var relationships: [String: (name: String, isToOne: Bool)] = [:]
+    var relationships: [String: [(name: String, isToOne: Bool)]] = [:]
     let relationshipCandidates = sourceRelationships.map { ($0.name, $0.renamingIdentifier) }
     for relationship in targetRelationships {
       let explicit = mapping.relationships[relationship.name]
@@ -187,7 +187,7 @@ extension MigrationHop {
           "\(target).\(relationship.name) points at \(relationship.destination), but \(sourceEntity).\(from) pointed at \(old.destination); map it in a mapping file or drop it"
         )
       }
-      relationships[from] = (relationship.name, !relationship.isToMany)
+      relationships[from, default: []].append((relationship.name, !relationship.isToMany))
     }
     return EntityRule(destination: target, attributes: attributes, relationships: relationships)
   }
@@ -263,7 +263,10 @@ extension MigrationHop {
       describeAttributes(of: entity, from: from, rule: rule)
       for relationship in entity.relationships where !relationship.isTransient {
         let label = "\(entity.name).\(relationship.name)"
-        guard let old = rule.relationships.first(where: { $0.value.name == relationship.name })
+        guard
+          let old = rule.relationships.first(where: {
+            $0.value.contains { $0.name == relationship.name }
+          })
         else {
           changes.append("\(label): added")
           continue

@@ -27,8 +27,9 @@ public struct MigrationHop: Sendable {
   struct EntityRule: Sendable {
     let destination: String
     var attributes: [AttributeRule]
-    /// Destination relationship (name, whether to-one) by source relationship name.
-    var relationships: [String: (name: String, isToOne: Bool)]
+    /// Destination relationships (name, whether to-one) by source relationship name: one
+    /// source relationship may feed several (a mapping model's `owner` and `previousOwners`).
+    var relationships: [String: [(name: String, isToOne: Bool)]]
     /// The extractions that apply to objects of this source entity (positions in
     /// ``MigrationHop/extractions``).
     var extractions: [Int] = []
@@ -148,7 +149,7 @@ public struct MigrationHop: Sendable {
       }
     }
     for (name, links) in object.relationships {
-      guard let destination = rule.relationships[name] else {
+      guard let destinations = rule.relationships[name] else {
         counts.droppedLinks[name, default: 0] += links.count
         continue
       }
@@ -161,13 +162,15 @@ public struct MigrationHop: Sendable {
         link.target = ObjectReference(entity: entity, primaryKey: link.target.primaryKey)
         mapped.append(link)
       }
-      if destination.isToOne && mapped.count > 1 {
-        throw MigrationError(
-          .refused,
-          "\(object.entity)/p\(object.primaryKey) has \(mapped.count) objects in \(name), which is to-one (\(destination.name)) in \(versionName(of: self.destination)); a mapping must choose one or drop the relationship"
-        )
+      for destination in destinations {
+        if destination.isToOne && mapped.count > 1 {
+          throw MigrationError(
+            .refused,
+            "\(object.entity)/p\(object.primaryKey) has \(mapped.count) objects in \(name), which is to-one (\(destination.name)) in \(versionName(of: self.destination)); a mapping must choose one or drop the relationship"
+          )
+        }
+        if !mapped.isEmpty { result.relationships[destination.name] = mapped }
       }
-      if !mapped.isEmpty { result.relationships[destination.name] = mapped }
     }
     // Promoted keys leave the bucket (which is NULL when nothing is left).
     for (bucket, keys) in promoted {
@@ -328,17 +331,20 @@ public struct MigrationHop: Sendable {
     }
   }
 
-  /// Maps a loose link of the source version into this hop's destination version.
-  func map(_ loose: LooseLink) -> LooseLink? {
+  /// Maps a loose link of the source version into this hop's destination version: none when
+  /// its relationship or destination is dropped, several when it feeds several relationships.
+  func map(_ loose: LooseLink) -> [LooseLink] {
     guard let rule = rules[loose.from.entity],
-      let relationship = rule.relationships[loose.relationship],
+      let relationships = rule.relationships[loose.relationship],
       let target = entityMap[loose.link.target.entity]
-    else { return nil }
+    else { return [] }
     var link = loose.link
     link.target = ObjectReference(entity: target, primaryKey: link.target.primaryKey)
-    return LooseLink(
-      from: ObjectReference(entity: rule.destination, primaryKey: loose.from.primaryKey),
-      relationship: relationship.name, link: link)
+    return relationships.map { relationship in
+      LooseLink(
+        from: ObjectReference(entity: rule.destination, primaryKey: loose.from.primaryKey),
+        relationship: relationship.name, link: link)
+    }
   }
 }
 

@@ -174,37 +174,66 @@ package final class MigrationRun {
     var links: [MigrationHop.LooseLink] = []
     for (index, hop) in plan.hops.enumerated() {
       var output = MigrationHop.Output()
-      for object in objects { try hop.apply(object, into: &output, state: states[index]) }
-      output.links += links.compactMap { hop.map($0) }
-      for stage in plan.stages
-      where stage.perObject != nil && stage.from == versionName(of: hop.source)
-        && stage.to == versionName(of: hop.destination)
-      {
-        var kept: [MigratingObject] = []
-        var emitter = MigrationEmitter(
-          allocate: { [unowned self] entity in allocate(entity, hop: index) },
-          destination: hop.destination)
-        for var object in output.objects {
-          let keep: Bool
-          do { keep = try stage.perObject!(&object, &emitter) } catch {
-            throw MigrationError(
-              .refused,
-              "the custom stage \(stage.from) → \(stage.to) failed on \(object.reference): \(error)"
-            )
-          }
-          if keep { kept.append(object) }
-          kept += emitter.objects
-          for made in emitter.objects {
-            states[index].counts[made.entity, default: .init()].created += 1
-          }
-          emitter.objects.removeAll()
-        }
-        output.objects = kept
+      let stages = plan.stages.filter {
+        $0.perObject != nil && $0.from == versionName(of: hop.source)
+          && $0.to == versionName(of: hop.destination)
       }
+      for object in objects {
+        guard !stages.isEmpty else {
+          try hop.apply(object, into: &output, state: states[index])
+          continue
+        }
+        var produced = MigrationHop.Output()
+        try hop.apply(object, into: &produced, state: states[index])
+        // The object itself comes first when the hop keeps it; what it made follows.
+        let keeps =
+          produced.objects.first.map {
+            $0.primaryKey == object.primaryKey && hop.entityMap[object.entity] == $0.entity
+          } ?? false
+        for stage in stages {
+          produced.objects = try run(
+            stage, on: produced.objects, source: keeps ? object : nil, hop: index)
+        }
+        output.objects += produced.objects
+        output.links += produced.links
+      }
+      output.links += links.flatMap { hop.map($0) }
       objects = output.objects
       links = output.links
     }
     return (objects, links)
+  }
+
+  /// Runs `stage`'s per-object code on the objects one source object became (`source`, the
+  /// first of them when kept): those it keeps and those it makes.
+  private func run(
+    _ stage: MigrationStage, on objects: [MigratingObject], source: MigratingObject?, hop: Int
+  ) throws(MigrationError) -> [MigratingObject] {
+    var kept: [MigratingObject] = []
+    var emitter = MigrationEmitter(
+      allocate: { [unowned self] entity in allocate(entity, hop: hop) },
+      destination: plan.hops[hop].destination)
+    for (position, var object) in objects.enumerated() {
+      guard stage.applies(to: object.entity) else {
+        kept.append(object)
+        continue
+      }
+      emitter.source = position == 0 ? source : nil
+      let keep: Bool
+      do { keep = try stage.perObject!(&object, &emitter) } catch {
+        throw MigrationError(
+          .refused,
+          "the custom stage \(stage.policy ?? "\(stage.from) → \(stage.to)") failed on \(object.reference): \(error)"
+        )
+      }
+      if keep { kept.append(object) }
+      kept += emitter.objects
+      for made in emitter.objects {
+        states[hop].counts[made.entity, default: .init()].created += 1
+      }
+      emitter.objects.removeAll()
+    }
+    return kept
   }
 
   /// The report so far.

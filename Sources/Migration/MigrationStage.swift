@@ -24,10 +24,16 @@ public struct MigrationStage: Sendable {
   /// place) at the target version; its changes are saved before the store is published.
   public typealias After = @Sendable (ObjectContext) throws -> Void
 
-  /// The version the hop starts from.
-  public let from: String
+  /// The version the hop starts from (for a policy's stage, nil for every hop that names it).
+  public internal(set) var from: String
   /// The version the hop goes to.
-  public let to: String
+  public internal(set) var to: String
+  /// The custom entity migration policy class it stands in for, when a mapping model names
+  /// one (``init(policy:from:to:perObject:before:after:)``).
+  public let policy: String?
+  /// The destination entities whose objects ``perObject`` is given (a policy's stage: those of
+  /// the entity mappings that name it); nil for every object of the hop.
+  public internal(set) var entities: Set<String>?
   /// Runs before the hop.
   public var before: Before?
   /// Runs for every object.
@@ -37,15 +43,57 @@ public struct MigrationStage: Sendable {
 
   /// Creates a stage for the hop `from` → `to`.
   public init(
-    from: String, to: String, before: Before? = nil, after: After? = nil,
-    perObject: PerObject? = nil
+    from: String, to: String, perObject: PerObject? = nil, before: Before? = nil,
+    after: After? = nil
   ) {
     self.from = from
     self.to = to
+    self.policy = nil
     self.before = before
     self.perObject = perObject
     self.after = after
   }
+
+  /// Creates a stage that stands in for a custom `NSEntityMigrationPolicy` subclass a mapping
+  /// model names (`.xcmappingmodel` or `.cdm`): it runs with every hop whose entity mappings
+  /// name `policy` (only the hop `from` → `to` when given), and ``perObject`` is given the
+  /// objects of those entity mappings, in the destination version's shape, with the object
+  /// as it was in the source version in ``MigrationEmitter/source`` (as Core Data gives a
+  /// policy's `createDestinationInstances(forSource:in:manager:)` its source instance).
+  ///
+  /// `policy` is matched against the class name as written (`MyApp.PostPolicy`) and against
+  /// its last component (`PostPolicy`). A mapping model naming a policy that no stage stands
+  /// in for is refused, naming every such class.
+  ///
+  /// ```swift
+  /// let stage = MigrationStage(policy: "MHWBookToBookPolicy", from: "Model1", to: "Model2") {
+  ///   book, emitter in
+  ///   book.relationships["users"] = emitter.source?.relationships["user"]
+  ///   return true
+  /// }
+  /// ```
+  public init(
+    policy: String, from: String? = nil, to: String? = nil, perObject: PerObject? = nil,
+    before: Before? = nil, after: After? = nil
+  ) {
+    self.from = from ?? ""
+    self.to = to ?? ""
+    self.policy = policy
+    self.before = before
+    self.perObject = perObject
+    self.after = after
+  }
+
+  /// Whether this stage stands in for the policy class `className` on the hop `from` → `to`.
+  func standsIn(for className: String, from: String, to: String) -> Bool {
+    guard let policy else { return false }
+    let named =
+      policy == className || policy == className.split(separator: ".").last.map(String.init)
+    return named && (self.from.isEmpty || self.from == from) && (self.to.isEmpty || self.to == to)
+  }
+
+  /// Whether ``perObject`` is given objects of `entity`.
+  func applies(to entity: String) -> Bool { entities?.contains(entity) ?? true }
 }
 
 /// What a custom stage's per-object code uses to make new objects.
@@ -53,6 +101,11 @@ public struct MigrationEmitter {
   let allocate: (String) -> Int64
   let destination: ObjectModel
   var objects: [MigratingObject] = []
+
+  /// The object being migrated as it was in the hop's source version (its entity, attributes
+  /// and links there), for what the hop itself does not carry over; nil for objects made
+  /// during the hop.
+  public internal(set) var source: MigratingObject?
 
   /// A new object of `entity` (destination version) with a fresh primary key; pass it to
   /// ``emit(_:)`` once filled in.

@@ -27,7 +27,7 @@ struct LibraryMigrationTests {
     var options = RestoreOptions()
     options.modelPath = model
     options.modelVersion = version
-    options.mappingPath = mapping
+    options.mappingPaths = mapping.map { [$0] } ?? []
     options.dryRun = dryRun
     options.stages = stages
     return try RestoreService.restore(archivePath: archive, to: store, options: options)
@@ -316,11 +316,6 @@ struct LibraryMigrationTests {
     let store = directory.path("library.sqlite").path
     let stage = MigrationStage(
       from: "Library 2", to: "Library 3",
-      after: { context in
-        let tags = try context.fetch(
-          FetchRequest(entity: "Tag", predicate: .equal("name", .string("staged"))))
-        for tag in tags { try tag.setValue(.string("staged and saved"), for: "name") }
-      },
       perObject: { object, emitter in
         guard object.entity == "Book" || object.entity == "GraphicNovel" else {
           return object.entity != "Page" || object.primaryKey <= 10
@@ -335,6 +330,11 @@ struct LibraryMigrationTests {
           object.relationships["tags", default: []].append(MigrationLink(target: tag.reference))
         }
         return true
+      },
+      after: { context in
+        let tags = try context.fetch(
+          FetchRequest(entity: "Tag", predicate: .equal("name", .string("staged"))))
+        for tag in tags { try tag.setValue(.string("staged and saved"), for: "name") }
       })
     let result = try Self.restore(Self.archive(2), to: store, stages: [stage])
     #expect(
