@@ -149,7 +149,8 @@ let package = Package(
     .testTarget(
       name: "MigrationTests",
       dependencies: [
-        "Migration", "GraphVault", "ObjectStore", "ObjectModel", "SQLite", "TestSupport",
+        "Migration", "GraphVault", "ObjectStore", "ObjectModel", "PropertyList", "SQLite",
+        "TestSupport",
       ]),
     .testTarget(
       name: "GraphVaultTests",

@@ -20,12 +20,16 @@ public struct MigrationPlan: Sendable {
 
   /// Plans the migration of an archive of `source` (with its entity version hashes and schema)
   /// into `set`'s version `targetVersion` (the current one when nil).
+  ///
+  /// A hop follows the mapping file's rules for it, or the mapping models in `models` that
+  /// cover it (``MappingModel/covers(from:to:)``), or else what Core Data would infer.
   /// - Throws: ``MigrationError`` (``MigrationError/Kind/refused``) when the archive's version
-  ///   is not in the set, is newer than the target, or a hop cannot be migrated, naming both
-  ///   versions.
+  ///   is not in the set, is newer than the target, a hop cannot be migrated, or a mapping
+  ///   model names custom policy classes no stage stands in for (naming every one).
   public static func make(
     source: ObjectModel, schema: SchemaSnapshot, set: ModelVersionSet,
-    targetVersion: String? = nil, mapping: MappingFile? = nil, stages: [MigrationStage] = []
+    targetVersion: String? = nil, mapping: MappingFile? = nil, models: [MappingModel] = [],
+    stages: [MigrationStage] = []
   ) throws(MigrationError) -> MigrationPlan {
     var versions = set.versions
     if let order = mapping?.order {
@@ -85,23 +89,62 @@ public struct MigrationPlan: Sendable {
       }
     }
     var hops: [MigrationHop] = []
+    var bound: [MigrationStage] = []
+    var missing: [(policy: MappingModel.Policy, hop: String)] = []
     if sourceIndex < targetIndex {
       for index in sourceIndex..<targetIndex {
-        let from = index == sourceIndex ? source : versions[index]
+        let from = (index == sourceIndex ? source : versions[index]).withVersionName(
+          versionName(of: versions[index]))
         let to = versions[index + 1]
-        let rules = mapping?.hops.first {
-          $0.from == versionName(of: versions[index]) && $0.to == versionName(of: to)
+        let hopName = "\(versionName(of: from)) → \(versionName(of: to))"
+        var rules = mapping?.hops.first {
+          $0.from == versionName(of: from) && $0.to == versionName(of: to)
         }
-        hops.append(
-          try MigrationHop(
-            from: from.withVersionName(versionName(of: versions[index])), to: to,
-            mapping: rules))
+        let covering = models.filter { $0.covers(from: from, to: to) }
+        if !covering.isEmpty {
+          guard rules == nil else {
+            throw MigrationError(
+              .refused,
+              "both the mapping file and \(covering.map(\.path).joined(separator: ", ")) map \(hopName); give one of them"
+            )
+          }
+          let translated = try MappingModel.rules(for: covering, from: from, to: to)
+          rules = translated.hop
+          for policy in translated.policies {
+            let standing = stages.filter {
+              $0.standsIn(
+                for: policy.className, from: versionName(of: from), to: versionName(of: to))
+            }
+            guard !standing.isEmpty else {
+              missing.append((policy, hopName))
+              continue
+            }
+            for var stage in standing {
+              stage.from = versionName(of: from)
+              stage.to = versionName(of: to)
+              stage.entities = Set(policy.entities)
+              bound.append(stage)
+            }
+          }
+        }
+        hops.append(try MigrationHop(from: from, to: to, mapping: rules))
       }
     }
+    guard missing.isEmpty else {
+      let named = missing.map { policy, hop in
+        "\(policy.className) (entity mappings \(policy.mappings.joined(separator: ", ")), \(hop))"
+      }
+      throw MigrationError(
+        .refused,
+        "the mapping models name custom migration policies, whose code graphvault does not have: \(named.joined(separator: "; ")). Register a MigrationStage(policy:) under each class name (Swift), or map the hop in a JSON mapping file instead"
+      )
+    }
     for stage in stages
-    where !hops.contains(where: {
-      versionName(of: $0.source) == stage.from && versionName(of: $0.destination) == stage.to
-    }) {
+    where stage.policy == nil
+      && !hops.contains(where: {
+        versionName(of: $0.source) == stage.from && versionName(of: $0.destination) == stage.to
+      })
+    {
       throw MigrationError(
         .refused,
         "a custom stage runs with \(stage.from) → \(stage.to), which is not a hop of this migration (\(sourceName) → \(targetName))"
@@ -109,7 +152,7 @@ public struct MigrationPlan: Sendable {
     }
     return MigrationPlan(
       sourceVersion: sourceName, targetVersion: targetName, target: versions[targetIndex],
-      hops: hops, stages: stages)
+      hops: hops, stages: stages.filter { $0.policy == nil } + bound)
   }
 
   private static func names(_ versions: [ObjectModel]) -> String {
