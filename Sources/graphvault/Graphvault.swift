@@ -98,3 +98,21 @@ struct LockOptions: ParsableArguments {
     }
   }
 }
+
+/// What a migration cannot infer: `--mapping` (repeatable) and `--mappings DIR`.
+struct MappingOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "A JSON mapping file, or one of the app's mapping models (.xcmappingmodel, .cdm); repeatable.",
+      valueName: "file"))
+  var mapping: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "A folder whose .xcmappingmodel and .cdm files are used for the hops they map.",
+      valueName: "dir"))
+  var mappings: String?
+
+  /// Whether any was given.
+  var isEmpty: Bool { mapping.isEmpty && mappings == nil }
+}

@@ -10,9 +10,10 @@ struct MigrateCommand: ParsableCommand {
     discussion: """
       The store's version is found in --model's versions (by its entity version hashes, else \
       its schema) and its objects migrated hop by hop to --model-version (default: the current \
-      version), as a migrating restore migrates an archive's; --mapping gives what cannot be \
-      inferred. The new store is built beside the old one and renamed over it: a run killed at \
-      any moment leaves the old store or the new one, whole. Other processes' transactions are \
+      version), as a migrating restore migrates an archive's; --mapping (a JSON mapping file or \
+      the app's .xcmappingmodel or .cdm) and --mappings DIR give what cannot be inferred. The \
+      new store is built beside the old one and renamed over it: a run killed at any moment \
+      leaves the old store or the new one, whole. Other processes' transactions are \
       waited for up to --wait seconds (default 5), then 75; from then on nothing can be \
       committed to the store until it is replaced. Run it with the app stopped, as Core Data \
       migrates at launch. --keep-original keeps the old store as STORE.orig; --dry-run prints \
@@ -29,8 +30,7 @@ struct MigrateCommand: ParsableCommand {
   @Option(name: .customLong("model-version"), help: "The target version (default: current).")
   var modelVersion: String?
 
-  @Option(help: "A mapping file (JSON) for what the migration cannot infer.")
-  var mapping: String?
+  @OptionGroup var mapping: MappingOptions
 
   @Flag(name: .customLong("dry-run"), help: "Print the plan and counts; write nothing.")
   var dryRun = false
@@ -54,7 +54,8 @@ struct MigrateCommand: ParsableCommand {
     try Failure.exitOnError(json: options.json) {
       var settings = MigrateService.Options(modelPath: model)
       settings.modelVersion = modelVersion
-      settings.mappingPath = mapping
+      settings.mappingPaths = mapping.mapping
+      settings.mappingDirectory = mapping.mappings
       settings.dryRun = dryRun
       settings.keepOriginal = keepOriginal
       settings.wait = wait

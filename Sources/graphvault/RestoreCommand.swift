@@ -10,7 +10,7 @@ struct RestoreCommand: ParsableCommand {
     abstract:
       "Restore an archive into a fresh store, at its own model version or migrated to another.",
     discussion:
-      "The store is built beside the destination and renamed into place only when every member's checksum matched the index and the migration succeeded; an existing store is refused unless --force. With --entity (and --where, --include), only the objects chosen are restored, with the objects they reach through to-one relationships and the --include key paths, by fixture's rules: the archive is verified and restored to a private temporary store, and the selection cut from it. With --model, the archive's version is found in the model set and its objects are migrated hop by hop, in the set's order, to --model-version (default: the current version); --mapping gives what cannot be inferred (see graphvault(1), MAPPING FILES). --dry-run prints the plan and the objects affected, and writes nothing."
+      "The store is built beside the destination and renamed into place only when every member's checksum matched the index and the migration succeeded; an existing store is refused unless --force. With --entity (and --where, --include), only the objects chosen are restored, with the objects they reach through to-one relationships and the --include key paths, by fixture's rules: the archive is verified and restored to a private temporary store, and the selection cut from it. With --model, the archive's version is found in the model set and its objects are migrated hop by hop, in the set's order, to --model-version (default: the current version); --mapping gives what cannot be inferred: a JSON mapping file, or the app's own mapping models (.xcmappingmodel, .cdm; --mappings DIR for a folder of them), whose custom policy classes are refused by name (see graphvault(1), MAPPING FILES). --dry-run prints the plan and the objects affected, and writes nothing."
   )
 
   @Argument(help: "The archive (.gvault), or - for standard input.")
@@ -25,8 +25,7 @@ struct RestoreCommand: ParsableCommand {
   @Option(name: .customLong("model-version"), help: "The target version (default: current).")
   var modelVersion: String?
 
-  @Option(help: "A mapping file (JSON) for what a migration cannot infer.")
-  var mapping: String?
+  @OptionGroup var mapping: MappingOptions
 
   @Flag(help: "Replace an existing store.")
   var force = false
@@ -65,8 +64,9 @@ struct RestoreCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func validate() throws {
-    if model == nil && (mapping != nil || modelVersion != nil) {
-      throw ValidationError("--mapping and --model-version need --model (the target model)")
+    if model == nil && (!mapping.isEmpty || modelVersion != nil) {
+      throw ValidationError(
+        "--mapping, --mappings and --model-version need --model (the target model)")
     }
     if entity == nil && (predicate != nil || !include.isEmpty) {
       throw ValidationError("--where and --include need --entity (the objects to restore)")
@@ -79,7 +79,8 @@ struct RestoreCommand: ParsableCommand {
       settings.force = force
       settings.modelPath = model
       settings.modelVersion = modelVersion
-      settings.mappingPath = mapping
+      settings.mappingPaths = mapping.mapping
+      settings.mappingDirectory = mapping.mappings
       settings.dryRun = dryRun
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted

@@ -32,7 +32,7 @@ struct CoreDataMigrationTests {
     var options = RestoreOptions()
     options.modelPath = model
     options.modelVersion = version
-    options.mappingPath = mapping.map { mappings.appendingPathComponent($0).path }
+    options.mappingPaths = mapping.map { [mappings.appendingPathComponent($0).path] } ?? []
     return try RestoreService.restore(archivePath: archive, to: store, options: options)
   }
 

@@ -82,7 +82,7 @@ struct ExtendedAttributeMigrationTests {
     """.write(to: mapping, atomically: true, encoding: .utf8)
     var options = RestoreOptions()
     options.modelPath = modelSet
-    options.mappingPath = mapping.path
+    options.mappingPaths = [mapping.path]
     let migrated = directory.path("migrated.sqlite").path
     let result = try RestoreService.restore(archivePath: archive, to: migrated, options: options)
     #expect(result.modelVersion == "Notes 2")

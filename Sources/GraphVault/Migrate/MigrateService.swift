@@ -20,8 +20,11 @@ public enum MigrateService {
     public var modelPath: String
     /// The target version (the set's current one when nil).
     public var modelVersion: String?
-    /// A mapping file for what the migration cannot infer.
-    public var mappingPath: String?
+    /// What the migration cannot infer: a JSON mapping file and the app's mapping models
+    /// (see ``RestoreOptions/mappingPaths``).
+    public var mappingPaths: [String] = []
+    /// A folder of mapping models (see ``RestoreOptions/mappingDirectory``).
+    public var mappingDirectory: String?
     /// Custom stages (library use).
     public var stages: [MigrationStage] = []
     /// Work out the migration and report it, writing nothing.
@@ -101,7 +104,8 @@ public enum MigrateService {
       var restore = RestoreOptions()
       restore.versionSet = set
       restore.modelVersion = target
-      restore.mappingPath = options.mappingPath
+      restore.mappingPaths = options.mappingPaths
+      restore.mappingDirectory = options.mappingDirectory
       restore.stages = options.stages
       restore.dryRun = options.dryRun
       restore.force = true

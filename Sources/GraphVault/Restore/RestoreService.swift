@@ -39,8 +39,11 @@ public struct RestoreOptions: Sendable {
   public var modelPath: String?
   /// The target version in the model set (the current one when nil).
   public var modelVersion: String?
-  /// A mapping file for what a migration cannot infer.
-  public var mappingPath: String?
+  /// What a migration cannot infer: a JSON mapping file and the app's mapping models
+  /// (`.xcmappingmodel` folders, compiled `.cdm` files), told apart by extension.
+  public var mappingPaths: [String] = []
+  /// A folder whose `.xcmappingmodel`s and `.cdm`s are used for the hops they cover.
+  public var mappingDirectory: String?
   /// Custom stages (library use).
   public var stages: [MigrationStage] = []
   /// Read and check the archive and migrate its objects, but write nothing.
@@ -136,25 +139,33 @@ public enum RestoreService {
     let set: ModelVersionSet?
     let version: String?
     let mapping: MappingFile?
+    let models: [MappingModel]
     let stages: [MigrationStage]
 
     init(options: RestoreOptions) throws {
       if let set = options.versionSet {
         self.set = set
         version = options.modelVersion
-        mapping = nil
+        let sources = try MappingSources.load(
+          paths: options.mappingPaths, directory: options.mappingDirectory, set: set)
+        mapping = sources.file
+        models = sources.models
         stages = options.stages
         return
       }
       guard let path = options.modelPath else {
-        if options.mappingPath != nil || options.modelVersion != nil || !options.stages.isEmpty {
+        if !options.mappingPaths.isEmpty || options.mappingDirectory != nil
+          || options.modelVersion != nil || !options.stages.isEmpty
+        {
           throw VaultError(
             .modelUnavailable,
-            "--mapping, --model-version and custom stages need --model (the target model)")
+            "--mapping, --mappings, --model-version and custom stages need --model (the target model)"
+          )
         }
         set = nil
         version = nil
         mapping = nil
+        models = []
         stages = options.stages
         return
       }
@@ -167,9 +178,10 @@ public enum RestoreService {
       }
       self.set = set
       version = options.modelVersion
-      mapping = try options.mappingPath.map { path throws(MigrationError) in
-        try MappingFile.load(path: path)
-      }
+      let sources = try MappingSources.load(
+        paths: options.mappingPaths, directory: options.mappingDirectory, set: set)
+      mapping = sources.file
+      models = sources.models
       stages = options.stages
     }
   }

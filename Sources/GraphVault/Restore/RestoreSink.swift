@@ -49,7 +49,8 @@ final class RestoreSink: ArchiveSink {
     if let set = target.set {
       let made = try MigrationPlan.make(
         source: archived.model, schema: archived.schema.snapshot, set: set,
-        targetVersion: target.version, mapping: target.mapping, stages: target.stages)
+        targetVersion: target.version, mapping: target.mapping, models: target.models,
+        stages: target.stages)
       plan = made.hops.isEmpty ? nil : made
     }
     guard let plan else {
