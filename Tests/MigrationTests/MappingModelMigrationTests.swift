@@ -61,11 +61,17 @@ struct MappingModelMigrationTests {
     return true
   }
 
-  @Test func theExampleAppsFirstMappingModelRenamesAsTheJSONMappingDoes() throws {
+  /// A temporary folder with a backup of the example app's first store.
+  static func exampleArchive() throws -> (TemporaryDirectory, String) {
     let directory = try TemporaryDirectory()
     let (archive, _) = try CoreDataMigrationTests.archive(
       "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
       model: Self.exampleModel, in: directory)
+    return (directory, archive)
+  }
+
+  @Test func theExampleAppsFirstMappingModelRenamesAsTheJSONMappingDoes() throws {
+    let (directory, archive) = try Self.exampleArchive()
     let byModel = directory.path("model.sqlite").path
     let byJSON = directory.path("json.sqlite").path
     let result = try Self.restore(
@@ -84,10 +90,7 @@ struct MappingModelMigrationTests {
   }
 
   @Test func aMappingModelNamingAPolicyWithoutAStageIsRefusedNamingIt() throws {
-    let directory = try TemporaryDirectory()
-    let (archive, _) = try CoreDataMigrationTests.archive(
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
-      model: Self.exampleModel, in: directory)
+    let (directory, archive) = try Self.exampleArchive()
     let store = directory.path("v3.sqlite").path
     let message = Self.refusal {
       _ = try Self.restore(
@@ -100,10 +103,7 @@ struct MappingModelMigrationTests {
   }
 
   @Test func theExampleAppsMappingModelsWithItsPolicyGiveTheRowsOfTheJSONMapping() throws {
-    let directory = try TemporaryDirectory()
-    let (archive, _) = try CoreDataMigrationTests.archive(
-      "CoreDataMigration-Example/Stores/CoreDataMigration_Example_1.sqlite",
-      model: Self.exampleModel, in: directory)
+    let (directory, archive) = try Self.exampleArchive()
     let byModel = directory.path("model.sqlite").path
     let byJSON = directory.path("json.sqlite").path
     // Through version 3 to 4: the last hop has no mapping model, so it is inferred.
@@ -155,6 +155,22 @@ struct MappingModelMigrationTests {
 
   static let bookModel = "BookMigration/Model.xcdatamodeld"
 
+  /// The object of `entity` whose `name` is `name`: made and emitted the first time, found in
+  /// `memo` after, as the apps' policies find or make authors and makers.
+  static func named(
+    _ name: String, entity: String, memo: borrowing Mutex<[String: Int64]>,
+    emitter: inout MigrationEmitter
+  ) throws -> ObjectReference {
+    if let known = memo.withLock({ $0[name] }) {
+      return ObjectReference(entity: entity, primaryKey: known)
+    }
+    var object = try emitter.newObject(of: entity)
+    object.attributes["name"] = .string(name)
+    memo.withLock { $0[name] = object.primaryKey }
+    emitter.emit(object)
+    return object.reference
+  }
+
   /// What `MHWBookToBookPolicy` does in each hop, as the JSON mapping says it: one `Author`
   /// per distinct `authorName` (Model1 → Model2); one `File` per book and user, carrying the
   /// book's `fileURL` (Model2 → Model3).
@@ -163,16 +179,8 @@ struct MappingModelMigrationTests {
     let toModel2 = MigrationStage(policy: "MHWBookToBookPolicy", from: "Model1", to: "Model2") {
       book, emitter in
       guard case .string(let name)? = emitter.source?.attributes["authorName"] else { return true }
-      let known = authors.withLock { $0[name] }
-      let key = try known ?? emitter.newObject(of: "Author").primaryKey
-      if known == nil {
-        var author = MigratingObject(entity: "Author", primaryKey: key)
-        author.attributes["name"] = .string(name)
-        authors.withLock { $0[name] = key }
-        emitter.emit(author)
-      }
-      book.relationships["authors", default: []].append(
-        MigrationLink(target: ObjectReference(entity: "Author", primaryKey: key)))
+      let author = try Self.named(name, entity: "Author", memo: authors, emitter: &emitter)
+      book.relationships["authors", default: []].append(MigrationLink(target: author))
       return true
     }
     let toModel3 = MigrationStage(policy: "MHWBookToBookPolicy", from: "Model2", to: "Model3") {
@@ -251,17 +259,8 @@ struct MappingModelMigrationTests {
     let makers = Mutex<[String: Int64]>([:])
     let stage = MigrationStage(policy: "V2to3MakerPolicy") { car, emitter in
       guard case .string(let name)? = emitter.source?.attributes["maker"] else { return true }
-      let known = makers.withLock { $0[name] }
-      let key = try known ?? emitter.newObject(of: "Maker").primaryKey
-      if known == nil {
-        var maker = MigratingObject(entity: "Maker", primaryKey: key)
-        maker.attributes["name"] = .string(name)
-        makers.withLock { $0[name] = key }
-        emitter.emit(maker)
-      }
-      car.relationships["createdBy"] = [
-        MigrationLink(target: ObjectReference(entity: "Maker", primaryKey: key))
-      ]
+      let maker = try Self.named(name, entity: "Maker", memo: makers, emitter: &emitter)
+      car.relationships["createdBy"] = [MigrationLink(target: maker)]
       return true
     }
     let result = try Self.restore(
