@@ -54,7 +54,8 @@ func bucketBenchmark(objects: Int, json: Bool) throws {
         }
       }
       func get(_ item: ManagedObject) throws -> Bool {
-        extended ? try item.value(forExtendedKey: "color") != nil : item.value(for: "color") != nil
+        extended
+          ? try item.value(forExtendedKey: "color") != nil : try item.value(for: "color") != nil
       }
       var times: [String: Double] = [:]
       for (phase, prefix) in [("add", "red"), ("update", "blue")] {

@@ -14,6 +14,8 @@ import GraphVault
 //   gvbench merge [objects]    merge of deleted books back into stores of N/5 and N objects
 //   gvbench find [objects]     find of a small entity across 30 archives of N and 5N objects
 //   gvbench progress [objects] backup and restore with the status line shown and not
+//   gvbench fetch [objects]    fetches with a limit and counts against whole fetches, at N;
+//                              peak RSS of a batched walk at N and 5N
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -51,6 +53,10 @@ if arguments.first == "memory" {
   try diffBenchmark(objects: objects)
 } else if arguments.first == "progress" {
   try progressBenchmark(objects: objects)
+} else if arguments.first == "fetch" {
+  try fetchBenchmark(objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000)
+} else if arguments.first == "fetch-walk", arguments.count > 1 {
+  try fetchWalk(store: arguments[1])
 } else if arguments.first == "bucket" {
   try bucketBenchmark(
     objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000,

@@ -191,7 +191,8 @@ struct PredicateFormatTests {
       try context.fetch(FetchRequest(entity: entity, predicate: .format(text))).map(\.primaryKey))
     #expect(fetched == expected, "\(text): \(fetched.count) fetched, \(expected.count) expected")
     // The SQL alone and the memory evaluator alone agree with it.
-    let resolved = try context.resolve(text, for: entity)
+    let resolved = try context.resolve(
+      Predicate.Format(text: text, arguments: [], variables: [:]), for: entity)
     let table = try #require(context.layout.table(for: entity))
     var translator = PredicateSQL(layout: context.layout)
     var bindings: [SQLiteValue] = []

@@ -43,6 +43,8 @@ public final class ObjectContext {
   var statements: [String: Statement] = [:]
   /// Per entity: attribute names and extended-attribute bucket, worked out once.
   var entityTraits: [String: EntityTraits] = [:]
+  /// How many ``forEach(_:_:)`` walks are reading the store (a save is refused meanwhile).
+  var walking = 0
   /// Whether the context only reads (it cannot save).
   public let isReadOnly: Bool
   /// Which local changes ``refresh(_:mergeChanges:)`` with merge keeps (Core Data's by

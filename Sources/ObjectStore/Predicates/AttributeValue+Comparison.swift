@@ -6,7 +6,10 @@ extension AttributeValue {
   static func compare(_ lhs: AttributeValue, _ rhs: AttributeValue) -> Int? {
     func sign<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (a > b ? 1 : 0) }
     switch (lhs, rhs) {
-    case (.string(let a), .string(let b)), (.uri(let a), .uri(let b)): return sign(a, b)
+    case (.string(let a), .string(let b)), (.uri(let a), .uri(let b)):
+      // By UTF-8 bytes, as SQLite's BINARY collation orders text (and Core Data's SQL).
+      return a.utf8.lexicographicallyPrecedes(b.utf8)
+        ? -1 : (b.utf8.lexicographicallyPrecedes(a.utf8) ? 1 : 0)
     case (.date(let a), .date(let b)): return sign(a, b)
     case (.bool(let a), .bool(let b)): return sign(a ? 1 : 0, b ? 1 : 0)
     case (.data(let a), .data(let b)), (.uuid(let a), .uuid(let b)),

@@ -6,7 +6,7 @@ import ObjectModel
 struct PredicateEvaluator {
   let predicate: Predicate
   /// The `NSPredicate`-format parts, checked.
-  var formats: [String: ResolvedPredicate] = [:]
+  var formats: [Predicate.Format: ResolvedPredicate] = [:]
   let context: ObjectContext
 
   /// Whether `object` satisfies the predicate.
@@ -38,7 +38,11 @@ struct PredicateEvaluator {
       return false
     case .not(let inner): return !(try matches(inner, object))
     case .format(let text):
-      guard let resolved = formats[text] else { return false }
+      let format = Predicate.Format(text: text, arguments: [], variables: [:])
+      guard let resolved = formats[format] else { return false }
+      return try PredicateMemory(context: context).matches(resolved, object)
+    case .formatted(let format):
+      guard let resolved = formats[format] else { return false }
       return try PredicateMemory(context: context).matches(resolved, object)
     }
   }

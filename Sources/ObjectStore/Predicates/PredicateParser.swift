@@ -7,29 +7,52 @@ import PropertyList
 /// with `[c]`, `[d]`, `[cd]`, `AND` `OR` `NOT` (and `&&` `||` `!`), parentheses, `ANY` `ALL`
 /// `NONE` (`SOME` is `ANY`), key paths with `.@count`, and literals: strings in single or double
 /// quotes, numbers, `nil`/`NULL`, `YES`/`NO`/`TRUE`/`FALSE`, `CAST(number or ISO 8601 string,
-/// "NSDate")`, `TRUEPREDICATE`, `FALSEPREDICATE`.
+/// "NSDate")`, `TRUEPREDICATE`, `FALSEPREDICATE`; placeholders (`%@`, `%d`, `%i`, `%ld`,
+/// `%lld`, `%f`, `%K`) and substitution variables (`$NAME`) take their values from the caller,
+/// as values, never as text.
 struct PredicateParser {
   enum Token: Equatable {
     case word(String)
     case string(String)
     case number(String)
     case symbol(String)
+    /// `%@`, `%d`, `%K`, …: the letters after `%`.
+    case placeholder(String)
+    /// `$NAME`.
+    case variable(String)
     case end
   }
 
   let text: String
   private var tokens: [(token: Token, position: Int)] = []
   private var index = 0
+  private let arguments: [PredicateArgument]
+  private var nextArgument = 0
+  private let variables: [String: PredicateArgument]
 
-  init(_ text: String) throws(PredicateFormatError) {
+  init(
+    _ text: String, arguments: [PredicateArgument] = [],
+    variables: [String: PredicateArgument] = [:]
+  ) throws(PredicateFormatError) {
     self.text = text
+    self.arguments = arguments
+    self.variables = variables
     tokens = try Self.tokenize(text)
   }
 
-  static func parse(_ text: String) throws(PredicateFormatError) -> PredicateSyntax {
-    var parser = try PredicateParser(text)
+  static func parse(
+    _ text: String, arguments: [PredicateArgument] = [],
+    variables: [String: PredicateArgument] = [:]
+  ) throws(PredicateFormatError) -> PredicateSyntax {
+    var parser = try PredicateParser(text, arguments: arguments, variables: variables)
     let result = try parser.predicate(depth: 0)
     guard case .end = parser.current else { throw parser.expected("AND, OR or the end") }
+    guard parser.nextArgument == arguments.count else {
+      throw PredicateFormatError(
+        text: text, position: text.count,
+        message:
+          "\(arguments.count) values given for \(parser.nextArgument) placeholders (%@, %d, %K, …)")
+    }
     return result
   }
 
@@ -88,6 +111,24 @@ struct PredicateParser {
           i += 1
         }
         result.append((.number(String(characters[start..<i])), start))
+      } else if c == "%" {
+        i += 1
+        while i < characters.count, characters[i] == "l" { i += 1 }
+        guard i < characters.count, "@dDiIuUfKgGe".contains(characters[i]) else {
+          throw fail("a placeholder is %@, %d, %i, %ld, %lld, %f or %K", start)
+        }
+        result.append((.placeholder(String(characters[i])), start))
+        i += 1
+      } else if c == "$", i + 1 < characters.count,
+        characters[i + 1].isLetter || characters[i + 1] == "_"
+      {
+        i += 1
+        while i < characters.count,
+          characters[i].isLetter || characters[i].isNumber || characters[i] == "_"
+        {
+          i += 1
+        }
+        result.append((.variable(String(characters[(start + 1)..<i])), start))
       } else if c.isLetter || c == "_" || c == "$" || c == "#" {
         if c == "#" { i += 1 }
         while i < characters.count,
@@ -134,6 +175,8 @@ struct PredicateParser {
     case .string(let s): found = "\"\(s)\""
     case .number(let n): found = n
     case .symbol(let s): found = s
+    case .placeholder(let p): found = "%" + p
+    case .variable(let v): found = "$" + v
     case .end: found = "the end"
     }
     return PredicateFormatError(
@@ -260,7 +303,61 @@ struct PredicateParser {
     if case .string(let s) = current, s.hasPrefix("#") {
       return try keyPath()
     }
+    if case .placeholder("K") = current {
+      let argument = try takeArgument()
+      guard case .string(let path) = argument, !path.isEmpty else {
+        throw PredicateFormatError(
+          text: text, position: start, message: "%K takes a key path (a string)")
+      }
+      index += 1
+      let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      let count = keys.last?.lowercased() == "@count"
+      guard !keys.dropLast(count ? 1 : 0).contains(where: \.isEmpty) else {
+        throw PredicateFormatError(
+          text: text, position: start, message: "%K's key path \"\(path)\" has an empty key")
+      }
+      return .keyPath(Array(keys.dropLast(count ? 1 : 0)), count: count, position: start)
+    }
     return .literal(try literal(), position: start)
+  }
+
+  /// The next placeholder's value.
+  private mutating func takeArgument() throws(PredicateFormatError) -> PredicateArgument {
+    guard nextArgument < arguments.count else {
+      throw PredicateFormatError(
+        text: text, position: position,
+        message: "no value given for this placeholder (\(arguments.count) given)")
+    }
+    nextArgument += 1
+    return arguments[nextArgument - 1]
+  }
+
+  /// A placeholder's or variable's value as a literal.
+  private func literal(_ argument: PredicateArgument, kind: String) throws(PredicateFormatError)
+    -> PredicateSyntax.Literal
+  {
+    switch (kind, argument) {
+    case (_, .null): return .null
+    case ("d", .integer(let v)), ("i", .integer(let v)), ("u", .integer(let v)),
+      ("D", .integer(let v)), ("I", .integer(let v)), ("U", .integer(let v)):
+      return .integer(v)
+    case ("d", .bool(let v)), ("i", .bool(let v)): return .integer(v ? 1 : 0)
+    case ("f", .real(let v)), ("g", .real(let v)), ("e", .real(let v)), ("G", .real(let v)):
+      return .real(v)
+    case ("f", .integer(let v)), ("g", .integer(let v)), ("e", .integer(let v)):
+      return .real(Double(v))
+    case ("@", .bool(let v)): return .bool(v)
+    case ("@", .integer(let v)): return .integer(v)
+    case ("@", .real(let v)): return .real(v)
+    case ("@", .string(let v)): return .string(v)
+    case ("@", .date(let v)): return .date(v)
+    default:
+      throw PredicateFormatError(
+        text: text, position: position,
+        message:
+          "%\(kind) does not take \(argument) (%d, %i and %ld take integers, %f reals, %@ any value)"
+      )
+    }
   }
 
   private static let literalWords: Set<String> = ["NIL", "NULL", "YES", "NO", "TRUE", "FALSE"]
@@ -292,6 +389,22 @@ struct PredicateParser {
   }
 
   private mutating func literal() throws(PredicateFormatError) -> PredicateSyntax.Literal {
+    if case .placeholder(let kind) = current, kind != "K" {
+      let value = try literal(try takeArgument(), kind: kind)
+      index += 1
+      return value
+    }
+    if case .variable(let name) = current {
+      guard let value = variables[name] else {
+        throw PredicateFormatError(
+          text: text, position: position,
+          message:
+            "no value for $\(name); give it with withSubstitutionVariables (given: \(variables.keys.sorted().map { "$" + $0 }.joined(separator: ", ")))"
+        )
+      }
+      index += 1
+      return try literal(value, kind: "@")
+    }
     let negative = accept(symbol: "-")
     switch current {
     case .number(let n):

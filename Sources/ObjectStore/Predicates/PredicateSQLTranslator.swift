@@ -2,33 +2,41 @@ import ObjectModel
 import SQLite
 
 /// Translates a ``Predicate`` into an SQL condition over one table of the store's layout, with
-/// its values as bindings. Only what maps to a column is translated; the rest is left to
-/// ``PredicateEvaluator``, which decides every match, so the SQL may narrow but never wrongly
-/// exclude.
+/// its values as bindings. What does not map to a column is left to ``PredicateEvaluator``; the
+/// translation says whether it left anything out (``Translation/isExact``), since only an exact
+/// condition may decide `LIMIT`, `OFFSET` and counts in SQL.
 struct PredicateSQLTranslator {
   /// The table whose columns the condition names.
   let table: StoreLayout.Table
   /// The store's layout, for `NSPredicate`-format parts.
   let layout: StoreLayout
   /// The `NSPredicate`-format parts, checked.
-  var formats: [String: ResolvedPredicate] = [:]
+  var formats: [Predicate.Format: ResolvedPredicate] = [:]
+  /// The entity fetched, whose attributes' types the typed cases' values must fit.
+  var entity: String
 
-  /// The predicate as SQL over the table's columns, when every key maps to a column; it only
-  /// narrows the rows read (the predicate is evaluated again in memory).
-  func translate(_ predicate: Predicate, bindings: inout [SQLiteValue]) -> String? {
-    func column(_ key: String) -> String? {
-      for columns in table.attributes.values {
-        if let match = columns.first(where: { $0.attribute.name == key }) { return match.column }
+  /// A condition, and whether it is the whole predicate.
+  struct Translation {
+    /// The condition; nil when nothing narrows.
+    var sql: String?
+    /// Whether every row the condition lets through satisfies the predicate in memory too.
+    var isExact: Bool
+  }
+
+  /// The predicate as SQL over the table's columns, as far as it maps to them.
+  func translate(_ predicate: Predicate, bindings: inout [SQLiteValue]) -> Translation {
+    let lineage = Set(layout.model.lineage(of: entity).map(\.name))
+    func attribute(_ key: String) -> StoreLayout.AttributeColumn? {
+      table.attributes.filter { lineage.contains($0.key) }.values.joined().first {
+        $0.attribute.name == key
       }
-      for columns in table.toOne.values {
-        if let match = columns.first(where: { $0.relationship.name == key }) { return match.column }
-      }
-      return nil
     }
-    func binary(_ key: String, _ op: String, _ value: AttributeValue?) -> String? {
-      guard let column = column(key) else { return nil }
+    func binary(_ key: String, _ op: String, _ value: AttributeValue?) -> Translation {
+      guard let column = attribute(key) else { return Translation(sql: nil, isExact: false) }
       bindings.append(value.map { SQLValues.sqlite($0) } ?? .null)
-      return "\(column) \(op) ?"
+      // A value of another kind than the attribute's is compared differently in memory.
+      let fits = value.map { $0.fits(column.attribute.type) } ?? true
+      return Translation(sql: "\(column.column) \(op) ?", isExact: fits)
     }
     switch predicate {
     case .equal(let key, let value): return binary(key, "IS", value)
@@ -38,35 +46,57 @@ struct PredicateSQLTranslator {
     case .greater(let key, let value): return binary(key, ">", value)
     case .greaterOrEqual(let key, let value): return binary(key, ">=", value)
     case .relatedTo(let key, let reference):
-      guard let column = column(key) else { return nil }
+      guard
+        let column = table.toOne.filter({ lineage.contains($0.key) }).values.joined().first(
+          where: { $0.relationship.name == key })
+      else { return Translation(sql: nil, isExact: false) }
       bindings.append(reference.map { .integer($0.primaryKey) } ?? .null)
-      return "\(column) IS ?"
+      return Translation(sql: "\(column.column) IS ?", isExact: true)
     case .and(let all):
       var parts: [String] = []
+      var exact = true
       for part in all {
-        if let sql = translate(part, bindings: &bindings) { parts.append("(\(sql))") }
+        let translated = translate(part, bindings: &bindings)
+        if let sql = translated.sql { parts.append("(\(sql))") }
+        exact = exact && translated.isExact
       }
-      return parts.isEmpty ? nil : parts.joined(separator: " AND ")
+      return Translation(
+        sql: parts.isEmpty ? nil : parts.joined(separator: " AND "), isExact: exact)
     case .or(let any):
       var parts: [String] = []
       var local: [SQLiteValue] = []
+      var exact = true
       for part in any {
-        guard let sql = translate(part, bindings: &local) else { return nil }
+        let translated = translate(part, bindings: &local)
+        guard let sql = translated.sql else { return Translation(sql: nil, isExact: false) }
         parts.append("(\(sql))")
+        exact = exact && translated.isExact
       }
       bindings += local
-      return parts.joined(separator: " OR ")
-    case .not:
-      return nil
+      return Translation(sql: parts.joined(separator: " OR "), isExact: exact)
+    case .not(let inner):
+      var local: [SQLiteValue] = []
+      let translated = translate(inner, bindings: &local)
+      guard let sql = translated.sql, translated.isExact else {
+        return Translation(sql: nil, isExact: false)
+      }
+      bindings += local
+      return Translation(sql: "NOT coalesce((\(sql)), 0)", isExact: true)
     case .format(let text):
+      return translate(
+        .formatted(Predicate.Format(text: text, arguments: [], variables: [:])),
+        bindings: &bindings)
+    case .formatted(let format):
       // Tests SQL cannot make (extended attributes) are left to the evaluation in memory.
-      guard let resolved = formats[text]?.sqlNarrowing else { return nil }
+      guard let resolved = formats[format], let narrowing = resolved.sqlNarrowing else {
+        return Translation(sql: nil, isExact: false)
+      }
       var sql = PredicateSQL(layout: layout)
       var local: [SQLiteValue] = []
-      guard let condition = try? sql.condition(resolved, alias: table.name, bindings: &local)
-      else { return nil }
+      guard let condition = try? sql.condition(narrowing, alias: table.name, bindings: &local)
+      else { return Translation(sql: nil, isExact: false) }
       bindings += local
-      return condition
+      return Translation(sql: condition, isExact: !resolved.hasExtendedTest)
     }
   }
 }

@@ -49,4 +49,31 @@ enum SQLValues {
     case (.transformable, _): return .transformed(bytes())
     }
   }
+
+  /// Orders two values as SQLite's `ORDER BY` does with the `BINARY` collation: NULL first,
+  /// then numbers (integers and reals by value), then text (by UTF-8 bytes), then blobs (by
+  /// bytes).
+  static func order(_ a: SQLiteValue, _ b: SQLiteValue) -> Int {
+    func rank(_ value: SQLiteValue) -> Int {
+      switch value {
+      case .null: return 0
+      case .integer, .real: return 1
+      case .text: return 2
+      case .blob: return 3
+      }
+    }
+    func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x > y ? 1 : 0) }
+    func bytes<S: Sequence<UInt8>>(_ x: S, _ y: S) -> Int {
+      x.lexicographicallyPrecedes(y) ? -1 : (y.lexicographicallyPrecedes(x) ? 1 : 0)
+    }
+    switch (a, b) {
+    case (.integer(let x), .integer(let y)): return sign(x, y)
+    case (.integer(let x), .real(let y)): return sign(Double(x), y)
+    case (.real(let x), .integer(let y)): return sign(x, Double(y))
+    case (.real(let x), .real(let y)): return sign(x, y)
+    case (.text(let x), .text(let y)): return bytes(x.utf8, y.utf8)
+    case (.blob(let x), .blob(let y)): return bytes(x, y)
+    default: return sign(rank(a), rank(b))
+    }
+  }
 }

@@ -43,7 +43,7 @@ struct TableReader {
 
   init(
     table: StoreLayout.Table, layout: StoreLayout, database: Database, filter: String? = nil,
-    extraColumns: [String] = [], order: String = "Z_PK", limit: Int? = nil
+    extraColumns: [String] = [], order: String = "Z_PK", limit: Int? = nil, offset: Int = 0
   ) throws {
     var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
     var attributeFields: [(Field, AttributeDescription)] = []
@@ -79,7 +79,8 @@ struct TableReader {
     statement = try database.prepare(
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
         + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY \(order)"
-        + (limit.map { " LIMIT \($0)" } ?? ""))
+        + (limit.map { " LIMIT \($0)" } ?? (offset > 0 ? " LIMIT -1" : ""))
+        + (offset > 0 ? " OFFSET \(offset)" : ""))
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
