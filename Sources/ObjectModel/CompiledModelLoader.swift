@@ -37,7 +37,8 @@ public enum CompiledModelLoader {
     }
   }
 
-  /// Loads the model a store keeps in `Z_MODELCACHE.Z_CONTENT`.
+  /// Loads the model a store keeps in `Z_MODELCACHE.Z_CONTENT`, with its version name when the
+  /// cache carries one (graphvault's caches do: ``CompiledModelWriter/versionNameKey``).
   public static func load(modelCache compressed: [UInt8], name: String) throws(ModelError)
     -> ObjectModel
   {
@@ -47,13 +48,19 @@ public enum CompiledModelLoader {
     } catch {
       throw ModelError(.unreadable, "Z_MODELCACHE does not inflate", underlying: error)
     }
-    return try decode(archiveBytes: bytes, name: name, versionName: nil)
+    return try decode(archiveBytes: bytes, name: name, versionName: nil, cached: true)
   }
 
   /// Decodes a keyed archive of an `NSManagedObjectModel`.
   public static func decode(archiveBytes: [UInt8], name: String, versionName: String?)
     throws(ModelError) -> ObjectModel
   {
+    try decode(archiveBytes: archiveBytes, name: name, versionName: versionName, cached: false)
+  }
+
+  private static func decode(
+    archiveBytes: [UInt8], name: String, versionName: String?, cached: Bool
+  ) throws(ModelError) -> ObjectModel {
     do {
       let archive = try KeyedArchive(bytes: archiveBytes)
       let model = try archive.rootObject()
@@ -72,8 +79,11 @@ public enum CompiledModelLoader {
       let identifiers =
         try model.value(forKey: "NSVersionIdentifiers").arrayValue?
         .compactMap(\.stringValue).sorted() ?? []
+      let carried =
+        cached ? try model.string(forKey: CompiledModelWriter.versionNameKey) : nil
       return try ObjectModel(
-        name: name, versionName: versionName, versionIdentifiers: identifiers, entities: entities)
+        name: name, versionName: versionName ?? carried, versionIdentifiers: identifiers,
+        entities: entities)
     } catch let error as ModelError {
       throw error
     } catch {

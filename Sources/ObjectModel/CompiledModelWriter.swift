@@ -15,16 +15,29 @@ import Zlib
 public enum CompiledModelWriter {
   /// The model as keyed-archive bytes (the contents of a `.mom` file).
   public static func archive(_ model: ObjectModel) -> [UInt8] {
+    archive(model, carryingVersionName: false)
+  }
+
+  /// The key under which a model cache keeps the model's version name (graphvault's own:
+  /// Core Data's unarchiver passes over keys it does not know, and a compiled model has no
+  /// version name of its own), so that a model built in code keeps its name in the store.
+  public static let versionNameKey = "GVVersionName"
+
+  private static func archive(_ model: ObjectModel, carryingVersionName: Bool) -> [UInt8] {
     var writer = Writer(model: model)
     let root = writer.encodeModel()
+    if carryingVersionName, case .object(let object) = root, let name = model.versionName {
+      writer.builder.set(.value(.string(name)), forKey: versionNameKey, of: object)
+    }
     return writer.builder.archive(root: root)
   }
 
-  /// The model as `Z_MODELCACHE.Z_CONTENT`: the keyed archive, raw DEFLATE compressed.
+  /// The model as `Z_MODELCACHE.Z_CONTENT`: the keyed archive, with the model's version name
+  /// (``versionNameKey``), raw DEFLATE compressed.
   /// - Throws: ``ModelError`` when compression fails.
   public static func modelCache(_ model: ObjectModel) throws(ModelError) -> [UInt8] {
     do {
-      return try RawDeflate.compress(archive(model))
+      return try RawDeflate.compress(archive(model, carryingVersionName: true))
     } catch {
       throw ModelError(.unreadable, "cannot compress the model cache", underlying: error)
     }

@@ -8,7 +8,7 @@
 /// ```swift
 /// let model = try ObjectModel(name: "Library", entities: [
 ///   EntityDescription(name: "Book", attributes: [.init(name: "title", type: .string)],
-///     relationships: [.init(name: "author", destination: "Author", inverse: "books")]),
+///     relationships: [.init(name: "author", destination: "Author", inverse: "books", maxCount: 1)]),
 ///   EntityDescription(name: "Author",
 ///     relationships: [.init(name: "books", destination: "Book", inverse: "author", maxCount: 0)]),
 /// ])

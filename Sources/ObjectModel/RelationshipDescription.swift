@@ -58,10 +58,11 @@ public struct RelationshipDescription: Hashable, Sendable, Codable {
   /// The user info.
   public var userInfo: [String: String]
 
-  /// Creates a relationship.
+  /// Creates a relationship. As with `NSRelationshipDescription`, `maxCount` defaults to 0, an
+  /// unbounded to-many: pass `maxCount: 1` for a to-one.
   public init(
     name: String, destination: String, inverse: String? = nil, minCount: Int = 0,
-    maxCount: Int = 1, isOrdered: Bool = false, deleteRule: DeleteRule = .nullify,
+    maxCount: Int = 0, isOrdered: Bool = false, deleteRule: DeleteRule = .nullify,
     isOptional: Bool = true, isTransient: Bool = false, renamingIdentifier: String? = nil,
     versionHashModifier: String? = nil, userInfo: [String: String] = [:]
   ) {

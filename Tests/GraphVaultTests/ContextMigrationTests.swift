@@ -55,7 +55,7 @@ struct ContextMigrationTests {
     let authors = try context.fetch(FetchRequest(entity: "Author"))
     #expect(authors.count == 5)
     let titles = try context.fetch(FetchRequest(entity: "Book")).compactMap {
-      if case .string(let title)? = $0.value(for: "title") { return title }
+      if case .string(let title)? = try $0.value(for: "title") { return try title }
       return nil
     }
     #expect(Set(titles) == Set((1...5).map { "Book \($0)" }))

@@ -89,7 +89,7 @@ struct ExtendedAttributeMigrationTests {
     let current = try ModelSource.model(at: modelSet, versionName: "Notes 2")
     let context = try ObjectContext(storePath: migrated, model: current)
     let notes = try context.fetch(FetchRequest(entity: "Note", sortDescriptors: [.init("title")]))
-    #expect(notes.map { $0.value(for: "mood") } == [.string("calm"), nil, .string("grim")])
+    #expect(try notes.map { try $0.value(for: "mood") } == [.string("calm"), nil, .string("grim")])
     // The promoted key left the bucket; a bucket with nothing left is NULL.
     #expect(
       try notes.map { try $0.extendedValues() } == [

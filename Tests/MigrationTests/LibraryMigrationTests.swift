@@ -120,7 +120,7 @@ struct LibraryMigrationTests {
     let book = try context.object(with: ObjectReference(entity: "GraphicNovel", primaryKey: 3))
     #expect(try book.object(for: "author")?.value(for: "alias") == .string("novelist-4"))
     #expect(
-      try book.objects(for: "pages").map { $0.value(for: "text") } == [
+      try book.objects(for: "pages").map { try $0.value(for: "text") } == [
         .string("page 5"), .string("page 6"),
       ])
   }

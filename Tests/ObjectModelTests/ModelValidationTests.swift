@@ -53,7 +53,8 @@ struct ModelValidationTests {
   @Test func anUnknownParentOrDestinationIsNamed() {
     #expect(error([EntityDescription(name: "A", parent: "Nope")])?.kind == .unknownReference)
     let e = error([
-      EntityDescription(name: "A", relationships: [.init(name: "b", destination: "Missing")])
+      EntityDescription(
+        name: "A", relationships: [.init(name: "b", destination: "Missing", maxCount: 1)])
     ])
     #expect(e?.kind == .unknownReference)
     #expect(e?.description.contains("A.b") == true)
@@ -70,12 +71,12 @@ struct ModelValidationTests {
   @Test func inversesThatDoNotPointBackAreRefusedNamingBothEnds() {
     let e = error([
       EntityDescription(
-        name: "A", relationships: [.init(name: "b", destination: "B", inverse: "a")]),
+        name: "A", relationships: [.init(name: "b", destination: "B", inverse: "a", maxCount: 1)]),
       EntityDescription(
         name: "B",
         relationships: [
-          .init(name: "a", destination: "A", inverse: "other"),
-          .init(name: "other", destination: "A"),
+          .init(name: "a", destination: "A", inverse: "other", maxCount: 1),
+          .init(name: "other", destination: "A", maxCount: 1),
         ]),
     ])
     #expect(e?.kind == .inverseMismatch)
@@ -84,7 +85,8 @@ struct ModelValidationTests {
     #expect(
       error([
         EntityDescription(
-          name: "A", relationships: [.init(name: "b", destination: "A", inverse: "nothere")])
+          name: "A",
+          relationships: [.init(name: "b", destination: "A", inverse: "nothere", maxCount: 1)])
       ])?.kind == .unknownReference)
   }
 
@@ -124,7 +126,7 @@ struct ModelBuilderTests {
     try builder.addEntity(EntityDescription(name: "Pet"))
     try builder.relate(
       "Owner", RelationshipDescription(name: "pets", destination: "Pet", maxCount: 0),
-      inverse: RelationshipDescription(name: "owner", destination: "Owner"))
+      inverse: RelationshipDescription(name: "owner", destination: "Owner", maxCount: 1))
     let model = try builder.build()
     #expect(model.entity(named: "Pet")?.relationship(named: "owner")?.inverse == "pets")
     #expect(model.entity(named: "Owner")?.relationship(named: "pets")?.inverse == "owner")

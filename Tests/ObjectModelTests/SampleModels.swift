@@ -43,7 +43,8 @@ enum SampleModels {
           AttributeDescription(name: "scratch", type: .undefined, isTransient: true),
         ],
         relationships: [
-          RelationshipDescription(name: "author", destination: "Writer", inverse: "books"),
+          RelationshipDescription(
+            name: "author", destination: "Writer", inverse: "books", maxCount: 1),
           RelationshipDescription(
             name: "pages", destination: "Page", inverse: "book", minCount: 1, maxCount: 10_000,
             isOrdered: true, deleteRule: .cascade),
@@ -56,7 +57,7 @@ enum SampleModels {
         name: "Page",
         attributes: [AttributeDescription(name: "number", type: .integer32)],
         relationships: [
-          RelationshipDescription(name: "book", destination: "Book", inverse: "pages")
+          RelationshipDescription(name: "book", destination: "Book", inverse: "pages", maxCount: 1)
         ]),
       EntityDescription(
         name: "Tag", userInfo: ["note": "many-to-many"],

@@ -19,7 +19,8 @@ enum BucketModel {
             AttributeDescription(name: "extendedData", type: .binaryData),
           ],
           relationships: [
-            RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes")
+            RelationshipDescription(
+              name: "folder", destination: "Folder", inverse: "notes", maxCount: 1)
           ]),
         EntityDescription(
           name: "Memo", userInfo: [ExtendedAttributes.bucketKey: "bucket"],

@@ -43,7 +43,8 @@ enum LibraryModel {
               derivationExpression: "pages.@count"),
           ],
           relationships: [
-            RelationshipDescription(name: "author", destination: "Writer", inverse: "books"),
+            RelationshipDescription(
+              name: "author", destination: "Writer", inverse: "books", maxCount: 1),
             RelationshipDescription(
               name: "pages", destination: "Page", inverse: "book", maxCount: 0, isOrdered: true,
               deleteRule: .cascade),
@@ -57,7 +58,8 @@ enum LibraryModel {
           name: "Page",
           attributes: [AttributeDescription(name: "number", type: .integer32)],
           relationships: [
-            RelationshipDescription(name: "book", destination: "Book", inverse: "pages")
+            RelationshipDescription(
+              name: "book", destination: "Book", inverse: "pages", maxCount: 1)
           ]),
         EntityDescription(
           name: "Tag",

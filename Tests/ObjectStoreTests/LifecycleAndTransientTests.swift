@@ -53,7 +53,7 @@ struct LifecycleAndTransientTests {
   /// without making a change.
   static func color(of swatch: ManagedObject) throws -> RGB? {
     if let cached = swatch.transientValue(for: "color") as? RGB { return cached }
-    guard case .data(let bytes)? = swatch.value(for: "colorData"), bytes.count == 3 else {
+    guard case .data(let bytes)? = try swatch.value(for: "colorData"), bytes.count == 3 else {
       return nil
     }
     let rgb = RGB(r: bytes[0], g: bytes[1], b: bytes[2])
@@ -73,7 +73,7 @@ struct LifecycleAndTransientTests {
     try writeShadowOnSave(context)
     let swatch = try context.insert("Swatch")
     try swatch.setTransientValue(RGB(r: 1, g: 2, b: 3), for: "color")
-    #expect(swatch.value(for: "colorData") == nil)
+    #expect(try swatch.value(for: "colorData") == nil)
     // Core Data validates before willSave: this first save would fail there (the documented
     // trap). Here the hooks run first and validation sees the shadow they wrote.
     try context.save()
@@ -173,13 +173,13 @@ struct LifecycleAndTransientTests {
       try swatch.setValue(.double(0.5), for: "shine")
     }
     try context.addHook(.willSave, for: "Swatch") { swatch in
-      if swatch.value(for: "colorData") == nil {
+      if try swatch.value(for: "colorData") == nil {
         try swatch.setValue(.data([0, 0, 0]), for: "colorData")
       }
     }
     let plain = try context.insert("Swatch")
     let metal = try context.insert("MetallicSwatch")
-    #expect(metal.value(for: "shine") == .double(0.5))
+    #expect(try metal.value(for: "shine") == .double(0.5))
     #expect(
       log.lines == [
         "awakeFromInsert Swatch", "awakeFromInsert MetallicSwatch",
@@ -226,6 +226,6 @@ struct LifecycleAndTransientTests {
     }
     // The save itself was committed before didSave ran.
     #expect(try storedColors() == [[1, 1, 1]])
-    #expect(swatch.value(for: "name") == nil)
+    #expect(try swatch.value(for: "name") == nil)
   }
 }

@@ -88,7 +88,7 @@ struct TransformableAttributeTests {
     #expect(
       try read.transformedValue(for: "color") as? Color == Color(red: 10, green: 20, blue: 30))
     // The store keeps the transformer's bytes.
-    #expect(read.value(for: "color") == .transformed([10, 20, 30]))
+    #expect(try read.value(for: "color") == .transformed([10, 20, 30]))
   }
 
   @Test func theDefaultTransformerKeyedArchivesFoundationValues() throws {
@@ -114,7 +114,7 @@ struct TransformableAttributeTests {
     let context = try context()
     let shape = try context.insert("Shape")
     try shape.setTransformedValue("plain", for: "payload")
-    guard case .transformed(let bytes)? = shape.value(for: "payload") else {
+    guard case .transformed(let bytes)? = try shape.value(for: "payload") else {
       Issue.record("not stored as transformed bytes")
       return
     }
@@ -288,7 +288,7 @@ struct FixtureTransformableTests {
     for name in ["Cover", "Content"] { transformers.registerValueClass(name) }
     let context = try ObjectContext(storePath: copy.path, model: model, transformers: transformers)
     let book = try #require(
-      try context.fetch(FetchRequest(entity: "Book")).first { $0.value(for: "cover") != nil })
+      try context.fetch(FetchRequest(entity: "Book")).first { try $0.value(for: "cover") != nil })
     let cover = try #require(try book.transformedValue(for: "cover") as? KeyedArchiveObject)
     // Swift archives the class under its module's name; the model says "Cover".
     #expect(cover.className == "CoreDataPlus_Tests.Cover")

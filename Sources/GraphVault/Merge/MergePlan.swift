@@ -69,8 +69,8 @@ struct MergePlan {
       let existing = try counterpart(of: object, byKey: byKey)
       let fate: Fate
       if let existing {
-        let differing = attributes(of: object.entity).filter {
-          object.value(for: $0) != existing.value(for: $0)
+        let differing = try attributes(of: object.entity).filter {
+          try object.value(for: $0) != existing.value(for: $0)
         }
         if differing.isEmpty {
           fate = .present(existing)
@@ -92,7 +92,7 @@ struct MergePlan {
     var wanted: [String: (attribute: String, values: [AttributeValue])] = [:]
     for object in sources {
       guard let (entity, attribute) = key(of: object.entity),
-        let value = object.value(for: attribute)
+        let value = try object.value(for: attribute)
       else { continue }
       wanted[entity, default: (attribute, [])].values.append(value)
     }
@@ -109,7 +109,7 @@ struct MergePlan {
     of object: ManagedObject, byKey: [String: [AttributeValue: ManagedObject]]
   ) throws -> ManagedObject? {
     if let (entity, attribute) = key(of: object.entity) {
-      guard let value = object.value(for: attribute), let match = byKey[entity]?[value],
+      guard let value = try object.value(for: attribute), let match = byKey[entity]?[value],
         match.entity == object.entity
       else { return nil }
       return match
@@ -126,7 +126,7 @@ struct MergePlan {
   /// Gives `target` the stored attribute values of `source`.
   private func copyAttributes(of source: ManagedObject, to target: ManagedObject) throws {
     for attribute in attributes(of: source.entity) {
-      try target.setValue(source.value(for: attribute), for: attribute)
+      try target.setValue(try source.value(for: attribute), for: attribute)
     }
   }
 

@@ -62,14 +62,14 @@ public enum SampleLibrary {
           name: "Tag", className: "Tag",
           attributes: [attribute("name", .string, optional: false, default: "untagged")]))
       try builder.relate(
-        "Book", RelationshipDescription(name: "author", destination: "Writer"),
+        "Book", RelationshipDescription(name: "author", destination: "Writer", maxCount: 1),
         inverse: RelationshipDescription(
           name: "books", destination: "Book", maxCount: 0, deleteRule: .deny))
       try builder.relate(
         "Book",
         RelationshipDescription(
           name: "pages", destination: "Page", maxCount: 0, isOrdered: true, deleteRule: .cascade),
-        inverse: RelationshipDescription(name: "book", destination: "Book"))
+        inverse: RelationshipDescription(name: "book", destination: "Book", maxCount: 1))
       try builder.relate(
         "Book",
         RelationshipDescription(

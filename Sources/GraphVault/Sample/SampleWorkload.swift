@@ -73,7 +73,7 @@ public enum SampleWorkload: String, CaseIterable, Sendable {
             name: "Novel", parent: "Book",
             attributes: [AttributeDescription(name: "chapters", type: .integer16)]))
         try builder.relate(
-          "Book", RelationshipDescription(name: "author", destination: "Author"),
+          "Book", RelationshipDescription(name: "author", destination: "Author", maxCount: 1),
           inverse: RelationshipDescription(name: "books", destination: "Book", maxCount: 0))
         try builder.relate(
           "Author", RelationshipDescription(name: "tags", destination: "Tag", maxCount: 0),
@@ -101,7 +101,7 @@ public enum SampleWorkload: String, CaseIterable, Sendable {
           RelationshipDescription(
             name: "posts", destination: "Post", maxCount: 0, isOrdered: true,
             deleteRule: .cascade),
-          inverse: RelationshipDescription(name: "author", destination: "Person"))
+          inverse: RelationshipDescription(name: "author", destination: "Person", maxCount: 1))
         return try builder.build()
       }
     } catch let error as VaultError {

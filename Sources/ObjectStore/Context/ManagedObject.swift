@@ -55,15 +55,22 @@ public final class ManagedObject: CustomStringConvertible {
   /// `Entity/p<pk>`.
   public var description: String { reference.description }
 
-  /// The value of attribute `key` (nil when it has none). A key the entity does not have gives
-  /// nil, unless the entity lets such keys fall through to its extended attributes
-  /// (``ExtendedAttributes/fallThroughKey``): then it is the extended value, when that is a
-  /// single value.
-  public func value(for key: String) -> AttributeValue? {
+  /// The value of attribute `key` (nil when it has none). A key the entity does not have is an
+  /// error, as in Core Data, unless the entity lets such keys fall through to its extended
+  /// attributes (``ExtendedAttributes/fallThroughKey``): then it is the extended value, when
+  /// that is a single value.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) naming the entity and the key
+  ///   when the entity has no attribute `key` and does not fall through.
+  public func value(for key: String) throws(StoreError) -> AttributeValue? {
     if let value = attributes[key] { return value }
-    guard traits.fallsThrough, !traits.attributeNames.contains(key),
-      let extended = try? value(forExtendedKey: key)
-    else { return nil }
+    if traits.attributeNames.contains(key) { return nil }
+    guard traits.fallsThrough else {
+      throw context.fail(
+        .invalidValue,
+        "\(entity) has no attribute \(key) (its attributes: \(traits.attributeNames.sorted().joined(separator: ", ")))"
+      )
+    }
+    guard let extended = try value(forExtendedKey: key) else { return nil }
     return ObjectContext.attributeValue(extended)
   }
 
@@ -147,4 +154,12 @@ public final class ManagedObject: CustomStringConvertible {
   public func remove(_ object: ManagedObject, from relationship: String) throws(StoreError) {
     try context.removeMember(object.reference, from: self, relationship)
   }
+}
+
+extension ManagedObject: Hashable {
+  /// The same object: one context holds one instance per stored object.
+  public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+
+  /// Hashes the instance.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
