@@ -1,3 +1,4 @@
+import Foundation
 import ObjectModel
 import SQLite
 
@@ -64,6 +65,10 @@ extension ObjectContext {
     guard !isReadOnly else {
       throw fail(.unsupported, "the context was opened read-only; it cannot save")
     }
+    guard walking == 0 else {
+      throw fail(
+        .unsupported, "a forEach walk is reading the store; save once it has returned")
+    }
     // Hooks first, so that what they write is validated (Core Data validates before willSave,
     // and a required shadow attribute written there fails its first save).
     try runWillSave()
@@ -92,11 +97,16 @@ extension ObjectContext {
     }
     let saved = inserted.union(updated).union(deleted).sorted(by: Self.stableOrder)
     let savedObjects = saved.compactMap { registered[$0] }
+    let changes = pendingSaveChanges()
     for reference in deleted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
-    inDidSave = true
-    defer { inDidSave = false }
-    for object in savedObjects { try runHooks(.didSave, object) }
+    do {
+      inDidSave = true
+      defer { inDidSave = false }
+      for object in savedObjects { try runHooks(.didSave, object) }
+    }
+    NotificationCenter.default.post(
+      name: .objectContextDidSave, object: self, userInfo: [ContextDidSave.userInfoKey: changes])
   }
 
   /// Writes the pending changes in one transaction. When another writer changed some of the

@@ -1,0 +1,211 @@
+import Foundation
+import ObjectModel
+import SQLite
+
+extension ManagedObject {
+  /// Whether the object was inserted and is not saved yet (`isInserted` in Core Data).
+  public var isInserted: Bool { context.inserted.contains(reference) }
+
+  /// Whether the object, stored already, has unsaved changes: values, relationships (its own
+  /// or its to-many members'), or transient values (`isUpdated` in Core Data).
+  public var isUpdated: Bool {
+    guard !isInserted, !context.deleted.contains(reference) else { return false }
+    return context.updated.contains(reference) || context.transientChanges.contains(reference)
+      || context.hasMembershipChanges(reference)
+  }
+
+  /// Whether the object is inserted, updated or deleted and not saved yet.
+  public var hasChanges: Bool { isInserted || isUpdated || context.deleted.contains(reference) }
+
+  /// The persistent properties whose values differ from those last read or saved, with their
+  /// values now, as Core Data's `changedValues()`: attributes, to-one relationships, and to-many
+  /// relationships whose members differ from the stored ones. Extended attributes reach their
+  /// bucket attribute when the context saves.
+  /// - Throws: ``StoreError`` when the stored members cannot be read.
+  public func changedValues() throws(StoreError) -> [String: PropertyValue] {
+    var result: [String: PropertyValue] = [:]
+    for attribute in context.model.attributes(of: entity) where attribute.isStored {
+      let name = attribute.name
+      if attributes[name] != committed[name] { result[name] = .attribute(attributes[name]) }
+    }
+    for relationship in context.model.relationships(of: entity) where !relationship.isTransient {
+      let name = relationship.name
+      if !relationship.isToMany {
+        if toOne[name] != committedToOne[name] { result[name] = .toOne(toOne[name]) }
+        continue
+      }
+      // A stored object's members change only with links made in memory.
+      guard isInserted || context.membersMayHaveChanged(of: self, relationship) else { continue }
+      let now = try context.members(of: self, name)
+      let stored = isInserted ? [] : try context.storedMembers(of: self, relationship)
+      let differ = relationship.isOrdered ? now != stored : Set(now) != Set(stored)
+      if differ { result[name] = .toMany(now) }
+    }
+    return result
+  }
+
+  /// The values of `keys` (every persistent property when nil) as last read from or written to
+  /// the store, unsaved changes left out, as Core Data's `committedValues(forKeys:)`.
+  /// - Throws: ``StoreError`` naming a key the entity does not have, or when the stored members
+  ///   cannot be read.
+  public func committedValues(forKeys keys: [String]? = nil) throws(StoreError)
+    -> [String: PropertyValue]
+  {
+    let model = context.model
+    let attributes = model.attributes(of: entity).filter(\.isStored)
+    let relationships = model.relationships(of: entity).filter { !$0.isTransient }
+    var result: [String: PropertyValue] = [:]
+    for key in keys ?? (attributes.map(\.name) + relationships.map(\.name)) {
+      if attributes.contains(where: { $0.name == key }) {
+        result[key] = .attribute(committed[key])
+      } else if let relationship = relationships.first(where: { $0.name == key }) {
+        if relationship.isToMany {
+          result[key] = .toMany(isInserted ? [] : try context.storedMembers(of: self, relationship))
+        } else {
+          result[key] = .toOne(committedToOne[key])
+        }
+      } else {
+        throw context.fail(.invalidValue, "\(entity) has no persistent property \(key)")
+      }
+    }
+    return result
+  }
+}
+
+extension ObjectContext {
+  /// The objects inserted and not saved yet.
+  public var insertedObjects: Set<ManagedObject> {
+    Set(inserted.compactMap { registered[$0] })
+  }
+
+  /// The stored objects with unsaved changes (``ManagedObject/isUpdated``).
+  public var updatedObjects: Set<ManagedObject> {
+    Set(registered.values.filter(\.isUpdated))
+  }
+
+  /// The objects deleted and not saved yet.
+  public var deletedObjects: Set<ManagedObject> {
+    Set(deleted.compactMap { registered[$0] })
+  }
+
+  /// Brings this context's objects up to date with a save another context made on the same
+  /// store (its ``Notification/Name/objectContextDidSave`` notification), as Core Data's
+  /// `mergeChanges(fromContextDidSave:)`: objects it deleted leave this context (their
+  /// `didTurnIntoFault` hooks run), objects it changed are read again with this context's own
+  /// unsaved changes kept (``refresh(_:mergeChanges:)``), and to-many members are read again
+  /// when next asked for. Objects it inserted are found by the next fetch.
+  /// - Throws: ``StoreError`` when the store cannot be read.
+  public func mergeChanges(fromContextDidSave changes: ContextDidSave) throws(StoreError) {
+    for reference in changes.deleted.sorted(by: Self.stableOrder) {
+      guard let object = registered.removeValue(forKey: reference) else { continue }
+      object.isDeleted = true
+      updated.remove(reference)
+      deleted.remove(reference)
+      transientChanges.remove(reference)
+      try runHooks(.didTurnIntoFault, object)
+    }
+    for reference in changes.updated.union(changes.inserted).sorted(by: Self.stableOrder) {
+      guard let object = registered[reference], !inserted.contains(reference) else { continue }
+      try refresh(object, mergeChanges: true)
+    }
+    for object in registered.values
+    where !inserted.contains(object.reference) && !hasMembershipChanges(object.reference) {
+      object.toMany.removeAll()
+    }
+  }
+
+  /// ``mergeChanges(fromContextDidSave:)`` with the changes a did-save notification carries.
+  /// - Throws: ``StoreError`` when `notification` is not a did-save notification, or as the
+  ///   merge does.
+  public func mergeChanges(fromContextDidSave notification: Notification) throws(StoreError) {
+    guard let changes = ContextDidSave(notification) else {
+      throw fail(.invalidValue, "\(notification.name.rawValue) is not a did-save notification")
+    }
+    try mergeChanges(fromContextDidSave: changes)
+  }
+
+  /// What the pending changes will have saved, for the did-save notification.
+  func pendingSaveChanges() -> ContextDidSave {
+    var members = Set<ObjectReference>()
+    for reference in registered.keys where hasMembershipChanges(reference) {
+      members.insert(reference)
+    }
+    return ContextDidSave(
+      inserted: inserted,
+      updated: updated.union(members).subtracting(inserted).subtracting(deleted),
+      deleted: deleted)
+  }
+
+  /// Whether a many-to-many link of `reference` was made or broken, or an ordered relationship
+  /// of its reordered, in memory.
+  func hasMembershipChanges(_ reference: ObjectReference) -> Bool {
+    reordered.contains { $0.owner == reference }
+      || joinInserts.contains { involves($0, reference) }
+      || joinDeletes.contains { involves($0, reference) }
+  }
+
+  /// Whether the members of `object`'s to-many `relationship` may differ from the stored ones:
+  /// a link made or broken in memory, here or on an object that points here.
+  func membersMayHaveChanged(of object: ManagedObject, _ relationship: RelationshipDescription)
+    -> Bool
+  {
+    if hasMembershipChanges(object.reference) { return true }
+    guard let inverse = model.inverse(of: relationship), !inverse.isToMany else { return false }
+    return registered.values.contains { member in
+      (member.toOne[inverse.name] == object.reference
+        || member.committedToOne[inverse.name] == object.reference)
+        && (member.toOne[inverse.name] != member.committedToOne[inverse.name] || member.isDeleted)
+    }
+  }
+
+  /// The members of `object`'s to-many `relationship` as the store has them, in order (ordered
+  /// relationships) or by primary key.
+  func storedMembers(of object: ManagedObject, _ relationship: RelationshipDescription)
+    throws(StoreError) -> [ObjectReference]
+  {
+    guard let inverse = model.inverse(of: relationship) else {
+      throw fail(.unsupported, "\(object.entity).\(relationship.name) has no inverse")
+    }
+    let sql: String
+    if !inverse.isToMany {
+      let table = try table(for: relationship.destination)
+      guard
+        let column = table.toOne.values.joined().first(where: {
+          $0.relationship.name == inverse.name
+        })?.column
+      else {
+        throw fail(
+          .invalidValue, "the store has no column for \(relationship.destination).\(inverse.name)")
+      }
+      let declaring =
+        model.lineage(of: object.entity).first { $0.relationship(named: relationship.name) != nil }?
+        .name ?? object.entity
+      let order =
+        relationship.isOrdered
+        ? layout.tables.compactMap { $0.orderKeys["\(declaring).\(relationship.name)"] }.first
+        : nil
+      sql =
+        "SELECT Z_PK, Z_ENT FROM \(table.name) WHERE \(column) = ? ORDER BY \(order.map { "\($0), " } ?? "")Z_PK"
+    } else {
+      let (join, ownerSide) = try joinTable(for: object.entity, relationship.name)
+      let mine = ownerSide ? join.sourceColumn : join.destinationColumn
+      let theirs = ownerSide ? join.destinationColumn : join.sourceColumn
+      let members = try table(for: relationship.destination)
+      let order = ownerSide && relationship.isOrdered ? join.orderColumn.map { "j.\($0), " } : nil
+      sql =
+        "SELECT m.Z_PK, m.Z_ENT FROM \(join.name) j JOIN \(members.name) m ON m.Z_PK = j.\(theirs) WHERE j.\(mine) = ? ORDER BY \(order ?? "")m.Z_PK"
+    }
+    do {
+      let statement = try store.database.prepare(sql)
+      try statement.bind(.integer(object.primaryKey), at: 1)
+      return try statement.allRows().compactMap { row in
+        guard let key = row[0].integerValue, let number = row[1].integerValue,
+          let entity = entityNames[Int(number)]
+        else { return nil }
+        return ObjectReference(entity: entity, primaryKey: key)
+      }
+    } catch {
+      throw wrap(error, "cannot read the stored members of \(object).\(relationship.name)")
+    }
+  }
+}
