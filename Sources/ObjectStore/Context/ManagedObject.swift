@@ -5,7 +5,12 @@ import PropertyList
 /// the store and changed in memory until the context saves.
 ///
 /// Setting a relationship keeps its inverse in step on the other objects, as Core Data does.
-public final class ManagedObject: CustomStringConvertible {
+///
+/// Open for subclassing, as `NSManagedObject` is: a subclass per entity (written by
+/// `graphvault generate`, or by hand) gives typed properties over ``value(for:as:)`` and
+/// ``setValue(_:for:)-(T?,_)``; ``ObjectContext/register(_:)`` tells a context which class
+/// makes which entity's objects.
+open class ManagedObject: CustomStringConvertible {
   /// The object's entity and primary key.
   public let reference: ObjectReference
   unowned let context: ObjectContext
@@ -32,7 +37,18 @@ public final class ManagedObject: CustomStringConvertible {
   /// Whether the object was deleted (pending or saved), or discarded by a rollback.
   public internal(set) var isDeleted = false
 
-  init(record: ObjectRecord, context: ObjectContext) {
+  /// What a context hands a new object: its stored record and the context itself.
+  public struct Construction {
+    let record: ObjectRecord
+    unowned let context: ObjectContext
+  }
+
+  /// Creates an object for a context; a subclass inherits it (or passes `construction` on to
+  /// it). Objects are made by the context (``ObjectContext/insert(_:)``, fetches), never
+  /// directly.
+  public required init(_ construction: Construction) {
+    let record = construction.record
+    let context = construction.context
     reference = record.reference
     self.context = context
     traits = context.traits(of: record.entity)

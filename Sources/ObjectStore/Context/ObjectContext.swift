@@ -43,6 +43,8 @@ public final class ObjectContext {
   var statements: [String: Statement] = [:]
   /// Per entity: attribute names and extended-attribute bucket, worked out once.
   var entityTraits: [String: EntityTraits] = [:]
+  /// The classes registered for entities (``register(_:for:)``).
+  var classes: [String: ManagedObject.Type] = [:]
   /// How many ``forEach(_:_:)`` walks are reading the store (a save is refused meanwhile).
   var walking = 0
   /// Whether the context only reads (it cannot save).
@@ -152,7 +154,7 @@ public final class ObjectContext {
 
   func register(_ record: ObjectRecord) throws(StoreError) -> ManagedObject {
     if let existing = registered[record.reference] { return existing }
-    let object = ManagedObject(record: record, context: self)
+    let object = makeObject(record)
     registered[record.reference] = object
     try runHooks(.awakeFromFetch, object)
     return object
@@ -202,9 +204,8 @@ public final class ObjectContext {
     for attribute in model.attributes(of: entity) {
       if let value = attribute.defaultValue { attributes[attribute.name] = value }
     }
-    let object = ManagedObject(
-      record: ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes),
-      context: self)
+    let object = makeObject(
+      ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes))
     // A new object has no members in the store: its to-many relationships start empty.
     for relationship in model.relationships(of: entity) where relationship.isToMany {
       object.toMany[relationship.name] = []
