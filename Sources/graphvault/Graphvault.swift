@@ -25,7 +25,7 @@ struct Graphvault: ParsableCommand {
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
       DiffCommand.self, MergeCommand.self, FindCommand.self,
       PruneCommand.self, FixtureCommand.self, ExportCommand.self, ImportCommand.self,
-      ModelCommand.self, MigrateCommand.self,
+      ModelCommand.self, MigrateCommand.self, GenerateCommand.self,
       CreateCommand.self, SampleCommand.self,
     ]
   )

@@ -60,59 +60,26 @@ enum AttributeNumber {
   }
 }
 
-extension Int64: AttributeConvertible {
-  /// The integer an attribute holds (a whole number of any numeric kind).
+extension AttributeConvertible where Self: FixedWidthInteger {
+  /// The integer an attribute holds (a whole number of any numeric kind), when it fits the
+  /// type.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
-    guard let integer = AttributeNumber.integer(value) else { return nil }
-    self = integer
-  }
-  /// The integer for a numeric attribute, within its width.
-  public func attributeValue(for type: AttributeType) -> AttributeValue? {
-    AttributeNumber.value(self, for: type)
-  }
-}
-
-extension Int: AttributeConvertible {
-  /// The integer an attribute holds (a whole number of any numeric kind).
-  public init?(attributeValue value: AttributeValue, type: AttributeType) {
-    guard let integer = AttributeNumber.integer(value).flatMap({ Int(exactly: $0) }) else {
+    guard let integer = AttributeNumber.integer(value).flatMap({ Self(exactly: $0) }) else {
       return nil
     }
     self = integer
   }
+
   /// The integer for a numeric attribute, within its width.
   public func attributeValue(for type: AttributeType) -> AttributeValue? {
-    AttributeNumber.value(Int64(self), for: type)
+    Int64(exactly: self).flatMap { AttributeNumber.value($0, for: type) }
   }
 }
 
-extension Int32: AttributeConvertible {
-  /// The integer an attribute holds, when it fits 32 bits.
-  public init?(attributeValue value: AttributeValue, type: AttributeType) {
-    guard let integer = AttributeNumber.integer(value).flatMap({ Int32(exactly: $0) }) else {
-      return nil
-    }
-    self = integer
-  }
-  /// The integer for a numeric attribute, within its width.
-  public func attributeValue(for type: AttributeType) -> AttributeValue? {
-    AttributeNumber.value(Int64(self), for: type)
-  }
-}
-
-extension Int16: AttributeConvertible {
-  /// The integer an attribute holds, when it fits 16 bits.
-  public init?(attributeValue value: AttributeValue, type: AttributeType) {
-    guard let integer = AttributeNumber.integer(value).flatMap({ Int16(exactly: $0) }) else {
-      return nil
-    }
-    self = integer
-  }
-  /// The integer for a numeric attribute, within its width.
-  public func attributeValue(for type: AttributeType) -> AttributeValue? {
-    AttributeNumber.value(Int64(self), for: type)
-  }
-}
+extension Int64: AttributeConvertible {}
+extension Int: AttributeConvertible {}
+extension Int32: AttributeConvertible {}
+extension Int16: AttributeConvertible {}
 
 extension Double: AttributeConvertible {
   /// The number an attribute holds, as a real.

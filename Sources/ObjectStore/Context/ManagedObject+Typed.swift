@@ -62,3 +62,78 @@ extension ManagedObject {
     return typed
   }
 }
+
+// MARK: Accessors for generated classes
+
+extension ManagedObject {
+  /// For generated accessors: the value of attribute `key` as `T`. A store error stops the
+  /// program with its description, as Core Data's accessors raise; code that expects errors
+  /// calls ``value(for:as:)``.
+  public func accessorValue<T: AttributeConvertible>(_ key: String) -> T? {
+    do { return try value(for: key, as: T.self) } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: the value of a required attribute, which must have one.
+  public func requiredAccessorValue<T: AttributeConvertible>(_ key: String) -> T {
+    guard let value: T = accessorValue(key) else {
+      Self.stop("\(entity).\(key) is required and has no value yet")
+    }
+    return value
+  }
+
+  /// For generated accessors: sets attribute `key` (see ``setValue(_:for:)-(T?,_)``).
+  public func setAccessorValue<T: AttributeConvertible>(_ value: T?, _ key: String) {
+    do { try setValue(value, for: key) } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: the value of a transformable attribute, through its transformer.
+  public func accessorTransformedValue(_ key: String) -> (any Sendable)? {
+    do { return try transformedValue(for: key) } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: sets a transformable attribute through its transformer.
+  public func setAccessorTransformedValue(_ value: (any Sendable)?, _ key: String) {
+    do { try setTransformedValue(value, for: key) } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: the object a to-one relationship points at, as `T`.
+  public func accessorObject<T: ManagedObject>(_ key: String) -> T? {
+    do {
+      guard let object = try object(for: key) else { return nil }
+      guard let typed = object as? T else {
+        Self.stop("\(object) is a \(type(of: object)), not a \(T.self): register its class")
+      }
+      return typed
+    } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: points a to-one relationship at `object`.
+  public func setAccessorObject(_ object: ManagedObject?, _ key: String) {
+    do { try setObject(object, for: key) } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: the objects of a to-many relationship, as `T`, in order.
+  public func accessorObjects<T: ManagedObject>(_ key: String) -> [T] {
+    do {
+      return try objects(for: key).map { object in
+        guard let typed = object as? T else {
+          Self.stop("\(object) is a \(type(of: object)), not a \(T.self): register its class")
+        }
+        return typed
+      }
+    } catch { Self.stop(error) }
+  }
+
+  /// For generated accessors: makes a to-many relationship hold exactly `objects`.
+  public func setAccessorObjects(_ objects: [ManagedObject], _ key: String) {
+    do { try setObjects(objects, for: key) } catch { Self.stop(error) }
+  }
+
+  private static func stop(_ error: any Error) -> Never {
+    fatalError("graphvault: \(error)")
+  }
+
+  private static func stop(_ message: String) -> Never {
+    fatalError("graphvault: \(message)")
+  }
+}
