@@ -144,6 +144,22 @@ struct ChangeTrackingTests {
     #expect(try saved.value(for: "rating") == .double(3))
   }
 
+  @Test func aContextMergesEverySaveOfAnotherUntilCancelled() throws {
+    let writer = try ObjectContext(storePath: path, model: model)
+    let reader = try ObjectContext(storePath: path, model: model)
+    let readersDune = try book("Dune", in: reader)
+    let merging = reader.mergeChanges(fromSavesOf: writer)
+    let dune = try book("Dune", in: writer)
+    try dune.setValue(.string("Dune I"), for: "title")
+    try writer.save()
+    #expect(try readersDune.value(for: "title") == .string("Dune I"))
+    merging.cancel()
+    try dune.setValue(.string("Dune II"), for: "title")
+    try writer.save()
+    #expect(try readersDune.value(for: "title") == .string("Dune I"))
+    #expect(merging.lastError == nil)
+  }
+
   @Test func aNotificationOfAnotherKindIsRefused() throws {
     let context = try ObjectContext(storePath: path, model: model)
     #expect(throws: StoreError.self) {
