@@ -62,7 +62,9 @@ extension ManagedObject {
   /// - Throws: ``StoreError`` when the entity has no bucket or the stored bucket is not a
   ///   property-list dictionary.
   public func value(forExtendedKey key: String) throws(StoreError) -> PropertyListValue? {
-    if let change = extendedChanges[key] { return change }
+    if !extendedChanges.isEmpty, let change = extendedChanges[key] { return change }
+    // The decoded bucket, once there, is read in place: no call through the context.
+    if let snapshot = extendedSnapshot { return snapshot[key] }
     return try context.extendedSnapshot(of: self)[key]
   }
 
