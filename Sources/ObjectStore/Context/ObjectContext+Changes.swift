@@ -126,14 +126,16 @@ extension ObjectContext {
 
   /// What the pending changes will have saved, for the did-save notification.
   func pendingSaveChanges() -> ContextDidSave {
-    var members = Set<ObjectReference>()
-    for reference in registered.keys where hasMembershipChanges(reference) {
-      members.insert(reference)
+    // Shared with the pending sets, not copied, unless something must be added or removed.
+    var changed = updated
+    if !joinInserts.isEmpty || !joinDeletes.isEmpty || !reordered.isEmpty {
+      for reference in registered.keys
+      where !inserted.contains(reference) && hasMembershipChanges(reference) {
+        changed.insert(reference)
+      }
     }
-    return ContextDidSave(
-      inserted: inserted,
-      updated: updated.union(members).subtracting(inserted).subtracting(deleted),
-      deleted: deleted)
+    if !deleted.isEmpty { changed.subtract(deleted) }
+    return ContextDidSave(inserted: inserted, updated: changed, deleted: deleted)
   }
 
   /// Whether a many-to-many link of `reference` was made or broken, or an ordered relationship

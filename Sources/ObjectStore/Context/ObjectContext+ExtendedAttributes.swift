@@ -173,6 +173,8 @@ extension ObjectContext {
   /// when the save commits. Returns what to put back if it does not.
   func foldExtendedChanges() throws(StoreError) -> [(ManagedObject, String, AttributeValue?)] {
     var folded: [(ManagedObject, String, AttributeValue?)] = []
+    // One writer for every bucket of the save, its buffers reused from one to the next.
+    var writer = BinaryPropertyListWriter()
     // Inserted and updated objects are apart (an object is in one or the other).
     for reference in [inserted, updated].joined() {
       guard let object = registered[reference], !object.isDeleted,
@@ -181,8 +183,13 @@ extension ObjectContext {
       var merged = try extendedSnapshot(of: object)
       for (key, change) in object.extendedChanges { merged[key] = change }
       folded.append((object, bucket, object.attributes[bucket]))
-      object.attributes[bucket] =
-        merged.isEmpty ? nil : .data(PropertyListValue.dictionary(merged).binaryPropertyList())
+      if merged.isEmpty {
+        object.attributes[bucket] = nil
+      } else {
+        writer.reset()
+        let root = writer.value(.dictionary(merged))
+        object.attributes[bucket] = .data(writer.serialized(root: root))
+      }
       object.pendingExtendedSnapshot = merged
     }
     return folded
