@@ -39,17 +39,18 @@ struct FetchPlan {
       throw context.fail(.invalidValue, "the model has no entity \(request.entity)")
     }
     table = try context.table(for: request.entity)
-    let names =
+    let fetched = Set(
       request.includesSubentities
-      ? model.hierarchy(from: request.entity).map(\.name) : [request.entity]
-    entities = Set(names)
-    let numbers = names.compactMap { context.layout.entityNumbers[$0] }
+        ? model.hierarchy(from: request.entity).map(\.name) : [request.entity])
+    entities = fetched
     // Every entity of the table: no row to leave out, and no Z_ENT index to mislead the
     // planner away from an index that gives the sort order.
-    let fetched = Set(names)
     let covers = model.hierarchy(from: table.rootEntity).allSatisfy { fetched.contains($0.name) }
-    var filter =
-      covers ? "1" : "Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))"
+    let numbers =
+      request.includesSubentities
+      ? context.layout.entityNumberList(request.entity)
+      : context.layout.entityNumbers[request.entity].map(String.init) ?? ""
+    var filter = covers ? "1" : "Z_ENT IN (\(numbers))"
     var bindings: [SQLiteValue] = []
     var formats: [Predicate.Format: ResolvedPredicate] = [:]
     for format in request.predicate?.formats ?? [] {
@@ -93,8 +94,8 @@ struct FetchPlan {
     let model = context.model
     let parts = descriptor.key.split(separator: ".", omittingEmptySubsequences: false).map(
       String.init)
+    let layout = context.layout
     var current = entity
-    var currentTable = table
     // Each followed relationship: the destination's table and the foreign key's column.
     var hops: [(table: String, foreignKey: String)] = []
     func keys(of entity: String) -> String {
@@ -110,36 +111,28 @@ struct FetchPlan {
       )
     }
     for part in parts.dropLast() {
-      let lineage = Set(model.lineage(of: current).map(\.name))
       guard
         let relationship = model.relationships(of: current).first(where: { $0.name == part }),
         !relationship.isToMany, !relationship.isTransient
       else {
         throw refuse("\(current) has no to-one relationship \(part)")
       }
-      guard
-        let foreignKey = currentTable.toOne.filter({ lineage.contains($0.key) }).values.joined()
-          .first(where: { $0.relationship.name == part })?.column,
-        let destination = context.layout.table(for: relationship.destination)
+      guard let foreignKey = layout.foreignKey(ofToOne: part, in: current),
+        let destination = layout.table(for: relationship.destination)
       else {
         throw refuse("the store has no column for \(current).\(part)")
       }
       hops.append((destination.name, foreignKey))
       current = relationship.destination
-      currentTable = destination
     }
     let name = parts.last ?? ""
-    let lineage = Set(model.lineage(of: current).map(\.name))
     guard let attribute = model.attributes(of: current).first(where: { $0.name == name }) else {
       throw refuse("\(current) has no attribute \(name)")
     }
     guard attribute.isStored else {
       throw refuse("\(current).\(name) is transient, so the store cannot sort by it")
     }
-    guard
-      let column = currentTable.attributes.filter({ lineage.contains($0.key) }).values.joined()
-        .first(where: { $0.attribute.name == name })?.column
-    else {
+    guard let column = layout.column(ofAttribute: name, in: current) else {
       throw refuse("the store has no column for \(current).\(name)")
     }
     // (SELECT s.… FROM DESTINATION s WHERE s.Z_PK = OUTER.FOREIGN_KEY), nested per hop.

@@ -171,21 +171,12 @@ extension ObjectContext {
     let sql: String
     if !inverse.isToMany {
       let table = try table(for: relationship.destination)
-      guard
-        let column = table.toOne.values.joined().first(where: {
-          $0.relationship.name == inverse.name
-        })?.column
+      guard let column = layout.foreignKey(ofToOne: inverse.name, in: relationship.destination)
       else {
         throw fail(
           .invalidValue, "the store has no column for \(relationship.destination).\(inverse.name)")
       }
-      let declaring =
-        model.lineage(of: object.entity).first { $0.relationship(named: relationship.name) != nil }?
-        .name ?? object.entity
-      let order =
-        relationship.isOrdered
-        ? layout.tables.compactMap { $0.orderKeys["\(declaring).\(relationship.name)"] }.first
-        : nil
+      let order = layout.orderColumn(ofToOne: inverse, in: relationship.destination)
       sql =
         "SELECT Z_PK, Z_ENT FROM \(table.name) WHERE \(column) = ? ORDER BY \(order.map { "\($0), " } ?? "")Z_PK"
     } else {

@@ -52,8 +52,7 @@ extension ObjectContext {
     if !inverse.isToMany {
       // One-to-many: the members are the objects whose to-one points here.
       let table = try table(for: relationship.destination)
-      let column = table.toOne.values.joined().first { $0.relationship.name == inverse.name }?
-        .column
+      let column = layout.foreignKey(ofToOne: inverse.name, in: relationship.destination)
       var found: [ObjectReference: ManagedObject] = [:]
       if let column, !inserted.contains(object.reference) {
         for member in try load(
@@ -75,14 +74,9 @@ extension ObjectContext {
       }
       // Order keys are kept under the entity that declares the relationship: a sub-entity's
       // objects inherit them.
-      let declaring =
-        model.lineage(of: object.entity).first { $0.relationship(named: name) != nil }?.name
-        ?? object.entity
-      let orderColumn = layout.tables.compactMap { $0.orderKeys["\(declaring).\(name)"] }.first
+      let orderColumn = layout.orderColumn(ofToOne: inverse, in: relationship.destination)
       var order: [ObjectReference: Int64] = [:]
-      if relationship.isOrdered, let orderColumn,
-        let table = layout.table(for: relationship.destination)
-      {
+      if relationship.isOrdered, let orderColumn {
         do {
           let statement = try store.database.prepare(
             "SELECT Z_PK, \(orderColumn) FROM \(table.name) WHERE \(column ?? "Z_PK") = ?")

@@ -25,18 +25,14 @@ struct PredicateSQLTranslator {
 
   /// The predicate as SQL over the table's columns, as far as it maps to them.
   func translate(_ predicate: Predicate, bindings: inout [SQLiteValue]) -> Translation {
-    let lineage = Set(layout.model.lineage(of: entity).map(\.name))
-    func attribute(_ key: String) -> StoreLayout.AttributeColumn? {
-      table.attributes.filter { lineage.contains($0.key) }.values.joined().first {
-        $0.attribute.name == key
-      }
-    }
     func binary(_ key: String, _ op: String, _ value: AttributeValue?) -> Translation {
-      guard let column = attribute(key) else { return Translation(sql: nil, isExact: false) }
+      guard let column = layout.column(ofAttribute: key, in: entity),
+        let attribute = layout.model.attributes(of: entity).first(where: { $0.name == key })
+      else { return Translation(sql: nil, isExact: false) }
       bindings.append(value.map { SQLValues.sqlite($0) } ?? .null)
       // A value of another kind than the attribute's is compared differently in memory.
-      let fits = value.map { $0.fits(column.attribute.type) } ?? true
-      return Translation(sql: "\(column.column) \(op) ?", isExact: fits)
+      let fits = value.map { $0.fits(attribute.type) } ?? true
+      return Translation(sql: "\(column) \(op) ?", isExact: fits)
     }
     switch predicate {
     case .equal(let key, let value): return binary(key, "IS", value)
@@ -46,12 +42,11 @@ struct PredicateSQLTranslator {
     case .greater(let key, let value): return binary(key, ">", value)
     case .greaterOrEqual(let key, let value): return binary(key, ">=", value)
     case .relatedTo(let key, let reference):
-      guard
-        let column = table.toOne.filter({ lineage.contains($0.key) }).values.joined().first(
-          where: { $0.relationship.name == key })
-      else { return Translation(sql: nil, isExact: false) }
+      guard let column = layout.foreignKey(ofToOne: key, in: entity) else {
+        return Translation(sql: nil, isExact: false)
+      }
       bindings.append(reference.map { .integer($0.primaryKey) } ?? .null)
-      return Translation(sql: "\(column.column) IS ?", isExact: true)
+      return Translation(sql: "\(column) IS ?", isExact: true)
     case .and(let all):
       var parts: [String] = []
       var exact = true
