@@ -143,17 +143,20 @@ public enum RestoreService {
     let stages: [MigrationStage]
 
     init(options: RestoreOptions) throws {
-      if let set = options.versionSet {
-        self.set = set
-        version = options.modelVersion
-        let sources = try MappingSources.load(
-          paths: options.mappingPaths, directory: options.mappingDirectory, set: set)
-        mapping = sources.file
-        models = sources.models
-        stages = options.stages
-        return
-      }
-      guard let path = options.modelPath else {
+      version = options.modelVersion
+      stages = options.stages
+      let set: ModelVersionSet
+      if let given = options.versionSet {
+        set = given
+      } else if let path = options.modelPath {
+        set = try ModelSource.versions(at: path)
+        if let name = options.modelVersion, set.version(named: name) == nil {
+          throw VaultError(
+            .modelUnavailable,
+            "\(set.name) has no version \(name) (versions: \(set.versions.compactMap(\.versionName).joined(separator: ", "))) (\(path))"
+          )
+        }
+      } else {
         if !options.mappingPaths.isEmpty || options.mappingDirectory != nil
           || options.modelVersion != nil || !options.stages.isEmpty
         {
@@ -162,27 +165,16 @@ public enum RestoreService {
             "--mapping, --mappings, --model-version and custom stages need --model (the target model)"
           )
         }
-        set = nil
-        version = nil
+        self.set = nil
         mapping = nil
         models = []
-        stages = options.stages
         return
       }
-      let set = try ModelSource.versions(at: path)
-      if let name = options.modelVersion, set.version(named: name) == nil {
-        throw VaultError(
-          .modelUnavailable,
-          "\(set.name) has no version \(name) (versions: \(set.versions.compactMap(\.versionName).joined(separator: ", "))) (\(path))"
-        )
-      }
       self.set = set
-      version = options.modelVersion
       let sources = try MappingSources.load(
         paths: options.mappingPaths, directory: options.mappingDirectory, set: set)
       mapping = sources.file
       models = sources.models
-      stages = options.stages
     }
   }
 
