@@ -1,3 +1,4 @@
+import DurableIO
 import Foundation
 import ObjectModel
 
@@ -15,8 +16,8 @@ public enum GenerateService {
 
   /// Writes the classes of `modelPath`'s version `versionName` (the current one when nil) into
   /// `output`, made if missing. A file of the same name is replaced only when graphvault
-  /// generated it (its first line says so) or `force`; each file is written under a
-  /// temporary name and renamed, so a file is never left half written.
+  /// generated it (its first line says so) or `force`; each file is written durably under a
+  /// temporary name and renamed (``PendingFile``), so a file is never left half written.
   /// - Throws: ``VaultError``: 66 for a model that is not there, 73 when a file graphvault did
   ///   not write is in the way, 74 when writing fails, 65 or 78 for a model that cannot be read
   ///   or whose classes cannot be generated.
@@ -51,20 +52,14 @@ public enum GenerateService {
       }
     }
     for file in files {
-      let path = (output as NSString).appendingPathComponent(file.name)
-      let temporary = (output as NSString).appendingPathComponent(
-        ".\(file.name).\(UUID().uuidString)")
-      do {
-        try Data(file.text.utf8).write(to: URL(fileURLWithPath: temporary))
-        guard rename(temporary, path) == 0 else {
-          throw VaultError(
-            .ioFailure, "cannot rename into \(path): \(String(cString: strerror(errno)))")
-        }
-      } catch {
-        try? manager.removeItem(atPath: temporary)
-        if let error = error as? VaultError { throw error }
-        throw VaultError(.ioFailure, "cannot write \(path): \(error.localizedDescription)")
+      // What a killed run left of this file.
+      for leftover in DurableFile.abandonedTemporaries(in: output, of: file.name) {
+        unlink(leftover)
       }
+      let pending = try PendingFile(
+        creating: (output as NSString).appendingPathComponent(file.name), mode: 0o644)
+      try Array(file.text.utf8).withUnsafeBytes { try pending.write($0) }
+      try pending.publish()
     }
     return Result(
       modelVersion: model.versionName ?? model.name, output: output, files: files.map(\.name))
