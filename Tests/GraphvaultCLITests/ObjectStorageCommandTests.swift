@@ -264,12 +264,15 @@ struct ObjectStorageCommandTests {
 
     // A second backup of the same store, and a prune, are refused while one uploads.
     let first = try RunningProcess(BuiltTool.path, arguments, environment: environment)
+    // Stopped the moment its upload is seen, from the polling loop itself: stopping it only
+    // after that process ends left time for the upload to finish (seen on a loaded machine).
     let waited = try moto.boto(
       """
-      import time
+      import os, signal, time
       deadline = time.time() + 60
       while not s3.list_multipart_uploads(Bucket="backups").get("Uploads") and time.time() < deadline:
           time.sleep(0.02)
+      os.kill(\(first.pid), signal.SIGSTOP)
       """)
     #expect(waited.status == 0)
     first.send(SIGSTOP)
