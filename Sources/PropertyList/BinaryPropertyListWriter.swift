@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Builds a binary property list (`bplist00`) object by object, without an intermediate
 /// ``PropertyListValue`` tree, so a caller can encode a chunk of records straight from its own
 /// data.
@@ -57,14 +59,22 @@ public struct BinaryPropertyListWriter: Sendable {
     scalarBytes.count + references.count * 2 + slots.count * 3 + 40
   }
 
-  /// Names the object table: a new random number for each writer and after each ``reset()``.
-  /// A reference is valid only in the table that made it, so a caller may cache references
-  /// (even across several writers) while this stays the same.
-  public private(set) var generation = UInt64.random(in: .min ... .max)
+  /// Names the object table: a number no other writer of the process has had, new after each
+  /// ``reset()``. A reference is valid only in the table that made it, so a caller may cache
+  /// references (even across several writers) while this stays the same.
+  public private(set) var generation = Self.nextGeneration()
+
+  /// Counts tables process-wide (an atomic add: a reset runs once per encoded bucket, where
+  /// asking the system for a random number cost more than the encoding).
+  private static let generations = Atomic<UInt64>(0)
+
+  private static func nextGeneration() -> UInt64 {
+    generations.wrappingAdd(1, ordering: .relaxed).newValue
+  }
 
   /// Empties the table, keeping the buffers' capacity for the next list.
   public mutating func reset() {
-    generation = UInt64.random(in: .min ... .max)
+    generation = Self.nextGeneration()
     slots.removeAll(keepingCapacity: true)
     scalarBytes.removeAll(keepingCapacity: true)
     references.removeAll(keepingCapacity: true)
@@ -272,9 +282,16 @@ public struct BinaryPropertyListWriter: Sendable {
       return makeArray(fromStackIndex: start)
     case .dictionary(let entries):
       let start = stackCount
-      for key in entries.keys.sorted() {
-        push(string(key))
-        push(self.value(entries[key]!))
+      // The keys sorted in scratch memory (on the stack for small dictionaries), not an array.
+      withUnsafeTemporaryAllocation(of: String.self, capacity: entries.count) { scratch in
+        var keys = scratch
+        _ = keys.initialize(fromContentsOf: entries.keys)
+        keys.sort()
+        for key in keys {
+          push(string(key))
+          push(self.value(entries[key]!))
+        }
+        keys.deinitialize()
       }
       return makeDictionary(fromStackIndex: start)
     }
@@ -299,26 +316,15 @@ public struct BinaryPropertyListWriter: Sendable {
     var lastOffset = 8
     for slot in slots {
       lastOffset = 8 + totalObjectBytes
-      switch slot.kind {
-      case .scalar: totalObjectBytes += Int(slot.count)
-      case .array:
-        totalObjectBytes +=
-          Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
-      case .dictionary:
-        totalObjectBytes +=
-          Self.markerSize(count: Int(slot.count)) + 2 * Int(slot.count) * referenceSize
-      }
+      totalObjectBytes += size(of: slot, referenceSize: referenceSize)
     }
     let offsetSize = Self.minimalByteCount(UInt64(lastOffset))
     let tableOffset = 8 + totalObjectBytes
     let base = output.count
     output.reserveCapacity(base + tableOffset + objectCount * offsetSize + 32)
     output.append(contentsOf: [0x62, 0x70, 0x6C, 0x69, 0x73, 0x74, 0x30, 0x30])  // "bplist00"
-    var offsets: [Int] = []
-    offsets.reserveCapacity(objectCount)
     scalarBytes.withUnsafeBufferPointer { scalars in
       for slot in slots {
-        offsets.append(output.count - base)
         switch slot.kind {
         case .scalar:
           output.append(
@@ -334,8 +340,11 @@ public struct BinaryPropertyListWriter: Sendable {
         }
       }
     }
-    for offset in offsets {
+    // The offset table, from the sizes again (no array of offsets to allocate).
+    var offset = 8
+    for slot in slots {
       Self.appendBigEndian(UInt64(offset), byteCount: offsetSize, to: &output)
+      offset += size(of: slot, referenceSize: referenceSize)
     }
     output.append(contentsOf: [0, 0, 0, 0, 0])  // unused
     output.append(0)  // sort version
@@ -344,6 +353,17 @@ public struct BinaryPropertyListWriter: Sendable {
     Self.appendBigEndian(UInt64(objectCount), byteCount: 8, to: &output)
     Self.appendBigEndian(UInt64(root.index), byteCount: 8, to: &output)
     Self.appendBigEndian(UInt64(tableOffset), byteCount: 8, to: &output)
+  }
+
+  /// The bytes `slot` takes in the object area.
+  @inline(__always)
+  private func size(of slot: Slot, referenceSize: Int) -> Int {
+    switch slot.kind {
+    case .scalar: Int(slot.count)
+    case .array: Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
+    case .dictionary:
+      Self.markerSize(count: Int(slot.count)) + 2 * Int(slot.count) * referenceSize
+    }
   }
 
   // MARK: Encoding helpers
