@@ -34,7 +34,11 @@ public struct BinaryPropertyListReader: Sendable {
   public init(bytes: [UInt8]) throws(PropertyListError) {
     self.bytes = bytes
     let count = bytes.count
-    guard count >= 8, bytes[0..<6].elementsEqual("bplist".utf8) else {
+    // "bplist", byte by byte (a slice compared with a string's UTF-8 view is not free, and
+    // this runs once per decoded bucket).
+    guard count >= 8, bytes[0] == 0x62, bytes[1] == 0x70, bytes[2] == 0x6C, bytes[3] == 0x69,
+      bytes[4] == 0x73, bytes[5] == 0x74
+    else {
       throw PropertyListError(
         .notAPropertyList, "not a binary property list (no bplist header)", offset: 0)
     }
@@ -343,11 +347,56 @@ public struct BinaryPropertyListReader: Sendable {
       throw PropertyListError(.invalidStructure, "reference to object \(index) of \(objectCount)")
     }
     return try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
-      var decoder = TreeDecoder(
+      // A scalar, or a container of scalars only (an extended-attribute bucket, mostly), needs
+      // no record of the objects visited: nothing below it can repeat or contain itself.
+      let flat = TreeDecoder(
         bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-        objectCount: objectCount, tableOffset: tableOffset, reader: self)
-      return try decoder.value(index, depth: 0)
+        objectCount: objectCount, tableOffset: tableOffset, reader: self,
+        state: UnsafeMutableBufferPointer(start: nil, count: 0))
+      if let value = try flat.flatValue(index) { return value }
+      // The per-object states in scratch memory: on the stack for small lists, the heap for
+      // large ones.
+      return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: objectCount) {
+        state throws(PropertyListError) in
+        state.initialize(repeating: 0)
+        var decoder = TreeDecoder(
+          bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
+          objectCount: objectCount, tableOffset: tableOffset, reader: self, state: state)
+        return try decoder.value(index, depth: 0)
+      }
     }
+  }
+
+  /// The top object's entries, when it is a dictionary, with their values decoded whole: in
+  /// stored order (a key stored twice comes twice) when every value is a scalar, in no
+  /// particular order otherwise. Nil when the top object is not a dictionary.
+  ///
+  /// For a caller that keeps a small dictionary as pairs: no hash table is built.
+  /// - Throws: ``PropertyListError`` as ``decode()``.
+  public func decodeDictionaryEntries() throws(PropertyListError)
+    -> [(key: String, value: PropertyListValue)]?
+  {
+    let flat: [(key: String, value: PropertyListValue)]?? =
+      try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
+        let decoder = TreeDecoder(
+          bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
+          objectCount: objectCount, tableOffset: tableOffset, reader: self,
+          state: UnsafeMutableBufferPointer(start: nil, count: 0))
+        let start = try decoder.offset(of: topObject)
+        let marker = bytes[start]
+        guard marker >> 4 == 0xD else { return .some(nil) }
+        var entries: [(key: String, value: PropertyListValue)] = []
+        let complete = try decoder.flatEntries(topObject, start: start, marker: marker) {
+          count in
+          entries.reserveCapacity(count)
+        } each: { key, value in
+          entries.append((key, value))
+        }
+        return complete ? .some(entries) : nil
+      }
+    if let flat { return flat }
+    guard case .dictionary(let entries) = try decode() else { return nil }
+    return entries.map { ($0.key, $0.value) }
   }
 
   /// Decodes a whole tree over the raw buffer: one read of each object's marker, no bounds
@@ -361,21 +410,8 @@ public struct BinaryPropertyListReader: Sendable {
     let tableOffset: Int
     let reader: BinaryPropertyListReader
     // Per object: 0 never decoded, 1 being decoded (meeting it again is a cycle), 2 decoded.
-    var state: [UInt8]
+    let state: UnsafeMutableBufferPointer<UInt8>
     var shared: [Int: PropertyListValue] = [:]
-
-    init(
-      bytes: UnsafeBufferPointer<UInt8>, offsetSize: Int, referenceSize: Int, objectCount: Int,
-      tableOffset: Int, reader: BinaryPropertyListReader
-    ) {
-      self.bytes = bytes
-      self.offsetSize = offsetSize
-      self.referenceSize = referenceSize
-      self.objectCount = objectCount
-      self.tableOffset = tableOffset
-      self.reader = reader
-      self.state = [UInt8](repeating: 0, count: objectCount)
-    }
 
     @inline(__always)
     func unsigned(at offset: Int, size: Int) -> UInt64 {
@@ -424,21 +460,93 @@ public struct BinaryPropertyListReader: Sendable {
       return (count, payload)
     }
 
+    @inline(__always)
+    static func isContainer(_ marker: UInt8) -> Bool {
+      let high = marker >> 4
+      return high == 0xA || high == 0xC || high == 0xD
+    }
+
+    /// Object `index`, not a container, whose marker is at `start`.
+    @inline(__always)
+    func scalar(_ index: Int, start: Int, marker: UInt8) throws(PropertyListError)
+      -> PropertyListValue
+    {
+      if marker >> 4 == 0x5 && marker != 0x5F {
+        // Short ASCII strings (dictionary keys, mostly): decode inline.
+        let count = Int(marker & 0x0F)
+        guard count <= tableOffset - start - 1 else { return try reader.scalar(at: index) }
+        let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(start + 1 + count)])
+        var combined: UInt8 = 0
+        for byte in slice { combined |= byte }
+        if combined < 0x80 { return .string(String(decoding: slice, as: UTF8.self)) }
+      }
+      return try reader.scalar(at: index)
+    }
+
+    /// Object `index` when it is a scalar, nil when it is a container.
+    @inline(__always)
+    func flatElement(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
+      let start = try offset(of: index)
+      let marker = bytes[start]
+      return Self.isContainer(marker) ? nil : try scalar(index, start: start, marker: marker)
+    }
+
+    /// Object `index` when it is a scalar or a container of scalars; nil when something
+    /// below it is a container (then ``value(_:depth:)`` decodes it, with `state`). Meets
+    /// the objects in the order ``value(_:depth:)`` does, so a malformed one is reported as
+    /// it would be.
+    func flatValue(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
+      let start = try offset(of: index)
+      let marker = bytes[start]
+      guard Self.isContainer(marker) else { return try scalar(index, start: start, marker: marker) }
+      if marker >> 4 == 0xD {
+        var dictionary: [String: PropertyListValue] = [:]
+        let complete = try flatEntries(index, start: start, marker: marker) { count in
+          dictionary = Dictionary(minimumCapacity: count)
+        } each: { key, value in
+          dictionary[key] = value
+        }
+        return complete ? .dictionary(dictionary) : nil
+      }
+      let (count, payload) = try containerExtent(
+        index, start: start, marker: marker, refsPerElement: 1)
+      var array: [PropertyListValue] = []
+      array.reserveCapacity(count)
+      for i in 0..<count {
+        guard let element = try flatElement(try reference(at: payload + i * referenceSize))
+        else { return nil }
+        array.append(element)
+      }
+      return .array(array)
+    }
+
+    /// Hands `each` the entries of dictionary `index` (marker at `start`) in stored order,
+    /// after telling `begin` their count; false as soon as a key or value is a container (or
+    /// a key is not a string), which ``value(_:depth:)`` then decodes or refuses.
+    @inline(__always)
+    func flatEntries(
+      _ index: Int, start: Int, marker: UInt8, begin: (Int) -> Void,
+      each: (String, PropertyListValue) -> Void
+    ) throws(PropertyListError) -> Bool {
+      let (count, payload) = try containerExtent(
+        index, start: start, marker: marker, refsPerElement: 2)
+      begin(count)
+      for i in 0..<count {
+        guard let key = try flatElement(try reference(at: payload + i * referenceSize)),
+          case .string(let key) = key,
+          let value = try flatElement(try reference(at: payload + (count + i) * referenceSize))
+        else { return false }
+        each(key, value)
+      }
+      return true
+    }
+
     mutating func value(_ index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
       let start = try offset(of: index)
       let marker = bytes[start]
       let high = marker >> 4
-      guard high == 0xA || high == 0xC || high == 0xD else {
-        if high == 0x5 && marker != 0x5F {
-          // Short ASCII strings (dictionary keys, mostly): decode inline.
-          let count = Int(marker & 0x0F)
-          guard count <= tableOffset - start - 1 else { return try reader.scalar(at: index) }
-          let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(start + 1 + count)])
-          var combined: UInt8 = 0
-          for byte in slice { combined |= byte }
-          if combined < 0x80 { return .string(String(decoding: slice, as: UTF8.self)) }
-        }
-        return try reader.scalar(at: index)
+      guard Self.isContainer(marker) else {
+        return try scalar(index, start: start, marker: marker)
       }
       switch state[index] {
       case 1:

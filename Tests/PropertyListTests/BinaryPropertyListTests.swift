@@ -98,6 +98,33 @@ struct BinaryPropertyListTests {
     #expect(fields["pk"] == 7)
   }
 
+  @Test func aDictionarysEntriesComeInStoredOrderRepeatsIncludedAndNestedOnesAsDecoded() throws {
+    // Keys out of order and one key twice, as a writer other than ours may leave them.
+    var writer = BinaryPropertyListWriter()
+    let start = writer.stackCount
+    for (key, value) in [("b", 1), ("a", 2), ("b", 3)] {
+      writer.push(writer.string(key))
+      writer.push(writer.integer(Int64(value)))
+    }
+    let root = writer.makeDictionary(fromStackIndex: start)
+    let flat = try BinaryPropertyListReader(bytes: writer.serialized(root: root))
+    let entries = try #require(try flat.decodeDictionaryEntries())
+    #expect(entries.map(\.key) == ["b", "a", "b"])
+    #expect(entries.map(\.value) == [1, 2, 3])
+    // The whole-tree decoder keeps the last of a repeated key; so does a dictionary of these.
+    #expect(
+      try flat.decode() == .dictionary(Dictionary(entries, uniquingKeysWith: { _, last in last })))
+    // A value that is a container: the entries of the decoded dictionary, in any order.
+    let nested: PropertyListValue = ["list": [1, "two"], "name": "n", "inner": ["x": 1.5]]
+    let reader = try BinaryPropertyListReader(bytes: nested.binaryPropertyList())
+    let nestedEntries = try #require(try reader.decodeDictionaryEntries())
+    #expect(.dictionary(Dictionary(uniqueKeysWithValues: nestedEntries)) == nested)
+    // Not a dictionary at the top: nil, not an error.
+    let array = try BinaryPropertyListReader(
+      bytes: PropertyListValue.array([1]).binaryPropertyList())
+    #expect(try array.decodeDictionaryEntries() == nil)
+  }
+
   @Test func sharedContainersAreDecodedOnceSoADagCannotExplode() throws {
     // 60 levels of an array holding the level below twice: 2^60 paths, 61 objects.
     var writer = BinaryPropertyListWriter()

@@ -138,6 +138,52 @@ struct MalformedBinaryTests {
     #expect(thrown > trials / 10)
   }
 
+  /// A dictionary of scalars only decodes on a path of its own (no record of visited
+  /// objects); damaged, it must fail or succeed as the object-by-object reader does.
+  @Test func aDamagedDictionaryOfScalarsDecodesAsTheObjectByObjectReaderReadsIt() {
+    let flat: PropertyListValue = [
+      "color": "blue", "count": 3, "ratio": 0.25, "flag": true, "name": "a longer string value",
+      "when": .date(PropertyListDate(secondsSinceReferenceDate: 12.5)), "blob": .data([1, 2, 3]),
+    ]
+    let bytes = flat.binaryPropertyList()
+    /// What the object-by-object API reads, nil when it refuses something.
+    func walked(_ bytes: [UInt8]) -> PropertyListValue? {
+      guard let reader = try? BinaryPropertyListReader(bytes: bytes) else { return nil }
+      guard case .dictionary? = try? reader.kind(of: reader.topObject) else {
+        return try? reader.value(at: reader.topObject)
+      }
+      guard let pairs = try? reader.dictionaryEntries(of: reader.topObject) else { return nil }
+      var result: [String: PropertyListValue] = [:]
+      for (key, value) in pairs {
+        guard case .string(let key)? = try? reader.scalar(at: key) else { return nil }
+        guard case .scalar? = try? reader.kind(of: value), let value = try? reader.scalar(at: value)
+        else { return try? reader.value(at: reader.topObject) }
+        result[key] = value
+      }
+      return .dictionary(result)
+    }
+    var generator = SplitMix64(seed: 7)
+    var decodedDamaged = 0
+    for _ in 0..<5_000 {
+      var damaged = bytes
+      for _ in 0..<(Int(generator.next() % 2) + 1) {
+        let position = Int(generator.next() % UInt64(damaged.count))
+        damaged[position] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+      }
+      let decoded = try? PropertyListValue(binaryPropertyList: damaged)
+      #expect(decoded == walked(damaged), "damaged: \(damaged)")
+      let entries = try? BinaryPropertyListReader(bytes: damaged).decodeDictionaryEntries()
+      if case .dictionary(let dictionary)? = decoded {
+        #expect(entries.map { Dictionary($0, uniquingKeysWith: { _, last in last }) } == dictionary)
+        if decoded != flat { decodedDamaged += 1 }
+      } else if decoded == nil {
+        #expect(entries == nil)
+      }
+    }
+    // Some damage leaves a different, well-formed dictionary: those were compared too.
+    #expect(decodedDamaged > 0)
+  }
+
   @Test func damageToTheTrailersSizesCountsAndOffsetsIsNeverReadAsTheOriginal() {
     let bytes = SampleValues.portable.binaryPropertyList()
     // The first six trailer bytes are unused and the sort version; the rest all matter.
