@@ -66,6 +66,92 @@ struct ExtendedAttributeTests {
     #expect(try again.extendedValues().isEmpty)
   }
 
+  /// Stores `bytes` as note `pk`'s bucket, as another program would.
+  func storeBucket(_ bytes: [UInt8], of pk: Int64) throws {
+    let database = try Database(path: path, mode: .readWrite)
+    let statement = try database.prepare("UPDATE ZNOTE SET ZEXTENDEDDATA = ? WHERE Z_PK = ?")
+    try statement.bind(.blob(bytes), at: 1)
+    try statement.bind(.integer(pk), at: 2)
+    try statement.run()
+  }
+
+  @Test func aBucketAnotherProgramWroteWithKeysUnsortedReadsAsPythonReadsItAndIsSavedSorted()
+    throws
+  {
+    let setup = try context()
+    let note = try newNote(setup)
+    try setup.save()
+    // Forty keys in a shuffled order (plistlib keeps the order it is given): more than a
+    // lookup compares one by one.
+    let written = try Subprocess.python(
+      """
+      import plistlib, random, sys
+      keys = [f"key{i:02d}" for i in range(40)]
+      random.Random(5).shuffle(keys)
+      d = {k: (int(k[3:]) if int(k[3:]) % 2 else "v" + k) for k in keys}
+      sys.stdout.write(plistlib.dumps(d, fmt=plistlib.FMT_BINARY, sort_keys=False).hex())
+      """)
+    #expect(written.status == 0, "\(written.stderr)")
+    try storeBucket(try #require(Self.bytes(hex: written.stdout)), of: note.primaryKey)
+    let reader = try context()
+    let stored = try reader.object(with: note.reference)
+    for index in 0..<40 {
+      let key = "key" + (index < 10 ? "0" : "") + "\(index)"
+      let expected: PropertyListValue = index % 2 == 1 ? .integer(Int64(index)) : .string("v\(key)")
+      #expect(try stored.value(forExtendedKey: key) == expected, "\(key)")
+    }
+    #expect(try stored.value(forExtendedKey: "key40") == nil)
+    #expect(try stored.value(forExtendedKey: "") == nil)
+    #expect(try stored.extendedValues().count == 40)
+    // One key changed, one removed, one added between two others: saved with its keys sorted.
+    try stored.setValue(.string("changed"), forExtendedKey: "key07")
+    try stored.setValue(nil, forExtendedKey: "key12")
+    try stored.setValue(.bool(true), forExtendedKey: "key12a")
+    try reader.save()
+    let database = try Database(path: path, mode: .readOnly)
+    let blob = try database.prepare("SELECT hex(ZEXTENDEDDATA) FROM ZNOTE").allRows()[0][0]
+    let python = try Subprocess.python(
+      """
+      import plistlib, sys
+      d = plistlib.loads(bytes.fromhex(sys.argv[1]))
+      print(list(d) == sorted(d), len(d), d["key07"], "key12" in d, d["key12a"], d["key13"])
+      """, [blob.textValue ?? ""])
+    #expect(python.stdout == "True 40 changed False True 13\n", "\(python.stderr)")
+  }
+
+  @Test func aBucketHoldingOneKeyTwiceReadsAsItsWholeDecodingDoesTheLastValue() throws {
+    let setup = try context()
+    let note = try newNote(setup)
+    try setup.save()
+    var writer = BinaryPropertyListWriter()
+    let start = writer.stackCount
+    for (key, value) in [("shade", "first"), ("size", "large"), ("shade", "last")] {
+      writer.push(writer.string(key))
+      writer.push(writer.string(value))
+    }
+    let root = writer.makeDictionary(fromStackIndex: start)
+    let bytes = writer.serialized(root: root)
+    try storeBucket(bytes, of: note.primaryKey)
+    let whole = try #require(try PropertyListValue(binaryPropertyList: bytes).dictionaryValue)
+    let reader = try context()
+    let stored = try reader.object(with: note.reference)
+    #expect(try stored.value(forExtendedKey: "shade") == whole["shade"])
+    #expect(try stored.value(forExtendedKey: "shade") == .string("last"))
+    #expect(try stored.extendedValues() == whole)
+  }
+
+  static func bytes(hex: String) -> [UInt8]? {
+    var result: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex {
+      let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) ?? hex.endIndex
+      guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
+      result.append(byte)
+      index = next
+    }
+    return result
+  }
+
   @Test func unknownKeysFallThroughToTheBucketOnlyWhenTheModelSaysSo() throws {
     let context = try context()
     let note = try newNote(context)

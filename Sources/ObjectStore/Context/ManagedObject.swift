@@ -27,11 +27,11 @@ open class ManagedObject: CustomStringConvertible {
   /// the value): what a refresh keeps under ``ObjectContext/MergeSemantics/stable``.
   var changedKeys = Set<String>()
   /// The extended attributes' bucket as stored, decoded on first use; nil until then.
-  var extendedSnapshot: [String: PropertyListValue]?
+  var extendedSnapshot: ExtendedBucket?
   /// Unsaved extended-attribute changes; a nil value marks a key set to nil.
   var extendedChanges: [String: PropertyListValue?] = [:]
   /// The bucket a save in progress writes, the snapshot once it commits.
-  var pendingExtendedSnapshot: [String: PropertyListValue]?
+  var pendingExtendedSnapshot: ExtendedBucket?
   /// Values of transient attributes of any type (`undefined` ones), kept only in memory.
   var transients: [String: any Sendable] = [:]
   /// Whether the object was deleted (pending or saved), or discarded by a rollback.

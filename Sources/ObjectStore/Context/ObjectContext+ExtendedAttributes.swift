@@ -78,7 +78,7 @@ extension ManagedObject {
   /// Every extended attribute with its current value, unsaved changes included.
   /// - Throws: ``StoreError`` as ``value(forExtendedKey:)``.
   public func extendedValues() throws(StoreError) -> [String: PropertyListValue] {
-    var values = try context.extendedSnapshot(of: self)
+    var values = try context.extendedSnapshot(of: self).dictionary
     for (key, change) in extendedChanges { values[key] = change }
     return values
   }
@@ -106,8 +106,7 @@ extension ObjectContext {
   }
 
   /// The bucket as stored, decoded once.
-  func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> [String: PropertyListValue]
-  {
+  func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> ExtendedBucket {
     if let snapshot = object.extendedSnapshot { return snapshot }
     guard let bucket = object.traits.bucket else {
       throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
@@ -118,22 +117,21 @@ extension ObjectContext {
   }
 
   func decodedBucket(_ value: AttributeValue?, of object: ManagedObject) throws(StoreError)
-    -> [String: PropertyListValue]
+    -> ExtendedBucket
   {
-    guard case .data(let bytes) = value, !bytes.isEmpty else { return [:] }
+    guard case .data(let bytes) = value, !bytes.isEmpty else { return .empty }
+    let decoded: ExtendedBucket?
     do {
-      guard case .dictionary(let entries) = try PropertyListValue(binaryPropertyList: bytes)
-      else {
-        throw fail(.invalidValue, "\(object)'s extended attributes are not a dictionary")
-      }
-      return entries
-    } catch let error as StoreError {
-      throw error
+      decoded = try ExtendedBucket(decoding: bytes)
     } catch {
       throw StoreError(
         .invalidValue, "\(object)'s extended attributes cannot be read: \(error)",
         path: store.path)
     }
+    guard let decoded else {
+      throw fail(.invalidValue, "\(object)'s extended attributes are not a dictionary")
+    }
+    return decoded
   }
 
   func setExtendedValue(_ value: PropertyListValue?, for key: String, of object: ManagedObject)
@@ -180,14 +178,13 @@ extension ObjectContext {
       guard let object = registered[reference], !object.isDeleted,
         !object.extendedChanges.isEmpty, let bucket = object.traits.bucket
       else { continue }
-      var merged = try extendedSnapshot(of: object)
-      for (key, change) in object.extendedChanges { merged[key] = change }
+      let merged = try extendedSnapshot(of: object).merging(object.extendedChanges)
       folded.append((object, bucket, object.attributes[bucket]))
       if merged.isEmpty {
         object.attributes[bucket] = nil
       } else {
         writer.reset()
-        let root = writer.value(.dictionary(merged))
+        let root = merged.write(to: &writer)
         object.attributes[bucket] = .data(writer.serialized(root: root))
       }
       object.pendingExtendedSnapshot = merged
