@@ -140,6 +140,56 @@ struct ExtendedAttributeTests {
     #expect(try stored.extendedValues() == whole)
   }
 
+  @Test func extendedChangesAreWrittenByTheSaveThatFollowsThemWhateverCameBetween() throws {
+    let setup = try context()
+    let kept = try newNote(setup, title: "kept")
+    let rolledBack = try newNote(setup, title: "rolled back")
+    let undone = try newNote(setup, title: "undone")
+    let refreshed = try newNote(setup, title: "refreshed")
+    try setup.save()
+    let context = try self.context()
+    context.undoManager = ContextUndoManager()
+    func note(_ object: ManagedObject) throws -> ManagedObject {
+      try context.object(with: object.reference)
+    }
+    // A save that fails keeps the change for the next one.
+    try note(kept).setValue(.integer(1), forExtendedKey: "k")
+    let broken = try context.insert("Note")  // its required title left nil
+    #expect(throws: StoreError.self) { try context.save() }
+    try broken.setValue(.string("fixed"), for: "title")
+    try context.save()
+    #expect(try storedBucket(kept.primaryKey) == ["k": 1])
+    // A rollback drops it, and the save after writes nothing of it.
+    try note(rolledBack).setValue(.integer(2), forExtendedKey: "k")
+    context.rollback()
+    try note(kept).setValue(.string("after rollback"), for: "color")
+    try context.save()
+    #expect(try storedBucket(rolledBack.primaryKey) == nil)
+    // An undone change, a refresh that drops it, a deleted object's change: none written.
+    try note(undone).setValue(.integer(3), forExtendedKey: "k")
+    try context.undoManager?.undo()
+    try note(refreshed).setValue(.integer(4), forExtendedKey: "k")
+    try context.refresh(try note(refreshed), mergeChanges: false)
+    let deleted = try newNote(context, title: "deleted")
+    try deleted.setValue(.integer(5), forExtendedKey: "k")
+    try context.delete(deleted)
+    try note(kept).setValue(.integer(6), forExtendedKey: "k")
+    try context.save()
+    #expect(try storedBucket(undone.primaryKey) == nil)
+    #expect(try storedBucket(refreshed.primaryKey) == nil)
+    #expect(try storedBucket(kept.primaryKey) == ["k": 6])
+    // Undoing the delete of an object with extended changes brings them back, and a save
+    // writes them.
+    let again = try newNote(context, title: "again")
+    try again.setValue(.integer(7), forExtendedKey: "k")
+    try context.save()
+    try again.setValue(.integer(8), forExtendedKey: "k")
+    try context.delete(again)
+    try context.undoManager?.undo()
+    try context.save()
+    #expect(try storedBucket(again.primaryKey) == ["k": 8])
+  }
+
   static func bytes(hex: String) -> [UInt8]? {
     var result: [UInt8] = []
     var index = hex.startIndex

@@ -30,6 +30,8 @@ open class ManagedObject: CustomStringConvertible {
   var extendedSnapshot: ExtendedBucket?
   /// Unsaved extended-attribute changes; a nil value marks a key set to nil.
   var extendedChanges: [String: PropertyListValue?] = [:]
+  /// Whether the context's ``ObjectContext/extendedChangeList`` holds the object.
+  var isInExtendedChangeList = false
   /// The bucket a save in progress writes, the snapshot once it commits.
   var pendingExtendedSnapshot: ExtendedBucket?
   /// Values of transient attributes of any type (`undefined` ones), kept only in memory.

@@ -173,11 +173,14 @@ extension ObjectContext {
     var folded: [(ManagedObject, String, AttributeValue?)] = []
     // One writer for every bucket of the save, its buffers reused from one to the next.
     var writer = BinaryPropertyListWriter()
-    // Inserted and updated objects are apart (an object is in one or the other).
-    for reference in [inserted, updated].joined() {
-      guard let object = registered[reference], !object.isDeleted,
-        !object.extendedChanges.isEmpty, let bucket = object.traits.bucket
+    // Every object whose extended changes a save writes was marked updated (or inserted) after
+    // they began, and so listed; one listed whose changes were since dropped has none left.
+    for object in extendedChangeList {
+      guard !object.isDeleted, !object.extendedChanges.isEmpty, let bucket = object.traits.bucket
       else { continue }
+      assert(
+        inserted.contains(object.reference) || updated.contains(object.reference),
+        "\(object) has extended changes but is neither inserted nor updated")
       let merged = try extendedSnapshot(of: object).merging(object.extendedChanges)
       folded.append((object, bucket, object.attributes[bucket]))
       if merged.isEmpty {

@@ -341,6 +341,7 @@ extension ObjectContext {
     joinDeletes.removeAll()
     reordered.removeAll()
     transientChanges.removeAll()
+    clearExtendedChangeList()
   }
 
   // MARK: Rolling back

@@ -30,6 +30,11 @@ public final class ObjectContext {
   let entityNames: [Int: String]
   /// The value transformers of the model's transformable attributes.
   public let transformers: ValueTransformerRegistry
+  /// Objects with extended-attribute changes for the next save to fold into their buckets, in
+  /// the order they were first changed (each once; ``ManagedObject`` marks those listed).
+  /// Walking these, not every inserted and updated object, visits objects in about the order
+  /// they lie in memory, and a save with no extended changes visits none.
+  var extendedChangeList: [ManagedObject] = []
   /// Objects whose transient values changed (nothing to write, but a change).
   var transientChanges = Set<ObjectReference>()
   /// Lifecycle hooks by event and entity.
@@ -253,7 +258,17 @@ public final class ObjectContext {
   }
 
   func markUpdated(_ object: ManagedObject) {
+    if !object.isInExtendedChangeList && !object.extendedChanges.isEmpty {
+      object.isInExtendedChangeList = true
+      extendedChangeList.append(object)
+    }
     if !inserted.contains(object.reference) { updated.insert(object.reference) }
+  }
+
+  /// Empties ``extendedChangeList`` (a save wrote it, or a rollback dropped it).
+  func clearExtendedChangeList() {
+    for object in extendedChangeList { object.isInExtendedChangeList = false }
+    extendedChangeList.removeAll()
   }
 
   func setValue(_ value: AttributeValue?, for key: String, of object: ManagedObject)
