@@ -367,36 +367,35 @@ public struct BinaryPropertyListReader: Sendable {
     }
   }
 
-  /// The top object's entries, when it is a dictionary, with their values decoded whole: in
-  /// stored order (a key stored twice comes twice) when every value is a scalar, in no
-  /// particular order otherwise. Nil when the top object is not a dictionary.
+  /// Hands `body` the top object's entries, when it is a dictionary, with their values decoded
+  /// whole: in stored order (a key stored twice comes twice) when every value is a scalar, in
+  /// no particular order otherwise. Returns false, calling `body` never, when the top object
+  /// is not a dictionary. On an error `body` may have had the entries before the malformed
+  /// one: a caller keeps nothing it was given then.
   ///
-  /// For a caller that keeps a small dictionary as pairs: no hash table is built.
+  /// For a caller that keeps a small dictionary its own way (as pairs, say): no hash table is
+  /// built, and nothing allocated but the values.
   /// - Throws: ``PropertyListError`` as ``decode()``.
-  public func decodeDictionaryEntries() throws(PropertyListError)
-    -> [(key: String, value: PropertyListValue)]?
+  public func forEachDictionaryEntry(_ body: (String, PropertyListValue) -> Void)
+    throws(PropertyListError) -> Bool
   {
-    let flat: [(key: String, value: PropertyListValue)]?? =
-      try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
-        let decoder = TreeDecoder(
-          bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-          objectCount: objectCount, tableOffset: tableOffset, reader: self,
-          state: UnsafeMutableBufferPointer(start: nil, count: 0))
-        let start = try decoder.offset(of: topObject)
-        let marker = bytes[start]
-        guard marker >> 4 == 0xD else { return .some(nil) }
-        var entries: [(key: String, value: PropertyListValue)] = []
-        let complete = try decoder.flatEntries(topObject, start: start, marker: marker) {
-          count in
-          entries.reserveCapacity(count)
-        } each: { key, value in
-          entries.append((key, value))
-        }
-        return complete ? .some(entries) : nil
-      }
+    // nil: not all scalars; true or false: the answer.
+    let flat: Bool? = try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
+      let decoder = TreeDecoder(
+        bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
+        objectCount: objectCount, tableOffset: tableOffset, reader: self,
+        state: UnsafeMutableBufferPointer(start: nil, count: 0))
+      let start = try decoder.offset(of: topObject)
+      let marker = buffer[start]
+      guard marker >> 4 == 0xD else { return false }
+      let complete = try decoder.flatEntries(
+        topObject, start: start, marker: marker, begin: { _ in }, each: body)
+      return complete ? true : nil
+    }
     if let flat { return flat }
-    guard case .dictionary(let entries) = try decode() else { return nil }
-    return entries.map { ($0.key, $0.value) }
+    guard case .dictionary(let entries) = try decode() else { return false }
+    for (key, value) in entries { body(key, value) }
+    return true
   }
 
   /// Decodes a whole tree over the raw buffer: one read of each object's marker, no bounds
@@ -521,8 +520,8 @@ public struct BinaryPropertyListReader: Sendable {
     }
 
     /// Hands `each` the entries of dictionary `index` (marker at `start`) in stored order,
-    /// after telling `begin` their count; false as soon as a key or value is a container (or
-    /// a key is not a string), which ``value(_:depth:)`` then decodes or refuses.
+    /// after telling `begin` their count, when every key is a string and every value a scalar;
+    /// otherwise false, calling neither (``value(_:depth:)`` then decodes or refuses it).
     @inline(__always)
     func flatEntries(
       _ index: Int, start: Int, marker: UInt8, begin: (Int) -> Void,
@@ -530,10 +529,17 @@ public struct BinaryPropertyListReader: Sendable {
     ) throws(PropertyListError) -> Bool {
       let (count, payload) = try containerExtent(
         index, start: start, marker: marker, refsPerElement: 2)
+      // Markers first: a dictionary holding a container goes to the whole-tree decoder before
+      // any entry is handed over, never after some.
+      for i in 0..<(2 * count) {
+        let marker = bytes[try offset(of: try reference(at: payload + i * referenceSize))]
+        let isString = marker >> 4 == 0x5 || marker >> 4 == 0x6
+        guard i < count ? isString : !Self.isContainer(marker) else { return false }
+      }
       begin(count)
       for i in 0..<count {
-        guard let key = try flatElement(try reference(at: payload + i * referenceSize)),
-          case .string(let key) = key,
+        guard
+          case .string(let key)? = try flatElement(try reference(at: payload + i * referenceSize)),
           let value = try flatElement(try reference(at: payload + (count + i) * referenceSize))
         else { return false }
         each(key, value)

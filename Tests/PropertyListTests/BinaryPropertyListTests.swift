@@ -108,7 +108,8 @@ struct BinaryPropertyListTests {
     }
     let root = writer.makeDictionary(fromStackIndex: start)
     let flat = try BinaryPropertyListReader(bytes: writer.serialized(root: root))
-    let entries = try #require(try flat.decodeDictionaryEntries())
+    var entries: [(key: String, value: PropertyListValue)] = []
+    #expect(try flat.forEachDictionaryEntry { entries.append(($0, $1)) })
     #expect(entries.map(\.key) == ["b", "a", "b"])
     #expect(entries.map(\.value) == [1, 2, 3])
     // The whole-tree decoder keeps the last of a repeated key; so does a dictionary of these.
@@ -117,12 +118,15 @@ struct BinaryPropertyListTests {
     // A value that is a container: the entries of the decoded dictionary, in any order.
     let nested: PropertyListValue = ["list": [1, "two"], "name": "n", "inner": ["x": 1.5]]
     let reader = try BinaryPropertyListReader(bytes: nested.binaryPropertyList())
-    let nestedEntries = try #require(try reader.decodeDictionaryEntries())
+    var nestedEntries: [(String, PropertyListValue)] = []
+    #expect(try reader.forEachDictionaryEntry { nestedEntries.append(($0, $1)) })
     #expect(.dictionary(Dictionary(uniqueKeysWithValues: nestedEntries)) == nested)
-    // Not a dictionary at the top: nil, not an error.
+    // Not a dictionary at the top: false, not an error, and no entry.
     let array = try BinaryPropertyListReader(
       bytes: PropertyListValue.array([1]).binaryPropertyList())
-    #expect(try array.decodeDictionaryEntries() == nil)
+    var called = false
+    #expect(try !array.forEachDictionaryEntry { _, _ in called = true })
+    #expect(!called)
   }
 
   @Test func sharedContainersAreDecodedOnceSoADagCannotExplode() throws {

@@ -65,7 +65,7 @@ extension ManagedObject {
     if !extendedChanges.isEmpty, let change = extendedChanges[key] { return change }
     // The decoded bucket, once there, is read in place: no call through the context.
     if let snapshot = extendedSnapshot { return snapshot[key] }
-    return try context.extendedSnapshot(of: self)[key]
+    return try storedExtendedAttributes()[key]
   }
 
   /// Sets the extended attribute `key` (nil removes it); kept as an unsaved change, per key,
@@ -75,10 +75,39 @@ extension ManagedObject {
     try context.setExtendedValue(value, for: key, of: self)
   }
 
+  /// The bucket as stored, decoded once (the first read of an object's extended attributes:
+  /// no call through the context unless it fails).
+  func storedExtendedAttributes() throws(StoreError) -> ExtendedBucket {
+    if let snapshot = extendedSnapshot { return snapshot }
+    guard let bucket = traits.bucket else {
+      throw context.fail(.invalidValue, "\(entity) keeps no extended attributes (no bucket)")
+    }
+    let snapshot = try decodedBucket(committed[bucket])
+    extendedSnapshot = snapshot
+    return snapshot
+  }
+
+  /// The bucket `value` holds (the empty one for none).
+  func decodedBucket(_ value: AttributeValue?) throws(StoreError) -> ExtendedBucket {
+    guard case .data(let bytes) = value, !bytes.isEmpty else { return .empty }
+    let decoded: ExtendedBucket?
+    do {
+      decoded = try ExtendedBucket(decoding: bytes)
+    } catch {
+      throw StoreError(
+        .invalidValue, "\(self)'s extended attributes cannot be read: \(error)",
+        path: context.store.path)
+    }
+    guard let decoded else {
+      throw context.fail(.invalidValue, "\(self)'s extended attributes are not a dictionary")
+    }
+    return decoded
+  }
+
   /// Every extended attribute with its current value, unsaved changes included.
   /// - Throws: ``StoreError`` as ``value(forExtendedKey:)``.
   public func extendedValues() throws(StoreError) -> [String: PropertyListValue] {
-    var values = try context.extendedSnapshot(of: self).dictionary
+    var values = try storedExtendedAttributes().dictionary
     for (key, change) in extendedChanges { values[key] = change }
     return values
   }
@@ -103,35 +132,6 @@ extension ObjectContext {
       fallsThrough: bucket != nil && fallsThrough)
     entityTraits[entity] = traits
     return traits
-  }
-
-  /// The bucket as stored, decoded once.
-  func extendedSnapshot(of object: ManagedObject) throws(StoreError) -> ExtendedBucket {
-    if let snapshot = object.extendedSnapshot { return snapshot }
-    guard let bucket = object.traits.bucket else {
-      throw fail(.invalidValue, "\(object.entity) keeps no extended attributes (no bucket)")
-    }
-    let snapshot = try decodedBucket(object.committed[bucket], of: object)
-    object.extendedSnapshot = snapshot
-    return snapshot
-  }
-
-  func decodedBucket(_ value: AttributeValue?, of object: ManagedObject) throws(StoreError)
-    -> ExtendedBucket
-  {
-    guard case .data(let bytes) = value, !bytes.isEmpty else { return .empty }
-    let decoded: ExtendedBucket?
-    do {
-      decoded = try ExtendedBucket(decoding: bytes)
-    } catch {
-      throw StoreError(
-        .invalidValue, "\(object)'s extended attributes cannot be read: \(error)",
-        path: store.path)
-    }
-    guard let decoded else {
-      throw fail(.invalidValue, "\(object)'s extended attributes are not a dictionary")
-    }
-    return decoded
   }
 
   func setExtendedValue(_ value: PropertyListValue?, for key: String, of object: ManagedObject)
@@ -181,7 +181,7 @@ extension ObjectContext {
       assert(
         inserted.contains(object.reference) || updated.contains(object.reference),
         "\(object) has extended changes but is neither inserted nor updated")
-      let merged = try extendedSnapshot(of: object).merging(object.extendedChanges)
+      let merged = try object.storedExtendedAttributes().merging(object.extendedChanges)
       folded.append((object, bucket, object.attributes[bucket]))
       if merged.isEmpty {
         object.attributes[bucket] = nil

@@ -141,7 +141,7 @@ extension ObjectContext {
     object.extendedSnapshot = nil
     if mergeSemantics == .coreData, let bucket {
       // A change equal to what is stored now is no change (Core Data compares values).
-      let stored = (try? decodedBucket(fresh.attributes[bucket], of: object)) ?? .empty
+      let stored = (try? object.decodedBucket(fresh.attributes[bucket])) ?? .empty
       object.extendedChanges = object.extendedChanges.filter { key, value in
         value != stored[key]
       }
