@@ -178,6 +178,13 @@ struct ExtendedAttributeTests {
     #expect(try storedBucket(undone.primaryKey) == nil)
     #expect(try storedBucket(refreshed.primaryKey) == nil)
     #expect(try storedBucket(kept.primaryKey) == ["k": 6])
+    // A second key beside the one there, then the first removed.
+    try note(kept).setValue(.string("j"), forExtendedKey: "j")
+    try context.save()
+    #expect(try storedBucket(kept.primaryKey) == ["j": "j", "k": 6])
+    try note(kept).setValue(nil, forExtendedKey: "j")
+    try context.save()
+    #expect(try storedBucket(kept.primaryKey) == ["k": 6])
     // Undoing the delete of an object with extended changes brings them back, and a save
     // writes them.
     let again = try newNote(context, title: "again")
