@@ -177,7 +177,7 @@ public struct FixtureCutter {
         return try statement.allRows().compactMap { $0[0].integerValue }
       }
     }
-    var sql = PredicateSQL(layout: layout)
+    let sql = PredicateSQL(layout: layout)
     let from: String
     do {
       from = try sql.membership(
@@ -432,7 +432,7 @@ public struct FixtureCutter {
           let table = layout.table(for: entity.name),
           let column = layout.column(ofAttribute: attribute.name, in: entity.name)
         else { continue }
-        var sql = PredicateSQL(layout: layout)
+        let sql = PredicateSQL(layout: layout)
         let from = try sql.membership(
           ResolvedPredicate.Hop(entity: entity.name, relationship: relationship),
           outer: table.name, inner: "m")
