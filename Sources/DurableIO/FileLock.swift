@@ -7,9 +7,11 @@ import Foundation
 /// backups write into one folder while a prune of it waits). The holder writes its process id,
 /// host and start time into the file, so a refused run can name who holds it.
 ///
-/// An exclusive holder removes the lock file when it lets go. That is safe because every taker
-/// checks, once it holds the lock, that the file it locked is still the one at the path, and
-/// starts again when it is not.
+/// The last holder removes the lock file when it lets go, so that nothing is left beside what
+/// the lock guarded (an archive written into a test's fixtures folder, say): an exclusive
+/// holder always, a shared one when it can take the lock alone, which it can only when no one
+/// else holds it. That is safe because every taker checks, once it holds the lock, that the
+/// file it locked is still the one at the path, and starts again when it is not.
 ///
 /// ```swift
 /// let lock = try FileLock(path: "/backups/.graphvault.lock", wait: 30)
@@ -61,13 +63,13 @@ public final class FileLock: @unchecked Sendable {
   private let guardian = NSLock()
 
   /// Takes the lock on `path` (created if missing, mode 0600), waiting up to `wait` seconds
-  /// for other holders to let go (not at all when nil or 0).
+  /// for other holders to let go; when nil or 0, for ``releaseGrace`` only.
   /// - Parameter shared: take a shared lock (held by many at once) instead of an exclusive one.
   /// - Throws: ``Failure``.
   public init(path: String, shared: Bool = false, wait: Double? = nil) throws(Failure) {
     self.path = path
     self.shared = shared
-    let deadline = Date().addingTimeInterval(max(0, wait ?? 0))
+    let deadline = Date().addingTimeInterval(max(Self.releaseGrace, wait ?? 0))
     while true {
       let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
       guard fd >= 0 else {
@@ -97,14 +99,22 @@ public final class FileLock: @unchecked Sendable {
     Self.record(in: fd)
   }
 
+  /// How long a taker that is told not to wait still tries: a shared holder letting go holds
+  /// the lock alone for the instant it takes to remove the file, and a shared taker arriving
+  /// then must not be refused as if a run held it.
+  public static let releaseGrace = 0.5
+
   deinit { release() }
 
   /// Lets go of the lock (also done when the lock is released from memory or the process ends);
-  /// an exclusive holder removes the lock file first.
+  /// the last holder removes the lock file first.
   public func release() {
     guardian.withLock {
       guard fd >= 0 else { return }
-      if !shared { unlink(path) }
+      // A shared holder takes the lock alone only when no one else holds it. flock(2) drops
+      // the shared lock before trying, so a refusal just lets go, and the file stays for the
+      // others (the last of whom removes it).
+      if !shared || flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
       flock(fd, LOCK_UN)
       close(fd)
       fd = -1

@@ -60,6 +60,65 @@ struct FileLockTests {
     exclusive.release()
   }
 
+  @Test func theLastSharedHolderRemovesTheLockFileAndEarlierOnesLeaveIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".folder.lock").path
+    let first = try FileLock(path: path, shared: true)
+    let second = try FileLock(path: path, shared: true)
+    first.release()
+    #expect(FileManager.default.fileExists(atPath: path))
+    // The file left is still the lock: an exclusive taker is refused while the second holds it.
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path) }
+    second.release()
+    #expect(!FileManager.default.fileExists(atPath: path))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+  }
+
+  /// Threads taking shared and exclusive locks on one file over and over, each removing it as
+  /// it goes: no exclusive holder ever overlaps another holder, no taker that waits is refused,
+  /// and nothing is left.
+  @Test func manyTakersRemovingTheFileAsTheyGoNeverOverlapAnExclusiveHolder() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".folder.lock").path
+    let tally = Tally()
+    DispatchQueue.concurrentPerform(iterations: 8) { worker in
+      for round in 0..<40 {
+        let exclusive = (worker + round) % 4 == 0
+        do {
+          let lock = try FileLock(path: path, shared: !exclusive, wait: 30)
+          tally.take(exclusive: exclusive)
+          usleep(UInt32(200 + (worker * 37 + round * 11) % 500))
+          tally.leave(exclusive: exclusive)
+          lock.release()
+        } catch {
+          tally.fail("\(error)")
+        }
+      }
+    }
+    #expect(tally.overlaps == 0)
+    #expect(tally.failures.isEmpty, "\(tally.failures)")
+    #expect(!FileManager.default.fileExists(atPath: path))
+  }
+
+  @Test func aSharedTakerThatDoesNotWaitIsNotRefusedByAHolderLettingGo() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".folder.lock").path
+    // Holders come and go while takers that do not wait arrive: the only holders are shared,
+    // so no taker may be refused, whatever instant it arrives at.
+    let tally = Tally()
+    DispatchQueue.concurrentPerform(iterations: 6) { _ in
+      for _ in 0..<60 {
+        do {
+          let lock = try FileLock(path: path, shared: true)
+          lock.release()
+        } catch {
+          tally.fail("\(error)")
+        }
+      }
+    }
+    #expect(tally.failures.isEmpty, "\(tally.failures)")
+  }
+
   @Test func anExclusiveHolderRemovesItsLockFileAndAWaiterStillGetsALockOthersSee() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path(".store.lock").path
@@ -71,5 +130,34 @@ struct FileLockTests {
     #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: path) }
     second.release()
     #expect(!FileManager.default.fileExists(atPath: path))
+  }
+}
+
+/// Who holds a lock at once, counted by the takers of a concurrency test.
+final class Tally: @unchecked Sendable {
+  private let guardian = NSLock()
+  private var shared = 0
+  private var exclusive = 0
+  private var overlapCount = 0
+  private var failureTexts: [String] = []
+
+  var overlaps: Int { guardian.withLock { overlapCount } }
+  var failures: [String] { guardian.withLock { failureTexts } }
+
+  func take(exclusive taking: Bool) {
+    guardian.withLock {
+      if exclusive > 0 || (taking && shared > 0) { overlapCount += 1 }
+      if taking { exclusive += 1 } else { shared += 1 }
+    }
+  }
+
+  func leave(exclusive leaving: Bool) {
+    guardian.withLock {
+      if leaving { exclusive -= 1 } else { shared -= 1 }
+    }
+  }
+
+  func fail(_ text: String) {
+    guardian.withLock { failureTexts.append(text) }
   }
 }

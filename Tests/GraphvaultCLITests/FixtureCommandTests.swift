@@ -104,6 +104,26 @@ struct FixtureCommandTests {
     #expect(try sqlRows(deep, "SELECT count(*) FROM ZPAGE") == ["0"])
   }
 
+  @Test func aFixtureWrittenIntoATestsFolderLeavesNothingElseThere() throws {
+    // What SwiftPM copies into a test bundle (`resources: [.copy("Fixtures")]`) and what git
+    // adds: hidden lock files would go too.
+    let fixtures = workspace.path("Tests/AppTests/Fixtures")
+    try FileManager.default.createDirectory(at: fixtures, withIntermediateDirectories: true)
+    let archive = fixtures.appendingPathComponent("books.gvault").path
+    let result = try BuiltTool.run([
+      "fixture", store, "--entity", "Book", "--limit", "5", "--output", archive, "-q",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let backup = try BuiltTool.run([
+      "backup", store, "--output", fixtures.appendingPathComponent("whole.gvault").path, "-q",
+    ])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: fixtures.path).sorted() == [
+        "books.gvault", "whole.gvault",
+      ])
+  }
+
   @Test func twoRunsAreByteIdenticalAndTheTimeIsTheOnlyClock() throws {
     let arguments = ["--entity", "Page", "--where", "number == 2", "--limit", "20"]
     let (first, _) = try cut(arguments, name: "one")
