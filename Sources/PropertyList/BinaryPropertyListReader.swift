@@ -349,19 +349,13 @@ public struct BinaryPropertyListReader: Sendable {
     return try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
       // A scalar, or a container of scalars only (an extended-attribute bucket, mostly), needs
       // no record of the objects visited: nothing below it can repeat or contain itself.
-      let flat = TreeDecoder(
-        bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-        objectCount: objectCount, tableOffset: tableOffset, reader: self,
-        state: UnsafeMutableBufferPointer(start: nil, count: 0))
-      if let value = try flat.flatValue(index) { return value }
+      if let value = try decoder(over: buffer).flatValue(index) { return value }
       // The per-object states in scratch memory: on the stack for small lists, the heap for
       // large ones.
       return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: objectCount) {
         state throws(PropertyListError) in
         state.initialize(repeating: 0)
-        var decoder = TreeDecoder(
-          bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-          objectCount: objectCount, tableOffset: tableOffset, reader: self, state: state)
+        var decoder = decoder(over: buffer, state: state)
         return try decoder.value(index, depth: 0)
       }
     }
@@ -381,10 +375,7 @@ public struct BinaryPropertyListReader: Sendable {
   {
     // nil: not all scalars; true or false: the answer.
     let flat: Bool? = try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
-      let decoder = TreeDecoder(
-        bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-        objectCount: objectCount, tableOffset: tableOffset, reader: self,
-        state: UnsafeMutableBufferPointer(start: nil, count: 0))
+      let decoder = decoder(over: buffer)
       let start = try decoder.offset(of: topObject)
       let marker = buffer[start]
       guard marker >> 4 == 0xD else { return false }
@@ -396,6 +387,17 @@ public struct BinaryPropertyListReader: Sendable {
     guard case .dictionary(let entries) = try decode() else { return false }
     for (key, value) in entries { body(key, value) }
     return true
+  }
+
+  /// A tree decoder over `buffer` (this reader's bytes); without `state` it decodes flat
+  /// containers only (``TreeDecoder/flatValue(_:)``, ``TreeDecoder/flatEntries``).
+  private func decoder(
+    over buffer: UnsafeBufferPointer<UInt8>,
+    state: UnsafeMutableBufferPointer<UInt8> = UnsafeMutableBufferPointer(start: nil, count: 0)
+  ) -> TreeDecoder {
+    TreeDecoder(
+      bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
+      objectCount: objectCount, tableOffset: tableOffset, reader: self, state: state)
   }
 
   /// Decodes a whole tree over the raw buffer: one read of each object's marker, no bounds

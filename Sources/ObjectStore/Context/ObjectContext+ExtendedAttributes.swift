@@ -63,7 +63,8 @@ extension ManagedObject {
   ///   property-list dictionary.
   public func value(forExtendedKey key: String) throws(StoreError) -> PropertyListValue? {
     if !extendedChanges.isEmpty, let change = extendedChanges[key] { return change }
-    // The decoded bucket, once there, is read in place: no call through the context.
+    // The decoded bucket, once there, is read in place (the cached read's path), not copied
+    // out of storedExtendedAttributes().
     if let snapshot = extendedSnapshot { return snapshot[key] }
     return try storedExtendedAttributes()[key]
   }
@@ -94,9 +95,7 @@ extension ManagedObject {
     do {
       decoded = try ExtendedBucket(decoding: bytes)
     } catch {
-      throw StoreError(
-        .invalidValue, "\(self)'s extended attributes cannot be read: \(error)",
-        path: context.store.path)
+      throw context.fail(.invalidValue, "\(self)'s extended attributes cannot be read: \(error)")
     }
     guard let decoded else {
       throw context.fail(.invalidValue, "\(self)'s extended attributes are not a dictionary")
