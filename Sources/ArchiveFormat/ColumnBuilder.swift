@@ -26,6 +26,9 @@ struct ColumnBuilder {
       case .date: self = .date
       case .decimal, .string, .uri: self = .string
       case .data, .uuid, .transformed: self = .data
+      case .composite:
+        // Records hold a composite's elements under their key paths, a column each.
+        preconditionFailure("a composite value has no column of its own; its elements have")
       }
     }
   }
@@ -79,6 +82,8 @@ struct ColumnBuilder {
     case .data(let v), .uuid(let v), .transformed(let v):
       values.append(contentsOf: v)
       Varint.append(UInt64(v.count), to: &lengths)
+    case .composite:
+      preconditionFailure("a composite value has no column of its own; its elements have")
     }
   }
 

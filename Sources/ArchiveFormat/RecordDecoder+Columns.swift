@@ -63,6 +63,8 @@ extension RecordDecoder {
       switch field {
       case .entity, .primaryKey, .version, .columns:
         throw bad("\(entity): \(column.key) cannot be a column")
+      case .composite:
+        throw bad("\(entity): \(column.key) is a composite: its elements have the columns")
       case .attribute(let position):
         batch.attributes.append(try attribute(column, shape.attributes[position]))
       case .toOne(let position):

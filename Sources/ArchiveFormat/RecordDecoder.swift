@@ -27,6 +27,8 @@ package struct RecordDecoder {
     case toOneEntity
     case toMany(Int)
     case order
+    /// A composite's dictionary, holding the values of its elements.
+    case composite
   }
 
   package init(model: ObjectModel, member: String) {
@@ -39,7 +41,10 @@ package struct RecordDecoder {
       var keys: Set<String> = [
         RecordKey.entity, RecordKey.primaryKey, RecordKey.version, RecordKey.columns,
       ]
-      for attribute in attributes { keys.insert(attribute.name) }
+      for attribute in attributes {
+        // A composite's elements are in its dictionary, under the composite's name.
+        keys.insert(attribute.name.split(separator: ".").first.map(String.init) ?? attribute.name)
+      }
       for relationship in relationships {
         keys.insert(relationship.name)
         keys.insert(
@@ -52,6 +57,9 @@ package struct RecordDecoder {
       ]
       for (position, attribute) in attributes.enumerated() {
         fields[attribute.name] = .attribute(position)
+        if let dot = attribute.name.firstIndex(of: ".") {
+          fields[String(attribute.name[..<dot])] = .composite
+        }
       }
       for (position, relationship) in relationships.enumerated() {
         fields[relationship.name] = relationship.isToMany ? .toMany(position) : .toOne(position)
@@ -87,8 +95,17 @@ package struct RecordDecoder {
       throw bad("a record of \(entity) lacks pk or opt")
     }
     var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)
+    var elements: [String: PropertyListValue] = [:]
+    for (name, value) in fields {
+      if case .composite? = shape.fields[name] {
+        try flatten(value, path: name, into: &elements, depth: 0, in: "\(entity) p\(pk)")
+      }
+    }
     for attribute in shape.attributes {
-      guard let raw = fields[attribute.name] else { continue }
+      guard
+        let raw = attribute.isCompositeElement
+          ? elements.removeValue(forKey: attribute.name) : fields[attribute.name]
+      else { continue }
       guard let typed = Self.value(raw, type: attribute.type) else {
         throw bad(
           "\(entity) p\(pk): \(attribute.name) is \(raw.kindName), not \(attribute.type.rawValue)")
@@ -125,10 +142,29 @@ package struct RecordDecoder {
     if let columns = fields[RecordKey.columns] {
       record.extraColumns = try Self.row(columns, member: member)
     }
-    if let unknown = fields.keys.first(where: { !shape.keys.contains($0) }) {
+    if let unknown = fields.keys.first(where: { !shape.keys.contains($0) }) ?? elements.keys.min() {
       throw bad("\(entity) p\(pk) has a value for \(unknown), which the model does not describe")
     }
     return (record, manyToMany)
+  }
+
+  /// A composite's dictionary as its elements' values by key path (`author.origin.city`).
+  func flatten(
+    _ value: PropertyListValue, path: String, into elements: inout [String: PropertyListValue],
+    depth: Int, in object: String
+  ) throws(ArchiveFormatError) {
+    guard case .dictionary(let members) = value else {
+      throw bad("\(object): \(path) is \(value.kindName), not a composite's dictionary")
+    }
+    guard depth < 16 else { throw bad("\(object): \(path) nests composites more than 16 deep") }
+    for (name, member) in members {
+      if case .dictionary = member {
+        try flatten(
+          member, path: path + "." + name, into: &elements, depth: depth + 1, in: object)
+      } else {
+        elements[path + "." + name] = member
+      }
+    }
   }
 
   /// Every record of a chunk of either format (``decodeObjects(_:)``), as records.
@@ -197,6 +233,7 @@ package struct RecordDecoder {
       var toMany: [(Int, Int)] = []
       var orders: [String: Int] = [:]
       var columns: Int?
+      var elements: [String: PropertyListValue] = [:]
       for (key, value) in entries {
         let field: Field
         if let known = fields[key] {
@@ -223,7 +260,17 @@ package struct RecordDecoder {
             try name(value)
         case .toMany(let position): toMany.append((position, value))
         case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
+        case .composite:
+          try flatten(
+            try reader.value(at: value), path: try name(key), into: &elements, depth: 0,
+            in: entity)
         }
+      }
+      for (path, raw) in elements {
+        guard case .attribute(let position)? = shape.fields[path] else {
+          throw bad("\(entity) has a value for \(path), which the model does not describe")
+        }
+        attributes.append((position, raw))
       }
       guard let pk, let version else { throw bad("a record of \(entity) lacks pk or opt") }
       var record = ObjectRecord(entity: entity, primaryKey: pk, version: version)

@@ -23,6 +23,9 @@ package final class RecordEncoder {
     let toOne: [(name: String, withEntity: Bool)]
     /// Every key, in the order above (each to-one followed by its `@entity` key when written).
     let keys: [String]
+    /// Whether each key is a composite's element (`author.person`), which a record holds in
+    /// its composite's dictionary rather than under its own key.
+    let isElement: [Bool]
     var references: [BinaryPropertyListWriter.Reference] = []
     /// For the rows of one layout (``ObjectRow/layoutID``): the key index of each attribute and
     /// to-one relationship, nil for one the model does not list.
@@ -38,6 +41,7 @@ package final class RecordEncoder {
       keys =
         attributes
         + toOne.flatMap { $0.withEntity ? [$0.name, $0.name + RecordKey.entitySuffix] : [$0.name] }
+      isElement = keys.map { $0.contains(".") }
     }
   }
 
@@ -78,14 +82,20 @@ package final class RecordEncoder {
     pushHeader(record.entity, record.primaryKey, record.version, into: &writer)
     var key = 0
     var written = 0
+    var elements: [(String, AttributeValue)] = []
     for name in shape.attributes {
       if let value = record.attributes[name] {
-        writer.push(shape.references[key])
-        writer.push(Self.encode(value, into: &writer))
+        if shape.isElement[key] {
+          elements.append((name, value))
+        } else {
+          writer.push(shape.references[key])
+          writer.push(Self.encode(value, into: &writer))
+        }
         written += 1
       }
       key += 1
     }
+    pushComposites(elements, into: &writer)
     if written < record.attributes.count {
       // Values the model does not list for this entity still travel, never lost.
       for (name, value) in record.attributes.sorted(by: { $0.key < $1.key })
@@ -139,15 +149,21 @@ package final class RecordEncoder {
     let start = writer.stackCount
     pushHeader(row.entity, row.primaryKey, row.version, into: &writer)
     var extras: [(String, AttributeValue)] = []
+    var elements: [(String, AttributeValue)] = []
     for (index, value) in row.attributeValues.enumerated() {
       guard let value else { continue }
       guard let slot = shape.attributeSlots[index] else {
         extras.append((row.attributeNames[index], value))
         continue
       }
+      if shape.isElement[slot] {
+        elements.append((row.attributeNames[index], value))
+        continue
+      }
       writer.push(shape.references[slot])
       writer.push(Self.encode(value, into: &writer))
     }
+    pushComposites(elements, into: &writer)
     // Values the model does not list for this entity still travel, never lost.
     for (name, value) in extras {
       writer.push(writer.string(name))
@@ -176,6 +192,19 @@ package final class RecordEncoder {
       writer.push(Self.encodeRow(row.extraColumns, into: &writer))
     }
     return writer.makeDictionary(fromStackIndex: start)
+  }
+
+  /// Composites' element values, given by key path, as each composite's dictionary under the
+  /// composite's name (a nested composite a dictionary inside it); a composite none of whose
+  /// elements has a value is absent.
+  private func pushComposites(
+    _ elements: [(String, AttributeValue)], into writer: inout BinaryPropertyListWriter
+  ) {
+    guard !elements.isEmpty else { return }
+    for (name, value) in RecordNesting.nested(elements).sorted(by: { $0.key < $1.key }) {
+      writer.push(writer.string(name))
+      writer.push(Self.encode(value, into: &writer))
+    }
   }
 
   /// `class`, `pk` and `opt`.
@@ -263,6 +292,13 @@ package final class RecordEncoder {
     case .bool(let v): return writer.bool(v)
     case .date(let v): return writer.date(PropertyListDate(secondsSinceReferenceDate: v))
     case .data(let v), .uuid(let v), .transformed(let v): return writer.data(v)
+    case .composite(let elements):
+      let start = writer.stackCount
+      for name in elements.keys.sorted() {
+        writer.push(writer.string(name))
+        writer.push(encode(elements[name]!, into: &writer))
+      }
+      return writer.makeDictionary(fromStackIndex: start)
     }
   }
 }

@@ -88,6 +88,10 @@ enum ValueConversion {
       case .data(let v), .transformed(let v): return .transformed(v)
       default: return nil
       }
+    case .composite:
+      // Composites migrate element by element (their values are the elements').
+      if case .composite = value { return value }
+      return nil
     }
   }
 
@@ -104,7 +108,7 @@ enum ValueConversion {
       return ISO8601.format(
         PropertyListDate(secondsSinceReferenceDate: v), fractionalSeconds: true)
     case .uuid(let v): return uuidText(v)
-    case .data, .transformed: return nil
+    case .data, .transformed, .composite: return nil
     }
   }
 

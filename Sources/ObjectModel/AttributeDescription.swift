@@ -29,6 +29,9 @@ public struct AttributeDescription: Hashable, Sendable, Codable {
   public var valueClassName: String?
   /// The user info.
   public var userInfo: [String: String]
+  /// A composite's elements (``AttributeType/composite``), each an attribute of its own (a
+  /// composite again, for a nested one); empty for every other type.
+  public var elements: [AttributeDescription]
 
   /// Creates an attribute.
   public init(
@@ -37,7 +40,8 @@ public struct AttributeDescription: Hashable, Sendable, Codable {
     defaultValue: AttributeValue? = nil, renamingIdentifier: String? = nil,
     versionHashModifier: String? = nil, allowsExternalBinaryDataStorage: Bool = false,
     preservesValueInHistoryOnDeletion: Bool = false, valueTransformerName: String? = nil,
-    valueClassName: String? = nil, userInfo: [String: String] = [:]
+    valueClassName: String? = nil, userInfo: [String: String] = [:],
+    elements: [AttributeDescription] = []
   ) {
     self.name = name
     self.type = type
@@ -53,8 +57,65 @@ public struct AttributeDescription: Hashable, Sendable, Codable {
     self.valueTransformerName = valueTransformerName
     self.valueClassName = valueClassName
     self.userInfo = userInfo
+    self.elements = elements
+  }
+
+  /// Creates a composite attribute (``AttributeType/composite``) of `elements`.
+  ///
+  /// ```swift
+  /// AttributeDescription(composite: "author", elements: [
+  ///   AttributeDescription(name: "person", type: .string),
+  ///   AttributeDescription(name: "year", type: .integer64),
+  /// ])
+  /// ```
+  public init(
+    composite name: String, elements: [AttributeDescription], isOptional: Bool = true,
+    isTransient: Bool = false, renamingIdentifier: String? = nil,
+    versionHashModifier: String? = nil, userInfo: [String: String] = [:]
+  ) {
+    self.init(
+      name: name, type: .composite, isOptional: isOptional, isTransient: isTransient,
+      renamingIdentifier: renamingIdentifier, versionHashModifier: versionHashModifier,
+      valueClassName: "NSDictionary", userInfo: userInfo, elements: elements)
   }
 
   /// Whether the attribute has a column in the store (not transient).
   public var isStored: Bool { !isTransient }
+
+  /// Whether the attribute is a composite.
+  public var isComposite: Bool { type == .composite }
+
+  /// Whether this is an element of a composite as ``flattened`` hands it out: its name is a
+  /// key path (`author.person`).
+  public var isCompositeElement: Bool { name.contains(".") }
+
+  /// The name of the column's own part: the last component of a composite element's key path
+  /// (`person` for `author.person`), else the name. Core Data names an element's column after
+  /// it alone.
+  public var leafName: String {
+    guard let dot = name.lastIndex(of: ".") else { return name }
+    return String(name[name.index(after: dot)...])
+  }
+
+  /// The attributes whose values an object holds for this one: the attribute itself, or for a
+  /// composite each of its elements (a nested composite's in turn), named by key path
+  /// (`author.person`), as Core Data flattens a composite into one column per element.
+  ///
+  /// An element is optional when it or any composite around it is; it is transient when any
+  /// of them is; its renaming identifier is the key path its names had in the earlier
+  /// version, when the composite or the element was renamed.
+  public var flattened: [AttributeDescription] {
+    guard isComposite else { return [self] }
+    return elements.flatMap { element -> [AttributeDescription] in
+      var leaf = element
+      leaf.name = name + "." + element.name
+      leaf.isOptional = element.isOptional || isOptional
+      leaf.isTransient = element.isTransient || isTransient
+      if renamingIdentifier != nil || element.renamingIdentifier != nil {
+        leaf.renamingIdentifier =
+          (renamingIdentifier ?? name) + "." + (element.renamingIdentifier ?? element.name)
+      }
+      return leaf.flattened
+    }
+  }
 }

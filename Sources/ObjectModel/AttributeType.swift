@@ -30,6 +30,11 @@ public enum AttributeType: String, Hashable, Sendable, Codable, CaseIterable {
   case objectID = "ObjectID"
   /// Undefined (transient only).
   case undefined = "Undefined"
+  /// A composite (`NSCompositeAttributeDescription`, Core Data since iOS 17; what SwiftData
+  /// makes of a Codable struct property): a group of element attributes, each stored in a
+  /// column of its own. The attribute itself has no column and its value is a dictionary of
+  /// its elements' values.
+  case composite = "Composite"
 
   /// Core Data's `NSAttributeType` raw value (as compiled models store it).
   public var coreDataCode: Int {
@@ -49,6 +54,7 @@ public enum AttributeType: String, Hashable, Sendable, Codable, CaseIterable {
     case .uri: return 1200
     case .transformable: return 1800
     case .objectID: return 2000
+    case .composite: return 2100
     }
   }
 
@@ -58,7 +64,8 @@ public enum AttributeType: String, Hashable, Sendable, Codable, CaseIterable {
     self = match
   }
 
-  /// The column type Core Data declares for a stored attribute of this type.
+  /// The column type Core Data declares for a stored attribute of this type (empty for a
+  /// composite, whose elements have the columns).
   public var sqlType: String {
     switch self {
     case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
@@ -67,6 +74,7 @@ public enum AttributeType: String, Hashable, Sendable, Codable, CaseIterable {
     case .date: return "TIMESTAMP"
     case .string, .uri: return "VARCHAR"
     case .binaryData, .uuid, .transformable, .objectID, .undefined: return "BLOB"
+    case .composite: return ""
     }
   }
 

@@ -21,6 +21,9 @@ public enum AttributeValue: Hashable, Sendable, Codable {
   case uri(String)
   /// The bytes a value transformer produced.
   case transformed([UInt8])
+  /// A composite attribute's value: its elements' values by element name (an element without
+  /// a value is absent), as Core Data keeps a composite in a dictionary.
+  case composite([String: AttributeValue])
 
   /// Parses Xcode's `defaultValueString` for an attribute of `type` (`nil` when it does not
   /// parse as that type).
@@ -49,7 +52,7 @@ public enum AttributeValue: Hashable, Sendable, Codable {
     case .date:
       guard let seconds = Double(text) else { return nil }
       self = .date(seconds)
-    case .binaryData, .transformable, .objectID, .undefined:
+    case .binaryData, .transformable, .objectID, .undefined, .composite:
       return nil
     }
   }

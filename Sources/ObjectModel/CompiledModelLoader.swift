@@ -133,7 +133,8 @@ public enum CompiledModelLoader {
     for (propertyName, property) in try properties(of: object)
     where !inherited.contains(propertyName) {
       switch property.className {
-      case "NSAttributeDescription", "NSDerivedAttributeDescription":
+      case "NSAttributeDescription", "NSDerivedAttributeDescription",
+        "NSCompositeAttributeDescription":
         entity.attributes.append(try attribute(property, name: propertyName, entity: name))
       case "NSRelationshipDescription":
         entity.relationships.append(try relationship(property, name: propertyName))
@@ -188,9 +189,9 @@ public enum CompiledModelLoader {
       \.stringValue)
   }
 
-  private static func attribute(_ object: KeyedArchiveObject, name: String, entity: String) throws
-    -> AttributeDescription
-  {
+  private static func attribute(
+    _ object: KeyedArchiveObject, name: String, entity: String, depth: Int = 0
+  ) throws -> AttributeDescription {
     let code = Int(try object.value(forKey: "NSAttributeType").integerValue ?? 0)
     guard let type = AttributeType(coreDataCode: code) else {
       throw ModelError(
@@ -198,6 +199,24 @@ public enum CompiledModelLoader {
     }
     let flags = try object.value(forKey: "NSFlagsKey").integerValue ?? 0
     let derived = object.className == "NSDerivedAttributeDescription"
+    // A composite's elements: attribute descriptions (or composites) of their own, named by
+    // their own NSPropertyName.
+    var elements: [AttributeDescription] = []
+    if type == .composite {
+      guard depth < 16 else {
+        throw ModelError(
+          .unreadable, "composite attributes nest more than 16 deep", entity: entity,
+          property: name)
+      }
+      for element in try object.value(forKey: "NSCompositeElements").arrayValue?.compactMap(
+        \.objectValue) ?? []
+      {
+        let elementName = try element.string(forKey: "NSPropertyName") ?? ""
+        elements.append(
+          try attribute(element, name: elementName, entity: entity, depth: depth + 1))
+      }
+      elements.sort { $0.name < $1.name }
+    }
     var derivation: String?
     if derived, let expression = try object.object(forKey: "NSDerivationExpression") {
       derivation = try ExpressionRenderer.render(expression)
@@ -214,9 +233,9 @@ public enum CompiledModelLoader {
         .boolValue ?? false,
       preservesValueInHistoryOnDeletion: flags & 16 != 0,
       valueTransformerName: try string(object, "NSValueTransformerName"),
-      valueClassName: type == .transformable
+      valueClassName: type == .transformable || type == .composite
         ? try string(object, "NSAttributeValueClassName") : nil,
-      userInfo: try userInfo(object))
+      userInfo: try userInfo(object), elements: elements)
   }
 
   private static func defaultValue(_ value: KeyedArchiveValue, type: AttributeType)

@@ -114,7 +114,7 @@ public enum CompiledModelWriter {
         .value(entity.versionHashModifier.map(Value.string) ?? .null),
         forKey: "NSVersionHashModifier", of: id)
       var properties: [(key: Value, value: Value)] = []
-      for attribute in model.attributes(of: entity.name).sorted(by: { $0.name < $1.name }) {
+      for attribute in model.declaredAttributes(of: entity.name).sorted(by: { $0.name < $1.name }) {
         properties.append((.string(attribute.name), encode(attribute, entity: id)))
       }
       for relationship in model.relationships(of: entity.name).sorted(by: { $0.name < $1.name }) {
@@ -202,7 +202,12 @@ public enum CompiledModelWriter {
             "NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription",
             "NSObject",
           ]
-          : ["NSAttributeDescription", "NSPropertyDescription", "NSObject"])
+          : attribute.isComposite
+            ? [
+              "NSCompositeAttributeDescription", "NSAttributeDescription",
+              "NSPropertyDescription", "NSObject",
+            ]
+            : ["NSAttributeDescription", "NSPropertyDescription", "NSObject"])
       common(
         id, name: attribute.name, entity: entity, optional: attribute.isOptional,
         transient: attribute.isTransient, readOnly: attribute.isDerived,
@@ -226,6 +231,14 @@ public enum CompiledModelWriter {
         forKey: "NSFlagsKey", of: id)
       if attribute.allowsExternalBinaryDataStorage {
         builder.set(.inline(.bool(true)), forKey: "GVAllowsExternalBinaryDataStorage", of: id)
+      }
+      if attribute.isComposite {
+        // As Apple's caches keep them: the elements, attribute descriptions of their own, in
+        // an NSMutableArray.
+        let elements = attribute.elements.map { encode($0, entity: entity) }
+        builder.set(
+          .value(builder.array(elements, classes: ["NSMutableArray", "NSArray", "NSObject"])),
+          forKey: "NSCompositeElements", of: id)
       }
       if attribute.isDerived, let derivation = attribute.derivationExpression {
         builder.set(
@@ -253,6 +266,9 @@ public enum CompiledModelWriter {
         builder.set(.value(.null), forKey: "NS.base", of: object)
         builder.set(.value(.string(text)), forKey: "NS.relative", of: object)
         return .object(object)
+      case .composite(let elements):
+        return builder.dictionary(
+          elements.keys.sorted().map { (.string($0), defaultValue(elements[$0]!)) })
       }
     }
 
@@ -310,6 +326,7 @@ extension AttributeType {
     case .binaryData: return "NSData"
     case .uuid: return "NSUUID"
     case .uri: return "NSURL"
+    case .composite: return "NSDictionary"
     case .transformable, .objectID, .undefined: return nil
     }
   }

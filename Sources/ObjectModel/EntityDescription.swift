@@ -79,9 +79,37 @@ public struct EntityDescription: Hashable, Sendable, Codable {
     self.versionHash = versionHash
   }
 
-  /// The own attribute named `name`.
+  /// The own attribute named `name`; for a key path into a composite (`author.person`), that
+  /// element as ``AttributeDescription/flattened`` hands it out.
   public func attribute(named name: String) -> AttributeDescription? {
-    attributes.first { $0.name == name }
+    guard let dot = name.firstIndex(of: ".") else { return attributes.first { $0.name == name } }
+    guard let composite = attributes.first(where: { $0.name == name[..<dot] }),
+      composite.isComposite
+    else { return nil }
+    return composite.flattened.first { $0.name == name }
+      ?? Self.nestedComposite(name, in: composite)
+  }
+
+  /// A composite nested in `composite`, named by its key path (`author.address`).
+  private static func nestedComposite(_ path: String, in composite: AttributeDescription)
+    -> AttributeDescription?
+  {
+    for element in composite.elements where element.isComposite {
+      var nested = element
+      nested.name = composite.name + "." + element.name
+      nested.isOptional = element.isOptional || composite.isOptional
+      if nested.name == path { return nested }
+      if path.hasPrefix(nested.name + "."), let found = nestedComposite(path, in: nested) {
+        return found
+      }
+    }
+    return nil
+  }
+
+  /// The attributes whose values the entity's objects hold, each composite replaced by its
+  /// elements (``AttributeDescription/flattened``), sorted by name.
+  public var flattenedAttributes: [AttributeDescription] {
+    attributes.flatMap(\.flattened).sorted { $0.name < $1.name }
   }
 
   /// The own relationship named `name`.

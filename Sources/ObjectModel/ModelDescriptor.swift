@@ -141,12 +141,15 @@ public enum ModelDescriptor {
     fields["valueTransformerName"] = attribute.valueTransformerName.map(PropertyListValue.string)
     fields["valueClassName"] = attribute.valueClassName.map(PropertyListValue.string)
     if !attribute.userInfo.isEmpty { fields["userInfo"] = encode(attribute.userInfo) }
+    if !attribute.elements.isEmpty {
+      fields["elements"] = .array(attribute.elements.map { encode($0) })
+    }
     return .dictionary(fields)
   }
 
-  private static func decodeAttribute(_ value: PropertyListValue, context: String)
-    throws(ModelError) -> AttributeDescription
-  {
+  private static func decodeAttribute(
+    _ value: PropertyListValue, context: String, depth: Int = 0
+  ) throws(ModelError) -> AttributeDescription {
     let fields = try Fields(value, context: "\(context) attribute")
     let name = try fields.string("name")
     let typeName = try fields.string("type")
@@ -156,6 +159,15 @@ public enum ModelDescriptor {
     var defaultValue: AttributeValue?
     if let raw = fields.raw("default") {
       defaultValue = try decodeValue(raw, context: "\(context).\(name)")
+    }
+    var elements: [AttributeDescription] = []
+    let elementValues = try fields.optionalArray("elements")
+    if !elementValues.isEmpty && depth >= 16 {
+      throw ModelError(.unreadable, "composite attributes nest more than 16 deep", property: name)
+    }
+    for element in elementValues {
+      elements.append(
+        try decodeAttribute(element, context: "\(context).\(name)", depth: depth + 1))
     }
     return AttributeDescription(
       name: name, type: type, isOptional: try fields.bool("optional"),
@@ -167,7 +179,7 @@ public enum ModelDescriptor {
       preservesValueInHistoryOnDeletion: try fields.bool("preserveAfterDeletion"),
       valueTransformerName: try fields.optionalString("valueTransformerName"),
       valueClassName: try fields.optionalString("valueClassName"),
-      userInfo: try fields.stringDictionary("userInfo"))
+      userInfo: try fields.stringDictionary("userInfo"), elements: elements)
   }
 
   /// A typed value as `{type, value}`.
@@ -184,6 +196,8 @@ public enum ModelDescriptor {
     case .uuid(let v): return ["type": "uuid", "value": .data(v)]
     case .uri(let v): return ["type": "uri", "value": .string(v)]
     case .transformed(let v): return ["type": "transformed", "value": .data(v)]
+    case .composite(let elements):
+      return ["type": "composite", "value": .dictionary(elements.mapValues { encode($0) })]
     }
   }
 
@@ -205,6 +219,12 @@ public enum ModelDescriptor {
     case ("uuid", .data(let v)?): return .uuid(v)
     case ("uri", .string(let v)?): return .uri(v)
     case ("transformed", .data(let v)?): return .transformed(v)
+    case ("composite", .dictionary(let elements)?):
+      var values: [String: AttributeValue] = [:]
+      for (name, element) in elements {
+        values[name] = try decodeValue(element, context: "\(context).\(name)")
+      }
+      return .composite(values)
     default:
       throw ModelError(
         .unreadable, "\(context): a \(type) value holds \(value?.kindName ?? "nothing")")

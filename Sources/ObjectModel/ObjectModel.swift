@@ -62,9 +62,15 @@ public struct ObjectModel: Hashable, Sendable, Codable {
   /// Entities sorted by name, each with its attributes and relationships sorted by name, so
   /// equal models compare and fingerprint equal whatever order their source listed them in.
   private static func canonical(_ entities: [EntityDescription]) -> [EntityDescription] {
-    entities.sorted { $0.name < $1.name }.map { entity in
+    func sortingElements(_ attribute: AttributeDescription) -> AttributeDescription {
+      guard !attribute.elements.isEmpty else { return attribute }
+      var attribute = attribute
+      attribute.elements = attribute.elements.map(sortingElements).sorted { $0.name < $1.name }
+      return attribute
+    }
+    return entities.sorted { $0.name < $1.name }.map { entity in
       var entity = entity
-      entity.attributes.sort { $0.name < $1.name }
+      entity.attributes = entity.attributes.map(sortingElements).sorted { $0.name < $1.name }
       entity.relationships.sort { $0.name < $1.name }
       return entity
     }
@@ -124,8 +130,17 @@ public struct ObjectModel: Hashable, Sendable, Codable {
     return numbers
   }
 
-  /// The attributes of `name` including inherited ones, ancestors' first.
+  /// The attributes whose values objects of `name` hold, inherited ones included, ancestors'
+  /// first: each composite replaced by its elements, named by key path (`author.person`; see
+  /// ``AttributeDescription/flattened``). Values are read, written, compared and stored per
+  /// element, as Core Data stores a composite in one column per element.
   public func attributes(of name: String) -> [AttributeDescription] {
+    lineage(of: name).reversed().flatMap { $0.attributes.flatMap(\.flattened) }
+  }
+
+  /// The attributes `name` and its ancestors declare, ancestors' first, a composite as one
+  /// attribute with its elements: the model's own view, for describing and hashing it.
+  public func declaredAttributes(of name: String) -> [AttributeDescription] {
     lineage(of: name).reversed().flatMap(\.attributes)
   }
 
@@ -213,6 +228,14 @@ public struct ObjectModel: Hashable, Sendable, Codable {
           entity: entity.name, property: name)
       }
     }
+    for attribute in entity.attributes where attribute.isComposite || !attribute.elements.isEmpty {
+      try validateComposite(attribute, of: entity.name, path: attribute.name, depth: 0)
+    }
+    for ancestor in lineage(of: entity.name) {
+      for leaf in ancestor.attributes where leaf.isComposite {
+        for element in leaf.flattened { seen.insert(element.name) }
+      }
+    }
     for relationship in entity.relationships {
       try validate(relationship, of: entity)
     }
@@ -233,6 +256,48 @@ public struct ObjectModel: Hashable, Sendable, Codable {
         throw ModelError(
           .unknownReference, "fetch index \(index.name) names an unknown property",
           entity: entity.name, property: element.property)
+      }
+    }
+  }
+
+  /// A composite has elements (and only a composite has), each named as a property is, no two
+  /// alike, none transient or derived on its own, and nests at most 16 deep.
+  private func validateComposite(
+    _ attribute: AttributeDescription, of entity: String, path: String, depth: Int
+  ) throws(ModelError) {
+    guard attribute.isComposite else {
+      throw ModelError(
+        .invalidName, "only a composite attribute has elements", entity: entity, property: path)
+    }
+    guard !attribute.elements.isEmpty else {
+      throw ModelError(
+        .invalidName, "the composite attribute has no elements", entity: entity, property: path)
+    }
+    guard depth < 16 else {
+      throw ModelError(
+        .invalidName, "composite attributes nest more than 16 deep", entity: entity, property: path)
+    }
+    var names = Set<String>()
+    for element in attribute.elements {
+      let elementPath = path + "." + element.name
+      guard Self.isIdentifier(element.name) else {
+        throw ModelError(
+          .invalidName,
+          "the element name \(element.name.debugDescription) is not a name Core Data takes (letters, digits and _, not starting with a digit)",
+          entity: entity, property: elementPath)
+      }
+      guard names.insert(element.name).inserted else {
+        throw ModelError(
+          .duplicateName, "the composite has two elements of that name", entity: entity,
+          property: elementPath)
+      }
+      guard !element.isDerived else {
+        throw ModelError(
+          .invalidName, "an element of a composite cannot be derived", entity: entity,
+          property: elementPath)
+      }
+      if element.isComposite || !element.elements.isEmpty {
+        try validateComposite(element, of: entity, path: elementPath, depth: depth + 1)
       }
     }
   }

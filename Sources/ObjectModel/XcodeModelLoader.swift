@@ -44,9 +44,15 @@ public enum XcodeModelLoader {
     guard root.name == "model" else {
       throw ModelError(.unreadable, "the root element is <\(root.name)>, not <model>")
     }
+    // Composite types Xcode 15's editor writes at model level, which attributes name.
+    var composites: [String: SimpleXML.Element] = [:]
+    for element in root.elements
+    where element.name == "composite" || element.name == "compositeAttribute" {
+      if let compositeName = element[attribute: "name"] { composites[compositeName] = element }
+    }
     var entities: [EntityDescription] = []
     for element in root.elements(named: "entity") {
-      entities.append(try entity(element))
+      entities.append(try entity(element, composites: composites))
     }
     // The identifier is recorded even when empty: Core Data stores [""] for it.
     let identifiers = root[attribute: "userDefinedModelVersionIdentifier"].map { [$0] } ?? []
@@ -58,7 +64,9 @@ public enum XcodeModelLoader {
     element[attribute: attribute] == "YES"
   }
 
-  private static func entity(_ element: SimpleXML.Element) throws(ModelError) -> EntityDescription {
+  private static func entity(
+    _ element: SimpleXML.Element, composites: [String: SimpleXML.Element]
+  ) throws(ModelError) -> EntityDescription {
     guard let name = element[attribute: "name"] else {
       throw ModelError(.unreadable, "an <entity> has no name (line \(element.line))")
     }
@@ -70,7 +78,8 @@ public enum XcodeModelLoader {
       userInfo: userInfo(element))
     for child in element.elements {
       switch child.name {
-      case "attribute": entity.attributes.append(try attribute(child, entity: name))
+      case "attribute":
+        entity.attributes.append(try attribute(child, entity: name, composites: composites))
       case "relationship": entity.relationships.append(try relationship(child, entity: name))
       case "uniquenessConstraints":
         for constraint in child.elements(named: "uniquenessConstraint") {
@@ -109,9 +118,12 @@ public enum XcodeModelLoader {
     return result
   }
 
-  private static func attribute(_ element: SimpleXML.Element, entity: String) throws(ModelError)
-    -> AttributeDescription
-  {
+  /// An attribute; a composite's elements are its own `<attribute>` children or those of the
+  /// model-level `<composite>` its `composite` attribute names (nested up to 16 deep).
+  private static func attribute(
+    _ element: SimpleXML.Element, entity: String, composites: [String: SimpleXML.Element],
+    depth: Int = 0
+  ) throws(ModelError) -> AttributeDescription {
     guard let name = element[attribute: "name"] else {
       throw ModelError(
         .unreadable, "an <attribute> has no name (line \(element.line))", entity: entity)
@@ -132,6 +144,27 @@ public enum XcodeModelLoader {
       }
       defaultValue = value
     }
+    var elements: [AttributeDescription] = []
+    if type == .composite {
+      guard depth < 16 else {
+        throw ModelError(
+          .unreadable, "composite attributes nest more than 16 deep", entity: entity,
+          property: name)
+      }
+      var definition = element
+      if let reference = element[attribute: "composite"] {
+        guard let found = composites[reference] else {
+          throw ModelError(
+            .unreadable, "names the composite \(reference), which the model does not define",
+            entity: entity, property: name)
+        }
+        definition = found
+      }
+      for child in definition.elements(named: "attribute") {
+        elements.append(
+          try attribute(child, entity: entity, composites: composites, depth: depth + 1))
+      }
+    }
     return AttributeDescription(
       name: name, type: type, isOptional: yes(element, "optional"),
       isTransient: yes(element, "transient"), isDerived: yes(element, "derived"),
@@ -141,7 +174,8 @@ public enum XcodeModelLoader {
       allowsExternalBinaryDataStorage: yes(element, "allowsExternalBinaryDataStorage"),
       preservesValueInHistoryOnDeletion: yes(element, "preserveAfterDeletion"),
       valueTransformerName: element[attribute: "valueTransformerName"],
-      valueClassName: element[attribute: "customClassName"], userInfo: userInfo(element))
+      valueClassName: type == .composite ? "NSDictionary" : element[attribute: "customClassName"],
+      userInfo: userInfo(element), elements: elements)
   }
 
   private static func relationship(_ element: SimpleXML.Element, entity: String)

@@ -23,6 +23,10 @@ enum ValueText {
     case .uuid(let bytes) where bytes.count == 16: return ObjectJSON.uuidText(bytes)
     case .data(let bytes), .uuid(let bytes), .transformed(let bytes):
       return AttributeValue.summary(ofBinary: bytes)
+    case .composite(let elements):
+      return "{"
+        + elements.keys.sorted().map { "\($0): \(text(elements[$0]!))" }.joined(
+          separator: ", ") + "}"
     }
   }
 

@@ -61,9 +61,18 @@ public struct ObjectJSON: Sendable {
   /// The JSON of an object.
   func json(_ dictionary: ObjectDictionary) -> JSONValue {
     var members: [(key: String, value: JSONValue)] = []
+    var elements: [(String, AttributeValue)] = []
     for (key, value) in dictionary.attributes {
-      if let value { members.append((key, json(value))) }
+      guard let value else { continue }
+      if key.contains(".") {
+        elements.append((key, value))
+      } else {
+        members.append((key, json(value)))
+      }
     }
+    // A composite's elements as one object (a composite none of whose elements has a value
+    // is absent, as in the store).
+    for (key, value) in RecordNesting.nested(elements) { members.append((key, json(value))) }
     for (key, reference) in dictionary.toOne {
       members.append((key, reference.map(json) ?? .null))
     }
@@ -107,6 +116,8 @@ public struct ObjectJSON: Sendable {
     case .uuid(let bytes): return .string(Self.uuidText(bytes))
     case .uri(let text): return .string(text)
     case .transformed(let bytes): return KeyedArchiveJSON.json(bytes)
+    case .composite(let elements):
+      return .object(elements.keys.sorted().map { ($0, json(elements[$0]!)) })
     }
   }
 
@@ -148,7 +159,11 @@ public struct ObjectJSON: Sendable {
         }
         result.primaryKey = primaryKey
       default:
-        if let attribute = attributes[key] {
+        if let composite = model.lineage(of: entity).lazy.compactMap({
+          $0.attribute(named: key)
+        }).first, composite.isComposite {
+          try readComposite(member, path: key, into: &result, attributes: attributes)
+        } else if let attribute = attributes[key] {
           guard !attribute.isTransient && !attribute.isDerived else {
             throw Problem(
               "\(key): \(entity).\(key) is \(attribute.isDerived ? "derived (the store computes it)" : "transient (not stored)")"
@@ -196,6 +211,38 @@ public struct ObjectJSON: Sendable {
       }
     }
     return result
+  }
+
+  /// A composite's JSON object into its elements' values, by key path (`null` or `{}`: no
+  /// value for any of them).
+  private func readComposite(
+    _ member: JSONValue, path: String, into result: inout ObjectDictionary,
+    attributes: [String: AttributeDescription]
+  ) throws(Problem) {
+    let elements = attributes.keys.filter { $0.hasPrefix(path + ".") }
+    if case .null = member {
+      for element in elements { result.attributes[element] = .some(nil) }
+      return
+    }
+    guard let members = member.objectMembers else {
+      throw Problem(
+        "\(path): expected an object of the composite's elements, found \(member.kindName)")
+    }
+    for element in elements { result.attributes[element] = .some(nil) }
+    for (name, value) in members {
+      let elementPath = path + "." + name
+      if let attribute = attributes[elementPath] {
+        do {
+          result.attributes[elementPath] = try attributeValue(value, of: attribute)
+        } catch {
+          throw Problem("\(elementPath): \(error.detail)")
+        }
+      } else if elements.contains(where: { $0.hasPrefix(elementPath + ".") }) {
+        try readComposite(value, path: elementPath, into: &result, attributes: attributes)
+      } else {
+        throw Problem("\(elementPath): the composite \(path) has no element \(name)")
+      }
+    }
   }
 
   /// The `"class"` member.
@@ -315,6 +362,8 @@ public struct ObjectJSON: Sendable {
       return .transformed(try KeyedArchiveJSON.bytes(value))
     case .undefined:
       throw Problem("undefined attributes are transient and not stored")
+    case .composite:
+      throw Problem("a composite's value is an object of its elements")
     }
   }
 }

@@ -195,7 +195,7 @@ public enum ClassGenerator {
     case .uuid: return "UUID"
     case .uri: return "URL"
     case .transformable: return "(any Sendable)"
-    case .objectID, .undefined: return nil
+    case .objectID, .undefined, .composite: return nil
     }
   }
 

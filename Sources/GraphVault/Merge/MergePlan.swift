@@ -205,7 +205,25 @@ struct MergePlan {
     try connectToOne(source, to: target)
     for relationship in model.relationships(of: source.entity)
     where !relationship.isTransient && relationship.isToMany {
-      guard let inverse = model.inverse(of: relationship) else { continue }
+      guard let inverse = model.inverse(of: relationship) else {
+        // Kept on the members' rows, one owner each: a member the store keeps joins only
+        // when no object holds it.
+        var members: [ManagedObject] = []
+        for member in try source.objects(for: relationship.name) {
+          guard let mapped = try resolve(member) else { continue }
+          if !insertedSources.contains(member.reference) {
+            if try into.hasOwner(mapped, through: relationship.name, of: target.entity) {
+              continue
+            }
+            counts[mapped.entity, default: .init()].linked += 1
+          }
+          members.append(mapped)
+        }
+        let current = try target.objects(for: relationship.name)
+        let missing = current.filter { object in !members.contains { $0 === object } }
+        try target.setObjects(members + missing, for: relationship.name)
+        continue
+      }
       var members: [ManagedObject] = []
       for member in try source.objects(for: relationship.name) {
         guard let mapped = try resolve(member) else { continue }

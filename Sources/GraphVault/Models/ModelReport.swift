@@ -55,7 +55,7 @@ public struct ModelReport: Codable, Sendable {
     public let versionHash: String?
     /// Why the computed ``versionHash`` is not Core Data's, when it is known not to be.
     public let versionHashProblem: String?
-    /// Own attributes.
+    /// Own attributes, each composite followed by its elements named by key path.
     public let attributes: [Attribute]
     /// Own relationships.
     public let relationships: [Relationship]
@@ -139,7 +139,8 @@ public struct ModelReport: Codable, Sendable {
         table: StoreSchema.tableName(model.root(of: entity.name)?.name ?? entity.name),
         versionHash: hashes[entity.name].map { Checksum.hex($0) },
         versionHashProblem: unreproduced[entity.name],
-        attributes: entity.attributes.map {
+        // A composite, then each of its elements by key path (`author.person`).
+        attributes: entity.attributes.flatMap { $0.isComposite ? [$0] + $0.flattened : [$0] }.map {
           Attribute(
             name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,
             derived: $0.isDerived, renamingIdentifier: $0.renamingIdentifier)

@@ -79,9 +79,20 @@ open class ManagedObject: CustomStringConvertible {
   /// that is a single value.
   /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) naming the entity and the key
   ///   when the entity has no attribute `key` and does not fall through.
+  ///
+  /// A composite attribute's value is the dictionary of its elements' values
+  /// (``AttributeValue/composite(_:)``, nil when none has one); an element is read by its key
+  /// path (`author.person`), as Core Data's namespaced key paths read it.
   public func value(for key: String) throws(StoreError) -> AttributeValue? {
     if let value = attributes[key] { return value }
     if traits.attributeNames.contains(key) { return nil }
+    if let composite = context.compositeAttribute(key, of: entity) {
+      let prefix = key + "."
+      let elements = composite.flattened.compactMap { element in
+        attributes[element.name].map { (String(element.name.dropFirst(prefix.count)), $0) }
+      }
+      return elements.isEmpty ? nil : .composite(RecordNesting.nested(elements))
+    }
     guard traits.fallsThrough else {
       throw context.fail(
         .invalidValue,

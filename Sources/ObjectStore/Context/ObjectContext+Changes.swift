@@ -165,11 +165,18 @@ extension ObjectContext {
   func storedMembers(of object: ManagedObject, _ relationship: RelationshipDescription)
     throws(StoreError) -> [ObjectReference]
   {
-    guard let inverse = model.inverse(of: relationship) else {
-      throw fail(.unsupported, "\(object.entity).\(relationship.name) has no inverse")
-    }
+    let inverse = model.inverse(of: relationship)
     let sql: String
-    if !inverse.isToMany {
+    if inverse == nil {
+      guard let place = layout.ownerColumns(ofToMany: relationship.name, in: object.entity) else {
+        throw fail(
+          .unsupported,
+          "\(object.entity).\(relationship.name) has no inverse, and the store has no column keeping its members"
+        )
+      }
+      sql =
+        "SELECT Z_PK, Z_ENT FROM \(place.table.name) WHERE \(place.column) = ? ORDER BY \(place.orderColumn.map { "\($0), " } ?? "")Z_PK"
+    } else if let inverse, !inverse.isToMany {
       let table = try table(for: relationship.destination)
       guard let column = layout.foreignKey(ofToOne: inverse.name, in: relationship.destination)
       else {

@@ -81,7 +81,6 @@ extension ObjectContext {
     -> [ObjectReference]
   {
     if relationship.isToMany {
-      guard model.inverse(of: relationship) != nil else { return [] }
       return try members(of: object, relationship.name)
     }
     return object.toOne[relationship.name].map { [$0] } ?? []

@@ -18,7 +18,6 @@ extension ManagedObject {
     }
     for relationship in context.model.relationships(of: entity) where !relationship.isTransient {
       if relationship.isToMany {
-        guard context.model.inverse(of: relationship) != nil else { continue }
         var members = try context.members(of: self, relationship.name)
         if !relationship.isOrdered {
           members.sort { ($0.primaryKey, $0.entity) < ($1.primaryKey, $1.entity) }

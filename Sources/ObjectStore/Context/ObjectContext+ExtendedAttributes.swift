@@ -203,6 +203,7 @@ extension ObjectContext {
     case .bool(let flag): return .bool(flag)
     case .date(let seconds): return .date(PropertyListDate(secondsSinceReferenceDate: seconds))
     case .data(let bytes), .uuid(let bytes), .transformed(let bytes): return .data(bytes)
+    case .composite(let elements): return .dictionary(elements.mapValues(propertyListValue))
     }
   }
 

@@ -42,10 +42,9 @@ extension ObjectContext {
       throw fail(.invalidValue, "\(object.entity).\(name) is to-one")
     }
     guard let inverse = model.inverse(of: relationship) else {
-      throw fail(
-        .unsupported,
-        "\(object.entity).\(name) has no inverse; Core Data stores need one for to-many relationships"
-      )
+      let members = try ownedMembers(of: object, relationship)
+      object.toMany[name] = members
+      return members
     }
     var members: [ObjectReference]
     let destinations = Set(model.hierarchy(from: relationship.destination).map(\.name))
@@ -139,6 +138,109 @@ extension ObjectContext {
     object.toMany[name] = members
     return members
   }
+  /// The members of a to-many relationship without an inverse, which Core Data keeps as the
+  /// owner's key in a column of the destination's rows (``StoreLayout/ownerColumns(ofToMany:in:)``):
+  /// the rows holding this object's key, in their order when ordered, less those another
+  /// owner took in memory.
+  private func ownedMembers(of object: ManagedObject, _ relationship: RelationshipDescription)
+    throws(StoreError) -> [ObjectReference]
+  {
+    let name = relationship.name
+    guard let place = layout.ownerColumns(ofToMany: name, in: object.entity) else {
+      throw fail(
+        .unsupported,
+        "\(object.entity).\(name) has no inverse, and the store has no column keeping its members")
+    }
+    var found: [ManagedObject] = []
+    if !inserted.contains(object.reference) {
+      found = try load(
+        place.table, filter: "\(place.column) = ?", bindings: [.integer(object.primaryKey)])
+    }
+    var order: [ObjectReference: Int64] = [:]
+    if let orderColumn = place.orderColumn, !found.isEmpty {
+      do {
+        let statement = try store.database.prepare(
+          "SELECT Z_PK, \(orderColumn) FROM \(place.table.name) WHERE \(place.column) = ?")
+        try statement.bind(.integer(object.primaryKey), at: 1)
+        var keys: [Int64: Int64] = [:]
+        for row in try statement.allRows() {
+          if let pk = row[0].integerValue, let key = row[1].integerValue { keys[pk] = key }
+        }
+        for member in found { order[member.reference] = keys[member.primaryKey] }
+      } catch {
+        throw wrap(error, "cannot read the order of \(object.entity).\(name)")
+      }
+    }
+    let takenElsewhere = Set(
+      reordered.filter { $0.relationship == name && $0.owner != object.reference }
+        .flatMap { registered[$0.owner]?.toMany[name] ?? [] })
+    return found.filter { !$0.isDeleted && !takenElsewhere.contains($0.reference) }
+      .map(\.reference)
+      .sorted {
+        (order[$0] ?? Int64.max, $0.primaryKey) < (order[$1] ?? Int64.max, $1.primaryKey)
+      }
+  }
+
+  /// Whether `member` belongs to an object through the to-many relationship `name` of
+  /// `entity`, which has no inverse: as changed in memory, else as the store has it.
+  package func hasOwner(_ member: ManagedObject, through name: String, of entity: String)
+    throws(StoreError) -> Bool
+  {
+    for membership in reordered where membership.relationship == name {
+      if registered[membership.owner]?.toMany[name]?.contains(member.reference) == true {
+        return true
+      }
+    }
+    if releasedMembers[member.reference]?.contains(name) == true { return false }
+    guard let place = layout.ownerColumns(ofToMany: name, in: entity) else { return false }
+    do {
+      let statement = try store.database.prepare(
+        "SELECT \(place.column) FROM \(place.table.name) WHERE Z_PK = ?")
+      try statement.bind(.integer(member.primaryKey), at: 1)
+      return try statement.allRows().first?[0].integerValue != nil
+    } catch {
+      throw wrap(error, "cannot read the owner of \(member)")
+    }
+  }
+
+  /// Adds `member` to the inverse-less to-many `name` of `object`: it leaves whichever owner
+  /// held it (a destination row has one owner's key), and the owners' columns are written at
+  /// the save (``OrderedMembership`` in `reordered`).
+  private func addOwnedMember(
+    _ member: ObjectReference, to object: ManagedObject, _ name: String
+  ) throws(StoreError) {
+    // Owners changed in memory, then the one the store names.
+    for membership in reordered where membership.relationship == name {
+      registered[membership.owner]?.toMany[name]?.removeAll { $0 == member }
+    }
+    if let place = layout.ownerColumns(ofToMany: name, in: object.entity),
+      let declaring = model.lineage(of: object.entity).first(where: {
+        $0.relationship(named: name) != nil
+      })
+    {
+      let stored: Int64?
+      do {
+        let statement = try store.database.prepare(
+          "SELECT \(place.column) FROM \(place.table.name) WHERE Z_PK = ?")
+        try statement.bind(.integer(member.primaryKey), at: 1)
+        stored = try statement.allRows().first?[0].integerValue
+      } catch {
+        throw wrap(error, "cannot read the owner of \(member)")
+      }
+      for entity in model.hierarchy(from: declaring.name) {
+        guard let stored, stored != object.primaryKey || entity.name != object.entity,
+          let previous = registered[ObjectReference(entity: entity.name, primaryKey: stored)],
+          previous.toMany[name]?.contains(member) == true
+        else { continue }
+        previous.toMany[name]?.removeAll { $0 == member }
+        reordered.insert(OrderedMembership(owner: previous.reference, relationship: name))
+      }
+    }
+    object.toMany[name]?.append(member)
+    releasedMembers[member, default: []].remove(name)
+    reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
+  }
+
   func setToOne(of object: ManagedObject, _ name: String, to target: ObjectReference?)
     throws(StoreError)
   {
@@ -209,9 +311,8 @@ extension ObjectContext {
   {
     try checkChangeable(object)
     let relationship = try relationship(name, of: object.entity)
-    guard relationship.isToMany, let inverse = model.inverse(of: relationship) else {
-      throw fail(
-        .invalidValue, "\(object.entity).\(name) is not a to-many relationship with an inverse")
+    guard relationship.isToMany else {
+      throw fail(.invalidValue, "\(object.entity).\(name) is not a to-many relationship")
     }
     guard model.lineage(of: member.entity).contains(where: { $0.name == relationship.destination })
     else {
@@ -224,6 +325,12 @@ extension ObjectContext {
     let step = undoStep { .members(object.reference, name, current) }
     defer { step.end() }
     let other = try self.object(with: member)
+    guard let inverse = model.inverse(of: relationship) else {
+      try addOwnedMember(member, to: object, name)
+      markUpdated(other)
+      step.commit()
+      return
+    }
     if !inverse.isToMany {
       try setToOne(of: other, inverse.name, to: object.reference)
       if !(object.toMany[name]?.contains(member) ?? false) { object.toMany[name]?.append(member) }
@@ -249,15 +356,22 @@ extension ObjectContext {
     throws(StoreError)
   {
     let relationship = try relationship(name, of: object.entity)
-    guard relationship.isToMany, let inverse = model.inverse(of: relationship) else {
-      throw fail(
-        .invalidValue, "\(object.entity).\(name) is not a to-many relationship with an inverse")
+    guard relationship.isToMany else {
+      throw fail(.invalidValue, "\(object.entity).\(name) is not a to-many relationship")
     }
     let current = try members(of: object, name)
     guard current.contains(member) else { return }
     let step = undoStep { .members(object.reference, name, current) }
     defer { step.end() }
     let other = try self.object(with: member)
+    guard let inverse = model.inverse(of: relationship) else {
+      object.toMany[name]?.removeAll { $0 == member }
+      releasedMembers[member, default: []].insert(name)
+      reordered.insert(OrderedMembership(owner: object.reference, relationship: name))
+      markUpdated(other)
+      step.commit()
+      return
+    }
     if !inverse.isToMany {
       try setToOne(of: other, inverse.name, to: nil)
     } else {

@@ -179,12 +179,34 @@ extension ObjectContext {
     a.entity == b.entity ? a.primaryKey < b.primaryKey : a.entity < b.entity
   }
 
-  /// Order keys for the members of reordered one-to-many relationships, by member and column;
-  /// the members whose key changes become updated.
-  private func pendingOrderKeys() throws(StoreError) -> [ObjectReference: [String: Int64]] {
-    var keys: [ObjectReference: [String: Int64]] = [:]
+  /// The columns of member rows that reordered relationships set, by member and column: order
+  /// keys of one-to-many relationships, and for a to-many without an inverse the owner's key
+  /// (and order key) or NULL for a member it let go of; the members become updated.
+  private func pendingOrderKeys() throws(StoreError) -> [ObjectReference: [String: SQLiteValue]] {
+    var keys: [ObjectReference: [String: SQLiteValue]] = [:]
+    for (member, names) in releasedMembers {
+      for membership in reordered where names.contains(membership.relationship) {
+        guard let owner = registered[membership.owner],
+          let place = layout.ownerColumns(ofToMany: membership.relationship, in: owner.entity)
+        else { continue }
+        keys[member, default: [:]][place.column] = .null
+        if let order = place.orderColumn { keys[member, default: [:]][order] = .null }
+        if let object = registered[member] { markUpdated(object) }
+      }
+    }
     for membership in reordered {
-      guard let owner = registered[membership.owner], !owner.isDeleted,
+      guard let owner = registered[membership.owner], !owner.isDeleted else { continue }
+      if let place = layout.ownerColumns(ofToMany: membership.relationship, in: owner.entity) {
+        for (position, member) in try members(of: owner, membership.relationship).enumerated() {
+          keys[member, default: [:]][place.column] = .integer(owner.primaryKey)
+          if let order = place.orderColumn {
+            keys[member, default: [:]][order] = .integer(Int64(position + 1))
+          }
+          if let object = registered[member] { markUpdated(object) }
+        }
+        continue
+      }
+      guard
         let declaring = model.lineage(of: owner.entity).first(where: {
           $0.relationship(named: membership.relationship) != nil
         }),
@@ -193,7 +215,7 @@ extension ObjectContext {
         }).first
       else { continue }
       for (position, member) in try members(of: owner, membership.relationship).enumerated() {
-        keys[member, default: [:]][column] = Int64(position + 1)
+        keys[member, default: [:]][column] = .integer(Int64(position + 1))
         if let object = registered[member] { markUpdated(object) }
       }
     }
@@ -233,7 +255,7 @@ extension ObjectContext {
 
   /// Writes an object's row; false when an update found the row changed or gone.
   private func writeRow(
-    _ object: ManagedObject, insert: Bool, orderKeys: [String: Int64], _ db: Database
+    _ object: ManagedObject, insert: Bool, orderKeys: [String: SQLiteValue], _ db: Database
   ) throws -> Bool {
     let table = try table(for: object.entity)
     let lineage = model.lineage(of: object.entity).map(\.name)
@@ -258,7 +280,7 @@ extension ObjectContext {
     }
     for (column, key) in orderKeys.sorted(by: { $0.key < $1.key }) {
       columns.append(column)
-      values.append(.integer(key))
+      values.append(key)
     }
     if insert {
       let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
@@ -340,6 +362,7 @@ extension ObjectContext {
     joinInserts.removeAll()
     joinDeletes.removeAll()
     reordered.removeAll()
+    releasedMembers.removeAll()
     transientChanges.removeAll()
     clearExtendedChangeList()
   }

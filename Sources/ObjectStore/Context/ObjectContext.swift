@@ -26,6 +26,9 @@ public final class ObjectContext {
   var joinInserts = Set<JoinPair>()
   var joinDeletes = Set<JoinPair>()
   var reordered = Set<OrderedMembership>()
+  /// Members let go of by an inverse-less to-many relationship (by the relationship's name)
+  /// and not taken by another owner: their owner column is cleared at the save.
+  var releasedMembers: [ObjectReference: Set<String>] = [:]
   var nextKeys: [String: Int64] = [:]
   let entityNames: [Int: String]
   /// The value transformers of the model's transformable attributes.
@@ -271,10 +274,41 @@ public final class ObjectContext {
     extendedChangeList.removeAll()
   }
 
+  /// The composite attribute (or nested composite) `key` names in `entity`'s lineage.
+  func compositeAttribute(_ key: String, of entity: String) -> AttributeDescription? {
+    for ancestor in model.lineage(of: entity) {
+      if let attribute = ancestor.attribute(named: key), attribute.isComposite { return attribute }
+    }
+    return nil
+  }
+
   func setValue(_ value: AttributeValue?, for key: String, of object: ManagedObject)
     throws(StoreError)
   {
     try checkChangeable(object)
+    if let composite = compositeAttribute(key, of: object.entity) {
+      // Element by element: each a change of its own, nil for those the value leaves out.
+      var given: [String: AttributeValue] = [:]
+      switch value {
+      case .composite(let elements)?:
+        given = RecordNesting.flattened(elements, prefix: key)
+      case nil: break
+      case let other?:
+        throw fail(
+          .invalidValue,
+          "\(object.entity).\(key) is a composite; \(other) is not a dictionary of its elements")
+      }
+      let names = Set(composite.flattened.map(\.name))
+      if let unknown = given.keys.first(where: { !names.contains($0) }) {
+        throw fail(
+          .invalidValue,
+          "\(object.entity).\(key) has no element \(unknown.dropFirst(key.count + 1))")
+      }
+      for element in composite.flattened.map(\.name) {
+        try setValue(given[element], for: element, of: object)
+      }
+      return
+    }
     guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
     else {
       if object.traits.fallsThrough {

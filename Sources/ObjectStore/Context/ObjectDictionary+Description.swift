@@ -32,6 +32,9 @@ extension ObjectDictionary: CustomStringConvertible {
     case .bool(let flag): return flag ? "YES" : "NO"
     case .uuid(let bytes), .data(let bytes), .transformed(let bytes):
       return AttributeValue.summary(ofBinary: bytes)
+    case .composite(let elements):
+      let parts = elements.keys.sorted().map { "\($0): \(text(elements[$0]!))" }
+      return "{" + parts.joined(separator: ", ") + "}"
     }
   }
 }

@@ -106,6 +106,10 @@ struct PredicateSQL {
       return
         "FROM \(table.name) \(inner) WHERE \(inner).Z_ENT IN (\(numbers)) AND \(inner).\(foreignKey) = \(outer).Z_PK"
     }
+    if let owned = layout.ownerColumns(ofToMany: relationship.name, in: hop.entity) {
+      return
+        "FROM \(table.name) \(inner) WHERE \(inner).Z_ENT IN (\(numbers)) AND \(inner).\(owned.column) = \(outer).Z_PK"
+    }
     let lineage = Set(layout.model.lineage(of: hop.entity).map(\.name))
     let inverseName = layout.model.inverse(of: relationship)?.name
     for join in layout.joins {

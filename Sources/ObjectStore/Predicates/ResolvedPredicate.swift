@@ -152,6 +152,21 @@ indirect enum ResolvedPredicate: Sendable {
       var hops: [Hop] = []
       for (index, key) in keys.enumerated() {
         let last = index == keys.count - 1
+        // A key path into a composite (`author.person`, `author.origin.city`) names one of its
+        // elements, as Core Data's namespaced key paths do.
+        if !last, !count,
+          let element = model.attributes(of: current).first(where: {
+            $0.isCompositeElement && $0.name == keys[index...].joined(separator: ".")
+          })
+        {
+          guard !element.isTransient else {
+            throw fail(
+              keyPosition, "\(current).\(element.name) is transient: the store keeps no value")
+          }
+          return try check(
+            comparison, hops: hops, entity: current, target: .attribute(element),
+            type: element.type, name: "\(current).\(element.name)")
+        }
         if key == "extended" && index == keys.count - 2 && !count
           && model.relationships(of: current).first(where: { $0.name == key }) == nil
           && model.attributes(of: current).first(where: { $0.name == key }) == nil

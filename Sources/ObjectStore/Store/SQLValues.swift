@@ -11,6 +11,9 @@ enum SQLValues {
     case .string(let v), .uri(let v): return .text(v)
     case .bool(let v): return .integer(v ? 1 : 0)
     case .data(let v), .uuid(let v), .transformed(let v): return .blob(v)
+    case .composite:
+      // A composite has no column: each element has its own (see ObjectModel.attributes(of:)).
+      preconditionFailure("a composite value has no column of its own; store its elements")
     }
   }
 
@@ -47,6 +50,7 @@ enum SQLValues {
     case (.uuid, _): return .uuid(bytes())
     case (.binaryData, _), (.objectID, _), (.undefined, _): return .data(bytes())
     case (.transformable, _): return .transformed(bytes())
+    case (.composite, _): return nil
     }
   }
 

@@ -36,14 +36,15 @@ public struct ScrubRule: Sendable, Equatable {
     self.kind = kind
   }
 
-  /// Parses `ENTITY.ATTRIBUTE[=RULE]` (`fake`, `null`, `hash`, `value:TEXT`).
+  /// Parses `ENTITY.ATTRIBUTE[=RULE]` (`fake`, `null`, `hash`, `value:TEXT`); the attribute may
+  /// be a key path to an element of a composite (`Cocktail.author.person`).
   public init?(argument: String) {
     let (target, rule) =
       argument.firstIndex(of: "=").map {
         (String(argument[..<$0]), String(argument[argument.index(after: $0)...]))
       } ?? (argument, "fake")
     let parts = target.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+    guard parts.count >= 2, !parts.contains(where: \.isEmpty) else { return nil }
     switch rule {
     case "fake": kind = .fake
     case "null": kind = .null
@@ -52,7 +53,7 @@ public struct ScrubRule: Sendable, Equatable {
     default: return nil
     }
     entity = String(parts[0])
-    attribute = String(parts[1])
+    attribute = parts.dropFirst().joined(separator: ".")
   }
 
   /// The replacement of `value` (present) for the object with primary key `key`; nil for none.
@@ -90,6 +91,8 @@ public struct ScrubRule: Sendable, Equatable {
     case .bool(let v): return Array("b\(v)".utf8)
     case .date(let v): return Array("t\(v)".utf8)
     case .data(let v), .uuid(let v), .transformed(let v): return Array("x".utf8) + v
+    case .composite(let elements):
+      return elements.keys.sorted().flatMap { Array("c\($0)=".utf8) + bytes(of: elements[$0]!) }
     }
   }
 
@@ -134,7 +137,7 @@ public struct ScrubRule: Sendable, Equatable {
       bytes[6] = bytes[6] & 0x0F | 0x40
       bytes[8] = bytes[8] & 0x3F | 0x80
       return .uuid(bytes)
-    case .transformed: return nil
+    case .transformed, .composite: return nil
     }
   }
 }

@@ -38,6 +38,13 @@ public struct StoreLayout: Sendable {
     public let toOne: [String: [ToOneColumns]]
     /// Order-key columns (`Z_FOK_`), by the ordered relationship's entity and name.
     public let orderKeys: [String: String]
+    /// The columns holding the owner's primary key for to-many relationships without an
+    /// inverse whose destination lives here (`Z<n><NAME>`), by the relationship's entity and
+    /// name (`Cocktail.spec`). Like order keys, they are among ``unmappedColumns`` too: a row
+    /// carries them as stored values.
+    public let ownerKeys: [String: String]
+    /// The order columns of those relationships that are ordered, by the same keys.
+    public let ownerOrderKeys: [String: String]
     /// The table's columns that no attribute or to-one relationship maps (order keys, columns
     /// the model does not describe), in table order.
     public let unmappedColumns: [String]
@@ -91,6 +98,8 @@ public struct StoreLayout: Sendable {
       var attributes: [String: [AttributeColumn]] = [:]
       var toOne: [String: [ToOneColumns]] = [:]
       var orderKeys: [String: String] = [:]
+      var ownerKeys: [String: String] = [:]
+      var ownerOrderKeys: [String: String] = [:]
       func find(_ expected: String, pattern: String? = nil) -> String? {
         if actualNames.contains(expected) { return expected }
         // A collision suffix or a different Z<n>_ number: match the pattern.
@@ -119,6 +128,17 @@ public struct StoreLayout: Sendable {
             ToOneColumns(relationship: relationship, column: found, entityColumn: entityColumn))
         case .orderKey(let entity, let name):
           if let found = find(column.name) { orderKeys["\(entity).\(name)"] = found }
+        case .ownerKey(let entity, let name):
+          // Another entity number where the store's numbering differs from the model's.
+          guard
+            let found = find(
+              column.name, pattern: "^Z[0-9]+\(name.uppercased())$")
+          else { throw mismatch("no column \(column.name) in \(table.name) for \(entity).\(name)") }
+          ownerKeys["\(entity).\(name)"] = found
+        case .ownerOrderKey(let entity, let name):
+          if let found = find(column.name, pattern: "^Z_FOK_[0-9]+\(name.uppercased())$") {
+            ownerOrderKeys["\(entity).\(name)"] = found
+          }
         case .foreignEntity:
           break
         }
@@ -134,7 +154,8 @@ public struct StoreLayout: Sendable {
       tables.append(
         Table(
           name: table.name, rootEntity: table.rootEntity, attributes: attributes, toOne: toOne,
-          orderKeys: orderKeys, unmappedColumns: actual.map(\.name).filter { !mapped.contains($0) })
+          orderKeys: orderKeys, ownerKeys: ownerKeys, ownerOrderKeys: ownerOrderKeys,
+          unmappedColumns: actual.map(\.name).filter { !mapped.contains($0) })
       )
     }
     var joins: [Join] = []
@@ -208,6 +229,23 @@ public struct StoreLayout: Sendable {
       if let match = table?.toOne[ancestor.name]?.first(where: { $0.relationship.name == name }) {
         return match.column
       }
+    }
+    return nil
+  }
+
+  /// Where the to-many relationship `name` of `entity` (declared by it or an ancestor), which
+  /// has no inverse, is kept: the destination's table, the column holding the owner's primary
+  /// key, and the order column when it is ordered; nil when it is not such a relationship.
+  public func ownerColumns(ofToMany name: String, in entity: String) -> (
+    table: Table, column: String, orderColumn: String?
+  )? {
+    for ancestor in model.lineage(of: entity) {
+      guard let relationship = ancestor.relationship(named: name) else { continue }
+      guard relationship.isToMany, relationship.inverse == nil,
+        let table = table(for: relationship.destination),
+        let column = table.ownerKeys["\(ancestor.name).\(name)"]
+      else { return nil }
+      return (table, column, table.ownerOrderKeys["\(ancestor.name).\(name)"])
     }
     return nil
   }

@@ -312,6 +312,8 @@ extension SQLValues {
     case .string(let v), .decimal(let v), .uri(let v): return .text(v)
     case .bool(let v): return .integer(v ? 1 : 0)
     case .data(let v), .uuid(let v), .transformed(let v): return .blob(v)
+    case .composite:
+      preconditionFailure("a composite value has no column of its own; store its elements")
     }
   }
 }

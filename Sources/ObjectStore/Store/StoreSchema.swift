@@ -22,6 +22,11 @@ public struct StoreSchema: Sendable {
       /// The order of this object in the ordered to-many relationship `name` of `entity`
       /// (`Z_FOK_<INVERSE>`).
       case orderKey(entity: String, name: String)
+      /// The primary key of the object whose to-many relationship `name` of `entity`, which
+      /// has no inverse, holds this object (`Z<n><NAME>`, `n` being `entity`'s number).
+      case ownerKey(entity: String, name: String)
+      /// This object's place in that relationship, when it is ordered (`Z_FOK_<n><NAME>`).
+      case ownerOrderKey(entity: String, name: String)
     }
 
     /// The column's name.
@@ -99,7 +104,7 @@ public struct StoreSchema: Sendable {
       let table = Self.tableName(root.name)
       var columns: [Column] = []
       for entity in model.hierarchy(from: root.name) {
-        for attribute in entity.attributes where attribute.isStored {
+        for attribute in entity.attributes where attribute.isStored && !attribute.isComposite {
           columns.append(
             Column(
               name: "Z" + attribute.name.uppercased(), type: attribute.type.sqlType,
@@ -122,6 +127,41 @@ public struct StoreSchema: Sendable {
           }
         }
       }
+      // A composite's elements: a column each, named after the element alone, after the
+      // hierarchy's other attributes, so that an attribute of the entity keeps its name and a
+      // clashing element takes the suffix (`id` → ZID, `author.id` → ZID1, as in real stores).
+      for entity in model.hierarchy(from: root.name) {
+        for attribute in entity.attributes where attribute.isStored && attribute.isComposite {
+          for element in attribute.flattened where element.isStored {
+            columns.append(
+              Column(
+                name: "Z" + element.leafName.uppercased(), type: element.type.sqlType,
+                role: .attribute(entity: entity.name, name: element.name)))
+          }
+        }
+      }
+      // A to-many without an inverse: the owner's key (and place, when ordered) lives with the
+      // destination rows, in a column named after the owner's entity number and the
+      // relationship (`ZINGREDIENT.Z1SPEC` for Cocktail(1).spec).
+      for other in model.entities {
+        for relationship in other.relationships
+        where relationship.isToMany && relationship.inverse == nil && !relationship.isTransient
+          && model.root(of: relationship.destination)?.name == root.name
+        {
+          guard let number = numbers[other.name] else { continue }
+          let column = "Z\(number)" + relationship.name.uppercased()
+          columns.append(
+            Column(
+              name: column, type: "INTEGER",
+              role: .ownerKey(entity: other.name, name: relationship.name)))
+          if relationship.isOrdered {
+            columns.append(
+              Column(
+                name: "Z_FOK_\(number)" + relationship.name.uppercased(), type: "INTEGER",
+                role: .ownerOrderKey(entity: other.name, name: relationship.name)))
+          }
+        }
+      }
       // Ordered one-to-many: the order key lives with the destination rows.
       for other in model.entities {
         for relationship in other.relationships
@@ -137,8 +177,10 @@ public struct StoreSchema: Sendable {
       }
       columns = Self.resolvingCollisions(columns)
       for column in columns {
-        if case .foreignKey = column.role {
+        switch column.role {
+        case .foreignKey, .ownerKey:
           indexes.append("CREATE INDEX \(table)_\(column.name)_INDEX ON \(table) (\(column.name))")
+        default: break
         }
       }
       if !model.subentities(of: root.name).isEmpty {
@@ -164,11 +206,20 @@ public struct StoreSchema: Sendable {
         }
         return match?.name ?? "Z" + property.uppercased()
       }
+      // A constraint on a whole composite takes its elements' columns.
+      func columnNames(_ property: String) -> [String] {
+        if let composite = model.lineage(of: entity.name).lazy.compactMap({
+          $0.attribute(named: property)
+        }).first, composite.isComposite {
+          return composite.flattened.map { columnName($0.name) }
+        }
+        return [columnName(property)]
+      }
       for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-        let columns = constraint.map { "\(columnName($0)) COLLATE BINARY ASC" }.joined(
+        let columns = constraint.flatMap(columnNames).map { "\($0) COLLATE BINARY ASC" }.joined(
           separator: ", ")
         indexes.append(
-          "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_")) ON \(table.name) (\(columns))"
+          "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_").replacingOccurrences(of: ".", with: "_")) ON \(table.name) (\(columns))"
         )
       }
       for index in entity.fetchIndexes {

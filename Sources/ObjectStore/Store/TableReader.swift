@@ -263,6 +263,7 @@ struct TableReader {
     case .decimal: return storage == .real || storage == .integer || storage == .text
     case .string, .uri: return storage == .text
     case .uuid, .binaryData, .transformable, .objectID, .undefined: return storage == .blob
+    case .composite: return false
     }
   }
 
@@ -281,7 +282,7 @@ struct TableReader {
     case .uuid: return .uuid(statement.blob(at: index))
     case .binaryData: return .data(statement.blob(at: index))
     case .transformable: return .transformed(statement.blob(at: index))
-    case .objectID, .undefined: return .data(statement.blob(at: index))
+    case .objectID, .undefined, .composite: return .data(statement.blob(at: index))
     }
   }
 }
