@@ -320,6 +320,15 @@ def records_of_chunk(chunk):
         for i, value in zip(holders, values):
             if key.startswith("@columns/"):
                 records[i].setdefault("@columns", {})[key[len("@columns/"):]] = value
+            elif "." in key:
+                # A composite's element by its key path: into the composite's dictionary.
+                parts = key.split(".")
+                holder = records[i]
+                for part in parts[:-1]:
+                    holder = holder.setdefault(part, {})
+                    if not isinstance(holder, dict):
+                        raise Problem("column %s goes into %s, which is not a composite" % (key, part))
+                holder[parts[-1]] = value
             else:
                 records[i][key] = value
     return records
@@ -374,6 +383,14 @@ class Model:
             if bucket:
                 return bucket
         return None
+
+    def inverseless_to(self, name):
+        """The (entity, relationship) pairs of to-many relationships without an inverse whose
+        destination's hierarchy holds `name`, each under the entity that declares it."""
+        root = self.root(name)
+        return [(e["name"], r) for e in self.entities.values() for r in e.get("relationships", [])
+                if self.to_many(r) and not r.get("inverse") and not r.get("transient")
+                and self.root(r["destination"]) == root]
 
     @staticmethod
     def to_many(relationship):
@@ -646,6 +663,21 @@ def decimal_text(text):
     return repr(number)
 
 
+def composite_json(value, attribute):
+    """A composite's dictionary as export shows it: each element by name, nested ones again."""
+    if not isinstance(value, dict):
+        raise Problem("composite %s holds %r, not a dictionary" % (attribute["name"], value))
+    elements = {e["name"]: e for e in attribute.get("elements", [])}
+    out = {}
+    for name in sorted(value):
+        element = elements.get(name)
+        if element is None:
+            raise Problem("composite %s has no element %s" % (attribute["name"], name))
+        out[name] = composite_json(value[name], element) if element["type"] == "Composite" \
+            else attribute_json(value[name], element["type"])
+    return out
+
+
 def attribute_json(value, kind):
     if kind in ("Integer 16", "Integer 32", "Integer 64"):
         return value
@@ -799,8 +831,22 @@ class Archive:
                         side = self.many_to_many.setdefault((declaring, inverse["name"]), {})
                         for order, target in pairs:
                             side.setdefault(target, []).append((order, pk))
+            # A to-many without an inverse is kept on the destination's rows (FORMAT.md 7).
+            columns = record.get("@columns") or {}
+            for owner, relationship in model.inverseless_to(entity):
+                number = self.entity_numbers().get(owner)
+                if number is None:
+                    continue
+                key = columns.get("Z%d%s" % (number, relationship["name"].upper()))
+                if isinstance(key, int) and not isinstance(key, bool):
+                    order = columns.get("Z_FOK_%d%s" % (number, relationship["name"].upper()))
+                    self.one_to_many.setdefault((owner, relationship["name"]), {}) \
+                        .setdefault(key, []).append((order, pk))
             handle.write(json.dumps(record, default=encode_bytes) + "\n")
         self.counts[entity] = self.counts.get(entity, 0) + len(records)
+
+    def entity_numbers(self):
+        return {row.get("name"): row.get("ent") for row in self.primary_keys}
 
     def reference(self, entity, relationship, destination, keys):
         self.references.append(("%s.%s" % (entity, relationship), self.model.root(destination), keys))
@@ -841,7 +887,8 @@ class Archive:
                 for key, value in values.items():
                     members["extended." + key] = plist_json(value)
                 continue
-            members[name] = attribute_json(record[name], attribute["type"])
+            members[name] = composite_json(record[name], attribute) \
+                if attribute["type"] == "Composite" else attribute_json(record[name], attribute["type"])
         root_of = model.root
         for relationship in model.relationships(entity):
             name = relationship["name"]
@@ -855,11 +902,9 @@ class Archive:
                     members[name] = {"class": cls, "pk": target}
                 continue
             inverse = model.inverse(relationship)
-            if inverse is None:
-                continue
             declaring = model.declaring(entity, name)
             root = root_of(destination)
-            if not Model.to_many(inverse):
+            if inverse is None or not Model.to_many(inverse):
                 entries = self.one_to_many.get((declaring, name), {}).get(record["pk"], [])
                 if relationship.get("ordered"):
                     entries = sorted(entries, key=lambda e: (0, e[0], e[1]) if isinstance(e[0], int)
