@@ -156,7 +156,9 @@ package struct RecordDecoder {
     guard case .dictionary(let members) = value else {
       throw bad("\(object): \(path) is \(value.kindName), not a composite's dictionary")
     }
-    guard depth < 16 else { throw bad("\(object): \(path) nests composites more than 16 deep") }
+    guard depth < AttributeDescription.maximumCompositeDepth else {
+      throw bad("\(object): \(path) nests composites too deep")
+    }
     for (name, member) in members {
       if case .dictionary = member {
         try flatten(

@@ -79,6 +79,20 @@ public struct AttributeDescription: Hashable, Sendable, Codable {
       valueClassName: "NSDictionary", userInfo: userInfo, elements: elements)
   }
 
+  /// How deep composites may nest (a composite in a composite is depth 1): what a model file,
+  /// a compiled model or a descriptor may hold, so that reading one is bounded.
+  public static let maximumCompositeDepth = 16
+
+  /// Throws when a composite at `depth` nests deeper than ``maximumCompositeDepth``.
+  static func checkCompositeDepth(_ depth: Int, entity: String?, property: String)
+    throws(ModelError)
+  {
+    guard depth >= maximumCompositeDepth else { return }
+    throw ModelError(
+      .unreadable, "composite attributes nest more than \(maximumCompositeDepth) deep",
+      entity: entity, property: property)
+  }
+
   /// Whether the attribute has a column in the store (not transient).
   public var isStored: Bool { !isTransient }
 

@@ -203,11 +203,7 @@ public enum CompiledModelLoader {
     // their own NSPropertyName.
     var elements: [AttributeDescription] = []
     if type == .composite {
-      guard depth < 16 else {
-        throw ModelError(
-          .unreadable, "composite attributes nest more than 16 deep", entity: entity,
-          property: name)
-      }
+      try AttributeDescription.checkCompositeDepth(depth, entity: entity, property: name)
       for element in try object.value(forKey: "NSCompositeElements").arrayValue?.compactMap(
         \.objectValue) ?? []
       {

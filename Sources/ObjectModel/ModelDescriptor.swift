@@ -162,8 +162,8 @@ public enum ModelDescriptor {
     }
     var elements: [AttributeDescription] = []
     let elementValues = try fields.optionalArray("elements")
-    if !elementValues.isEmpty && depth >= 16 {
-      throw ModelError(.unreadable, "composite attributes nest more than 16 deep", property: name)
+    if !elementValues.isEmpty {
+      try AttributeDescription.checkCompositeDepth(depth, entity: nil, property: name)
     }
     for element in elementValues {
       elements.append(

@@ -135,7 +135,10 @@ public struct ObjectModel: Hashable, Sendable, Codable {
   /// ``AttributeDescription/flattened``). Values are read, written, compared and stored per
   /// element, as Core Data stores a composite in one column per element.
   public func attributes(of name: String) -> [AttributeDescription] {
-    lineage(of: name).reversed().flatMap { $0.attributes.flatMap(\.flattened) }
+    let declared = lineage(of: name).reversed().flatMap(\.attributes)
+    // Most models have no composite: no array per attribute for them.
+    guard declared.contains(where: \.isComposite) else { return declared }
+    return declared.flatMap(\.flattened)
   }
 
   /// The attributes `name` and its ancestors declare, ancestors' first, a composite as one
@@ -273,10 +276,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
       throw ModelError(
         .invalidName, "the composite attribute has no elements", entity: entity, property: path)
     }
-    guard depth < 16 else {
-      throw ModelError(
-        .invalidName, "composite attributes nest more than 16 deep", entity: entity, property: path)
-    }
+    try AttributeDescription.checkCompositeDepth(depth, entity: entity, property: path)
     var names = Set<String>()
     for element in attribute.elements {
       let elementPath = path + "." + element.name

@@ -146,11 +146,7 @@ public enum XcodeModelLoader {
     }
     var elements: [AttributeDescription] = []
     if type == .composite {
-      guard depth < 16 else {
-        throw ModelError(
-          .unreadable, "composite attributes nest more than 16 deep", entity: entity,
-          property: name)
-      }
+      try AttributeDescription.checkCompositeDepth(depth, entity: entity, property: name)
       var definition = element
       if let reference = element[attribute: "composite"] {
         guard let found = composites[reference] else {
