@@ -120,16 +120,20 @@ public struct AttributeDescription: Hashable, Sendable, Codable {
   /// version, when the composite or the element was renamed.
   public var flattened: [AttributeDescription] {
     guard isComposite else { return [self] }
-    return elements.flatMap { element -> [AttributeDescription] in
-      var leaf = element
-      leaf.name = name + "." + element.name
-      leaf.isOptional = element.isOptional || isOptional
-      leaf.isTransient = element.isTransient || isTransient
-      if renamingIdentifier != nil || element.renamingIdentifier != nil {
-        leaf.renamingIdentifier =
-          (renamingIdentifier ?? name) + "." + (element.renamingIdentifier ?? element.name)
-      }
-      return leaf.flattened
+    return elements.flatMap { element(from: $0).flattened }
+  }
+
+  /// `element`, one of this composite's elements, as seen from the entity: named by its key
+  /// path, optional or transient when it or this composite is, renamed by key path.
+  func element(from element: AttributeDescription) -> AttributeDescription {
+    var seen = element
+    seen.name = name + "." + element.name
+    seen.isOptional = element.isOptional || isOptional
+    seen.isTransient = element.isTransient || isTransient
+    if renamingIdentifier != nil || element.renamingIdentifier != nil {
+      seen.renamingIdentifier =
+        (renamingIdentifier ?? name) + "." + (element.renamingIdentifier ?? element.name)
     }
+    return seen
   }
 }

@@ -86,30 +86,17 @@ public struct EntityDescription: Hashable, Sendable, Codable {
     guard let composite = attributes.first(where: { $0.name == name[..<dot] }),
       composite.isComposite
     else { return nil }
-    return composite.flattened.first { $0.name == name }
-      ?? Self.nestedComposite(name, in: composite)
-  }
-
-  /// A composite nested in `composite`, named by its key path (`author.address`).
-  private static func nestedComposite(_ path: String, in composite: AttributeDescription)
-    -> AttributeDescription?
-  {
-    for element in composite.elements where element.isComposite {
-      var nested = element
-      nested.name = composite.name + "." + element.name
-      nested.isOptional = element.isOptional || composite.isOptional
-      if nested.name == path { return nested }
-      if path.hasPrefix(nested.name + "."), let found = nestedComposite(path, in: nested) {
-        return found
-      }
+    // Down the key path, one element at a time (a nested composite is named too).
+    var current = composite
+    while current.name != name {
+      guard
+        let next = current.elements.lazy.map({ current.element(from: $0) }).first(where: {
+          name == $0.name || name.hasPrefix($0.name + ".")
+        })
+      else { return nil }
+      current = next
     }
-    return nil
-  }
-
-  /// The attributes whose values the entity's objects hold, each composite replaced by its
-  /// elements (``AttributeDescription/flattened``), sorted by name.
-  public var flattenedAttributes: [AttributeDescription] {
-    attributes.flatMap(\.flattened).sorted { $0.name < $1.name }
+    return current
   }
 
   /// The own relationship named `name`.

@@ -193,11 +193,19 @@ extension ObjectContext {
     }
     if releasedMembers[member.reference]?.contains(name) == true { return false }
     guard let place = layout.ownerColumns(ofToMany: name, in: entity) else { return false }
+    return try storedOwnerKey(of: member.reference, in: place) != nil
+  }
+
+  /// The owner's primary key that `member`'s row holds in an inverse-less to-many's column.
+  private func storedOwnerKey(
+    of member: ObjectReference,
+    in place: (table: StoreLayout.Table, column: String, orderColumn: String?)
+  ) throws(StoreError) -> Int64? {
     do {
       let statement = try store.database.prepare(
         "SELECT \(place.column) FROM \(place.table.name) WHERE Z_PK = ?")
       try statement.bind(.integer(member.primaryKey), at: 1)
-      return try statement.allRows().first?[0].integerValue != nil
+      return try statement.allRows().first?[0].integerValue
     } catch {
       throw wrap(error, "cannot read the owner of \(member)")
     }
@@ -218,15 +226,7 @@ extension ObjectContext {
         $0.relationship(named: name) != nil
       })
     {
-      let stored: Int64?
-      do {
-        let statement = try store.database.prepare(
-          "SELECT \(place.column) FROM \(place.table.name) WHERE Z_PK = ?")
-        try statement.bind(.integer(member.primaryKey), at: 1)
-        stored = try statement.allRows().first?[0].integerValue
-      } catch {
-        throw wrap(error, "cannot read the owner of \(member)")
-      }
+      let stored = try storedOwnerKey(of: member, in: place)
       for entity in model.hierarchy(from: declaring.name) {
         guard let stored, stored != object.primaryKey || entity.name != object.entity,
           let previous = registered[ObjectReference(entity: entity.name, primaryKey: stored)],

@@ -298,13 +298,13 @@ public final class ObjectContext {
           .invalidValue,
           "\(object.entity).\(key) is a composite; \(other) is not a dictionary of its elements")
       }
-      let names = Set(composite.flattened.map(\.name))
-      if let unknown = given.keys.first(where: { !names.contains($0) }) {
+      let elements = composite.flattened.map(\.name)
+      if let unknown = given.keys.first(where: { !elements.contains($0) }) {
         throw fail(
           .invalidValue,
           "\(object.entity).\(key) has no element \(unknown.dropFirst(key.count + 1))")
       }
-      for element in composite.flattened.map(\.name) {
+      for element in elements {
         try setValue(given[element], for: element, of: object)
       }
       return
