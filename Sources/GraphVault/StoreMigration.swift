@@ -22,18 +22,20 @@ enum StoreMigration {
     return try BackupService.backup(storePath: storePath, options: backup).archive
   }
 
-  /// Migrates `store` (whose model is `model`) into `target` at
-  /// `scratch/migrated.sqlite`: the store is backed up into the scratch folder (uncompressed)
-  /// and restored with the target's versions, along `modelPath`'s versions when given, else
+  /// Migrates `store` (whose model is `model`, called `sourceName` in messages: "the model of
+  /// old.gvault") into `target` at `scratch/migrated.sqlite`: the store is backed up into the
+  /// scratch folder (uncompressed) and restored with the target's versions, along
+  /// `modelPath`'s versions when given and `model` is one of them, else by one hop inferred
   /// from `model` straight to `target` (lightweight). Returns `from → to`.
   /// - Throws: ``VaultError`` 78 when there is no path from one model to the other.
   static func migrate(
-    _ store: CoreDataStore, model: ObjectModel, into target: ObjectModel,
-    at scratch: ScratchFolder, modelPath: String?
+    _ store: CoreDataStore, model: ObjectModel, named sourceName: String,
+    into target: ObjectModel, at scratch: ScratchFolder, modelPath: String?
   ) throws(VaultError) -> String {
     try vault {
       let archive = try unmigratedArchive(of: store.path, model: model, in: scratch, meter: nil)
       var restore = RestoreOptions()
+      restore.sourceName = sourceName
       if let modelPath {
         let set = try ModelSource.versions(at: modelPath)
         restore.versionSet = set
@@ -41,13 +43,9 @@ enum StoreMigration {
           set.version(named: $0) != nil ? $0 : nil
         }
       } else {
-        var oldName = model.versionName ?? "old"
-        var newName = target.versionName ?? "new"
-        if oldName == newName { (oldName, newName) = ("\(oldName) (old)", "\(newName) (new)") }
+        let name = target.versionName ?? target.name
         restore.versionSet = ModelVersionSet(
-          name: target.name,
-          versions: [model.withVersionName(oldName), target.withVersionName(newName)],
-          currentVersionName: newName)
+          name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
       }
       let result = try RestoreService.restore(
         archivePath: archive, to: scratch.path(storeName), options: restore)
@@ -55,5 +53,23 @@ enum StoreMigration {
       guard let migration = result.migration else { return "none needed" }
       return "\(migration.from) → \(migration.to)"
     }
+  }
+
+  /// What messages call `model`, the model of `path` (a store or an archive the user named),
+  /// on its way to `target`: its version name when it has one of its own that the target's is
+  /// not, else "the model of old.gvault".
+  static func modelName(_ model: ObjectModel, of path: String, migratingTo target: ObjectModel)
+    -> String
+  {
+    if let name = model.versionName, name != target.versionName ?? target.name {
+      return name
+    }
+    return modelName(of: path)
+  }
+
+  /// What messages call the model of `path` (a store or an archive the user named).
+  static func modelName(of path: String) -> String {
+    if ArchiveAccess.isStandardStream(path) { return "the model of standard input" }
+    return "the model of \(URL(fileURLWithPath: path).lastPathComponent)"
   }
 }

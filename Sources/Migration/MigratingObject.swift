@@ -21,6 +21,27 @@ public struct MigratingObject: Sendable, Equatable {
   /// Attribute values stored in another storage class than their type's, kept as stored, by
   /// attribute name.
   public var storedAsIs: [String: AttributeValue]
+  /// The owners of this object through to-many relationships without an inverse, whose links
+  /// its row keeps (a `Z<n><NAME>` column).
+  public var owners: [OwnerLink]
+
+  /// An owner of a migrating object through a to-many relationship without an inverse.
+  public struct OwnerLink: Sendable, Equatable {
+    /// The owner: its entity is the one that declares the relationship (the row's column does
+    /// not tell which sub-entity it is), its primary key the one the row keeps.
+    public var owner: ObjectReference
+    /// The owner's relationship.
+    public var relationship: String
+    /// The object's place in the relationship, when ordered.
+    public var order: Int64?
+
+    /// Creates an owner link.
+    public init(owner: ObjectReference, relationship: String, order: Int64? = nil) {
+      self.owner = owner
+      self.relationship = relationship
+      self.order = order
+    }
+  }
 
   /// Creates an object.
   public init(
@@ -33,6 +54,7 @@ public struct MigratingObject: Sendable, Equatable {
     self.attributes = attributes
     self.relationships = relationships
     self.storedAsIs = [:]
+    self.owners = []
   }
 
   /// The object's reference.

@@ -189,7 +189,24 @@ extension MigrationHop {
       }
       relationships[from, default: []].append((relationship.name, !relationship.isToMany))
     }
-    return EntityRule(destination: target, attributes: attributes, relationships: relationships)
+    var ownerLinks: [String: [String]] = [:]
+    for old in sourceRelationships where !old.isToMany && relationships[old.name] == nil {
+      // A to-one whose to-many inverse loses its inverse: the owner's side keeps the links.
+      guard mapping.relationships[old.name]?.drop != true,
+        let inverse = source.inverse(of: old), inverse.isToMany,
+        let owner = entityMap[old.destination]
+      else { continue }
+      let kept = destination.relationships(of: owner).filter { candidate in
+        candidate.isToMany && candidate.inverse == nil && !candidate.isTransient
+          && Self.match(
+            candidate.name, candidate.renamingIdentifier,
+            in: [(inverse.name, inverse.renamingIdentifier)]) != nil
+      }
+      if !kept.isEmpty { ownerLinks[old.name] = kept.map(\.name) }
+    }
+    return EntityRule(
+      destination: target, attributes: attributes, relationships: relationships,
+      ownerLinks: ownerLinks)
   }
 
   func attributeRule(

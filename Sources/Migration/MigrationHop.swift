@@ -33,6 +33,9 @@ public struct MigrationHop: Sendable {
     /// The extractions that apply to objects of this source entity (positions in
     /// ``MigrationHop/extractions``).
     var extractions: [Int] = []
+    /// Source to-one relationships whose to-many inverse becomes one without an inverse in the
+    /// destination: each link is kept as the owner's (the destination relationships' names).
+    var ownerLinks: [String: [String]] = [:]
   }
 
   struct AttributeRule: Sendable {
@@ -148,7 +151,38 @@ public struct MigrationHop: Sendable {
         result.storedAsIs[attribute.name] = stored
       }
     }
+    for owned in object.owners {
+      guard let (entity, names) = ownerRelationships(owned.owner.entity, owned.relationship)
+      else {
+        counts.droppedLinks[owned.relationship, default: 0] += 1
+        continue
+      }
+      for name in names {
+        output.links.append(
+          LooseLink(
+            from: ObjectReference(entity: entity, primaryKey: owned.owner.primaryKey),
+            relationship: name,
+            link: MigrationLink(target: result.reference, order: owned.order)))
+      }
+    }
     for (name, links) in object.relationships {
+      if let names = rule.ownerLinks[name] {
+        // The inverse of this to-one keeps the link at the destination, on the owner's side.
+        for link in links {
+          guard let owner = entityMap[link.target.entity] else {
+            counts.droppedLinks[name, default: 0] += 1
+            continue
+          }
+          for ownerName in names {
+            output.links.append(
+              LooseLink(
+                from: ObjectReference(entity: owner, primaryKey: link.target.primaryKey),
+                relationship: ownerName,
+                link: MigrationLink(target: result.reference, order: link.order)))
+          }
+        }
+        continue
+      }
       guard let destinations = rule.relationships[name] else {
         counts.droppedLinks[name, default: 0] += links.count
         continue
@@ -216,7 +250,7 @@ public struct MigrationHop: Sendable {
     if value == nil && !rule.isOptional && object.storedAsIs[rule.source ?? ""] == nil {
       throw MigrationError(
         .refused,
-        "\(object.entity)/p\(object.primaryKey) has no value for \(entity).\(rule.name), which is required in \(versionName(of: destination)) and has no default; give one in a mapping file (\"default\")"
+        "\(versionName(of: source)) → \(versionName(of: destination)): \(object.entity)/p\(object.primaryKey) has no value for \(entity).\(rule.name), which is required in \(versionName(of: destination)) and has no default, so Core Data cannot infer this migration; give one in a mapping file (\"default\")"
       )
     }
     return value
@@ -334,17 +368,32 @@ public struct MigrationHop: Sendable {
   /// Maps a loose link of the source version into this hop's destination version: none when
   /// its relationship or destination is dropped, several when it feeds several relationships.
   func map(_ loose: LooseLink) -> [LooseLink] {
-    guard let rule = rules[loose.from.entity],
-      let relationships = rule.relationships[loose.relationship],
+    guard let (entity, names) = ownerRelationships(loose.from.entity, loose.relationship),
       let target = entityMap[loose.link.target.entity]
     else { return [] }
     var link = loose.link
     link.target = ObjectReference(entity: target, primaryKey: link.target.primaryKey)
-    return relationships.map { relationship in
+    return names.map { name in
       LooseLink(
-        from: ObjectReference(entity: rule.destination, primaryKey: loose.from.primaryKey),
-        relationship: relationship.name, link: link)
+        from: ObjectReference(entity: entity, primaryKey: loose.from.primaryKey),
+        relationship: name, link: link)
     }
+  }
+
+  /// What the source entity `entity` (concrete, or one declaring a relationship for its
+  /// sub-entities) becomes, and the destination relationships its relationship `name` feeds:
+  /// nil when either is dropped.
+  func ownerRelationships(_ entity: String, _ name: String) -> (
+    entity: String, relationships: [String]
+  )? {
+    guard let mapped = entityMap[entity] else { return nil }
+    let rule =
+      rules[entity]
+      ?? source.hierarchy(from: entity).lazy.compactMap { self.rules[$0.name] }.first {
+        $0.relationships[name] != nil
+      }
+    guard let names = rule?.relationships[name], !names.isEmpty else { return nil }
+    return (mapped, names.map(\.name))
   }
 }
 

@@ -21,13 +21,22 @@ public struct MigrationPlan: Sendable {
   /// Plans the migration of an archive of `source` (with its entity version hashes and schema)
   /// into `set`'s version `targetVersion` (the current one when nil).
   ///
+  /// The archive's version is the one with `source`'s entity version hashes, as Core Data
+  /// identifies a model (whatever the models, files and versions are called), else the one
+  /// whose schema the archive's is. When no version of the set is the archive's, the plan is
+  /// one hop from `source` itself (an archive's model, a store's model cache) to the target,
+  /// named `sourceName` in messages: what Core Data's lightweight migration infers from a
+  /// store's cached model to an app's current one.
+  ///
   /// A hop follows the mapping file's rules for it, or the mapping models in `models` that
   /// cover it (``MappingModel/covers(from:to:)``), or else what Core Data would infer.
   /// - Throws: ``MigrationError`` (``MigrationError/Kind/refused``) when the archive's version
-  ///   is not in the set, is newer than the target, a hop cannot be migrated, or a mapping
-  ///   model names custom policy classes no stage stands in for (naming every one).
+  ///   is newer than the target, a hop cannot be migrated (naming the entity or property no
+  ///   inferred mapping covers), or a mapping model names custom policy classes no stage
+  ///   stands in for (naming every one).
   public static func make(
-    source: ObjectModel, schema: SchemaSnapshot, set: ModelVersionSet,
+    source: ObjectModel, sourceName: String = "the archive's model", schema: SchemaSnapshot,
+    set: ModelVersionSet,
     targetVersion: String? = nil, mapping: MappingFile? = nil, models: [MappingModel] = [],
     stages: [MigrationStage] = []
   ) throws(MigrationError) -> MigrationPlan {
@@ -51,25 +60,35 @@ public struct MigrationPlan: Sendable {
         .refused,
         "\(set.name) has no version \(targetName) (versions: \(names(versions)))")
     }
-    let located: ObjectModel
-    do {
-      located = try VersionDetector.detect(
+    let located: ObjectModel?
+    if let same = versions.first(where: { $0.isSameVersion(as: source) }) {
+      located = same
+    } else {
+      located = try? VersionDetector.detect(
         hashes: source.versionHashes, schema: schema,
         identifiers: source.versionIdentifiers,
         in: ModelVersionSet(name: set.name, versions: versions, currentVersionName: targetName),
-        path: "the archive")
-    } catch {
-      throw MigrationError(
-        .refused,
-        "the archive's model version \(versionName(of: source)) is not a version of \(set.name) (versions: \(names(versions))), so there is no path to \(targetName)"
-      )
+        path: sourceName)
     }
-    let sourceName = versionName(of: located)
-    let sourceIndex = versions.firstIndex { versionName(of: $0) == sourceName }!
+    guard let located else {
+      // Not a version of the set: one hop inferred from the source's own model (its
+      // descriptor or model cache) to the target, as Core Data's lightweight migration infers
+      // one from a store's cached model.
+      let from = source.withVersionName(sourceName)
+      let to = versions[targetIndex]
+      var builder = HopBuilder(mapping: mapping, models: models, stages: stages)
+      let hop = try builder.hop(from: from, to: to)
+      try builder.checkPolicies()
+      return MigrationPlan(
+        sourceVersion: sourceName, targetVersion: targetName, target: to, hops: [hop],
+        stages: stages.filter { $0.policy == nil } + builder.bound)
+    }
+    let locatedName = versionName(of: located)
+    let sourceIndex = versions.firstIndex { versionName(of: $0) == locatedName }!
     guard sourceIndex <= targetIndex else {
       throw MigrationError(
         .refused,
-        "the archive's model version \(sourceName) is newer than the target version \(targetName) (order: \(names(versions))); restore it with a model that has \(sourceName) as its target"
+        "\(sourceName) is version \(locatedName), newer than the target version \(targetName) (order: \(names(versions))); restore it with a model that has \(locatedName) as its target"
       )
     }
     for hop in mapping?.hops ?? [] {
@@ -88,57 +107,16 @@ public struct MigrationPlan: Sendable {
         )
       }
     }
+    var builder = HopBuilder(mapping: mapping, models: models, stages: stages)
     var hops: [MigrationHop] = []
-    var bound: [MigrationStage] = []
-    var missing: [(policy: MappingModel.Policy, hop: String)] = []
     if sourceIndex < targetIndex {
       for index in sourceIndex..<targetIndex {
         let from = (index == sourceIndex ? source : versions[index]).withVersionName(
           versionName(of: versions[index]))
-        let to = versions[index + 1]
-        let hopName = "\(versionName(of: from)) → \(versionName(of: to))"
-        var rules = mapping?.hops.first {
-          $0.from == versionName(of: from) && $0.to == versionName(of: to)
-        }
-        let covering = models.filter { $0.covers(from: from, to: to) }
-        if !covering.isEmpty {
-          guard rules == nil else {
-            throw MigrationError(
-              .refused,
-              "both the mapping file and \(covering.map(\.path).joined(separator: ", ")) map \(hopName); give one of them"
-            )
-          }
-          let translated = try MappingModel.rules(for: covering, from: from, to: to)
-          rules = translated.hop
-          for policy in translated.policies {
-            let standing = stages.filter {
-              $0.standsIn(
-                for: policy.className, from: versionName(of: from), to: versionName(of: to))
-            }
-            guard !standing.isEmpty else {
-              missing.append((policy, hopName))
-              continue
-            }
-            for var stage in standing {
-              stage.from = versionName(of: from)
-              stage.to = versionName(of: to)
-              stage.entities = Set(policy.entities)
-              bound.append(stage)
-            }
-          }
-        }
-        hops.append(try MigrationHop(from: from, to: to, mapping: rules))
+        hops.append(try builder.hop(from: from, to: versions[index + 1]))
       }
     }
-    guard missing.isEmpty else {
-      let named = missing.map { policy, hop in
-        "\(policy.className) (entity mappings \(policy.mappings.joined(separator: ", ")), \(hop))"
-      }
-      throw MigrationError(
-        .refused,
-        "the mapping models name custom migration policies, whose code graphvault does not have: \(named.joined(separator: "; ")). Register a MigrationStage(policy:) under each class name (Swift), or map the hop in a JSON mapping file instead"
-      )
-    }
+    try builder.checkPolicies()
     for stage in stages
     where stage.policy == nil
       && !hops.contains(where: {
@@ -147,12 +125,79 @@ public struct MigrationPlan: Sendable {
     {
       throw MigrationError(
         .refused,
-        "a custom stage runs with \(stage.from) → \(stage.to), which is not a hop of this migration (\(sourceName) → \(targetName))"
+        "a custom stage runs with \(stage.from) → \(stage.to), which is not a hop of this migration (\(locatedName) → \(targetName))"
       )
     }
     return MigrationPlan(
-      sourceVersion: sourceName, targetVersion: targetName, target: versions[targetIndex],
-      hops: hops, stages: stages.filter { $0.policy == nil } + bound)
+      sourceVersion: locatedName, targetVersion: targetName, target: versions[targetIndex],
+      hops: hops, stages: stages.filter { $0.policy == nil } + builder.bound)
+  }
+
+  /// Builds hops: by the mapping file's rules for a hop, else the mapping models that cover
+  /// it, else what Core Data infers; binds the custom stages that stand in for the mapping
+  /// models' policies.
+  private struct HopBuilder {
+    let mapping: MappingFile?
+    let models: [MappingModel]
+    let stages: [MigrationStage]
+    /// Stages bound to a policy of a hop's mapping models.
+    var bound: [MigrationStage] = []
+    /// Policies no stage stands in for, with their hop.
+    var missing: [(policy: MappingModel.Policy, hop: String)] = []
+
+    init(mapping: MappingFile?, models: [MappingModel], stages: [MigrationStage]) {
+      self.mapping = mapping
+      self.models = models
+      self.stages = stages
+    }
+
+    mutating func hop(from: ObjectModel, to: ObjectModel) throws(MigrationError) -> MigrationHop {
+      let hopName = "\(versionName(of: from)) → \(versionName(of: to))"
+      var rules = mapping?.hops.first {
+        $0.from == versionName(of: from) && $0.to == versionName(of: to)
+      }
+      let covering = models.filter { $0.covers(from: from, to: to) }
+      if !covering.isEmpty {
+        guard rules == nil else {
+          throw MigrationError(
+            .refused,
+            "both the mapping file and \(covering.map(\.path).joined(separator: ", ")) map \(hopName); give one of them"
+          )
+        }
+        let translated = try MappingModel.rules(for: covering, from: from, to: to)
+        rules = translated.hop
+        for policy in translated.policies {
+          let standing = stages.filter {
+            $0.standsIn(
+              for: policy.className, from: versionName(of: from), to: versionName(of: to))
+          }
+          guard !standing.isEmpty else {
+            missing.append((policy, hopName))
+            continue
+          }
+          for var stage in standing {
+            stage.from = versionName(of: from)
+            stage.to = versionName(of: to)
+            stage.entities = Set(policy.entities)
+            bound.append(stage)
+          }
+        }
+      }
+      return try MigrationHop(from: from, to: to, mapping: rules)
+    }
+
+    /// Refuses when a mapping model's policy has no stage standing in for it, naming every one.
+    func checkPolicies() throws(MigrationError) {
+      guard missing.isEmpty else {
+        let named = missing.map { policy, hop in
+          "\(policy.className) (entity mappings \(policy.mappings.joined(separator: ", ")), \(hop))"
+        }
+        throw MigrationError(
+          .refused,
+          "the mapping models name custom migration policies, whose code graphvault does not have: \(named.joined(separator: "; ")). Register a MigrationStage(policy:) under each class name (Swift), or map the hop in a JSON mapping file instead"
+        )
+      }
+    }
   }
 
   private static func names(_ versions: [ObjectModel]) -> String {

@@ -100,6 +100,9 @@ package final class MigrationRun {
     var toManyDestinations: [String: String] = [:]
     /// The attribute stored in each column.
     var attributeColumns: [String: String] = [:]
+    /// The columns keeping owners of a to-many relationship without an inverse: the entity
+    /// declaring it, its name, and its order column when ordered.
+    var ownerColumns: [String: (entity: String, name: String, orderColumn: String?)] = [:]
     var table = ""
   }
   private var sourceShapes: [String: SourceShape] = [:]
@@ -120,6 +123,11 @@ package final class MigrationRun {
     }
     for columns in table.map({ Array($0.attributes.values) }) ?? [] {
       for column in columns { shape.attributeColumns[column.column] = column.attribute.name }
+    }
+    for (key, column) in table?.ownerKeys ?? [:] {
+      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+      guard parts.count == 2 else { continue }
+      shape.ownerColumns[column] = (parts[0], parts[1], table?.ownerOrderKeys[key])
     }
     sourceShapes[entity] = shape
     return shape
@@ -154,6 +162,17 @@ package final class MigrationRun {
       object.relationships[name] = rows.map { key, order in
         MigrationLink(target: ObjectReference(entity: destination, primaryKey: key), order: order)
       }
+    }
+    for (column, owner) in shape.ownerColumns {
+      let key = columns.removeValue(forKey: column)
+      let order = owner.orderColumn.flatMap { columns.removeValue(forKey: $0) }
+      guard case .integer(let primaryKey)? = key else { continue }
+      var order64: Int64?
+      if case .integer(let place)? = order { order64 = place }
+      object.owners.append(
+        MigratingObject.OwnerLink(
+          owner: ObjectReference(entity: owner.entity, primaryKey: primaryKey),
+          relationship: owner.name, order: order64))
     }
     for (column, value) in columns {
       if let attribute = shape.attributeColumns[column] {

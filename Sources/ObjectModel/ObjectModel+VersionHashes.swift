@@ -73,6 +73,14 @@ extension ObjectModel {
     computedVersionHashes.merging(entityVersionHashes) { _, carried in carried }
   }
 
+  /// Whether Core Data takes `other` for this model: both have the same entities with the same
+  /// entity version hashes (``versionHashes``), whatever the models, their files, versions and
+  /// version identifiers are called, and whatever the hashes leave out (user info, defaults,
+  /// renaming identifiers), as Core Data finds a store's model by its metadata's hashes.
+  public func isSameVersion(as other: ObjectModel) -> Bool {
+    versionHashes == other.versionHashes
+  }
+
   /// `NSStoreModelVersionHashesDigest` of `hashes` (entity name → hash): base64 of the
   /// SHA-512 of each entity's UTF-8 name followed by its hash, entities sorted by name, as
   /// frameworks from 1044 write it.

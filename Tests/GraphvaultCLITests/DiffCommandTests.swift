@@ -219,10 +219,14 @@ struct DiffCommandTests {
     #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
     let summary = try Self.document(result)["summary"] as? [String: Any]
     #expect(summary?["migrated"] as? String == "Library → Library 2")
-    // The other way round there is no path: 78, saying the older side goes first.
+    // The other way round there is no path: 78, naming each side's model for what it is.
     let reversed = try BuiltTool.run(["diff", new, old])
     #expect(reversed.status == 78)
-    #expect(reversed.stderr.contains("diff takes the older side first"), "\(reversed.stderr)")
+    #expect(
+      reversed.stderr.contains(
+        "the model of Library-2.gvault cannot be migrated into the model of Library-1.gvault"),
+      "\(reversed.stderr)")
+    #expect(reversed.stderr.contains("Library 2 → Library: Book.edition"), "\(reversed.stderr)")
   }
 
   @Test func mistakesHaveTheirDocumentedStatuses() throws {

@@ -48,7 +48,7 @@ struct MigrateCommandTests {
       "restore", newer, "--to", store, "--model", Self.model, "--model-version", "Library",
     ])
     #expect(result.status == 78)
-    #expect(result.stderr.contains("Library 2 is newer than the target version Library"))
+    #expect(result.stderr.contains("version Library 2, newer than the target version Library"))
     #expect(!FileManager.default.fileExists(atPath: store))
   }
 

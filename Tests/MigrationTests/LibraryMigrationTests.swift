@@ -194,7 +194,8 @@ struct LibraryMigrationTests {
       try Self.restore(Self.archive(2), to: store, version: "Library")
     }
     #expect(error?.kind == .modelUnavailable)
-    #expect(error?.detail.contains("Library 2 is newer than the target version Library") == true)
+    #expect(
+      error?.detail.contains("version Library 2, newer than the target version Library") == true)
     #expect(!FileManager.default.fileExists(atPath: store))
   }
 

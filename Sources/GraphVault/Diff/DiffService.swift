@@ -66,7 +66,7 @@ public enum DiffService {
       let model = try newSide.model(of: newStore, modelPath: options.modelPath)
       var oldStore = try CoreDataStore(path: oldSide.path)
       var oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
-      if oldModel.fingerprint != model.fingerprint && oldSide.isPartial {
+      if !oldModel.isSameVersion(as: model) && oldSide.isPartial {
         // A migration needs the whole archive: its references must resolve.
         oldSide = try SourceStore(
           old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
@@ -76,17 +76,20 @@ public enum DiffService {
       }
       var migrated: String?
       var migratedScratch: ScratchFolder?
-      if oldModel.fingerprint != model.fingerprint {
+      if !oldModel.isSameVersion(as: model) {
         options.meter?.startPhase("migrating \(old)")
         let scratch = try ScratchFolder()
         do {
           migrated = try StoreMigration.migrate(
-            oldStore, model: oldModel, into: model, at: scratch, modelPath: options.modelPath)
+            oldStore, model: oldModel,
+            named: StoreMigration.modelName(oldModel, of: old, migratingTo: model),
+            into: model,
+            at: scratch, modelPath: options.modelPath)
         } catch let error as VaultError {
           guard error.kind == .modelUnavailable else { throw error }
           throw VaultError(
             .modelUnavailable,
-            "the two sides' models differ and the older side's (\(oldModel.versionName ?? oldModel.name)) cannot be migrated into the newer's (\(model.versionName ?? model.name)); diff takes the older side first: \(error.detail)",
+            "\(StoreMigration.modelName(of: old)) cannot be migrated into \(StoreMigration.modelName(of: new)) (diff migrates its first side into its second side's model): \(error.detail)",
             cause: error)
         }
         oldStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))

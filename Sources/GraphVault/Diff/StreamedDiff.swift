@@ -36,7 +36,7 @@ enum StreamedDiff {
       old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: options.meter)
     let model = newSide.store.model
-    guard oldSide.store.model.fingerprint == model.fingerprint,
+    guard oldSide.store.model.isSameVersion(as: model),
       let oldCounts = oldSide.expectedObjects, let newCounts = newSide.expectedObjects
     else { return nil }
     options.meter?.setTotal(

@@ -90,11 +90,12 @@ public enum MergeService {
       var migrated: String?
       let scratch = try ScratchFolder()
       defer { withExtendedLifetime(scratch) {} }
-      if sourceModel.fingerprint != model.fingerprint {
+      if !sourceModel.isSameVersion(as: model) {
         options.meter?.startPhase("migrating \(sourcePath)")
         migrated = try StoreMigration.migrate(
-          sourceStore, model: sourceModel, into: model, at: scratch,
-          modelPath: options.modelPath)
+          sourceStore, model: sourceModel,
+          named: StoreMigration.modelName(sourceModel, of: sourcePath, migratingTo: model),
+          into: model, at: scratch, modelPath: options.modelPath)
         sourceStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))
       }
       let keys = try DiffService.keyAttributes(options.keys, model: model)

@@ -80,9 +80,12 @@ public enum MigrateService {
         ? nil : try StoreWriteLock(path: storePath, wait: options.wait ?? defaultWait)
       defer { lock?.release() }
       let store = try CoreDataStore(path: storePath)
-      let current = try BackupService.version(of: store, in: set)
-      let from = current.versionName ?? current.name
+      // A version of the set, or (not one) the store's own model from its cache.
+      let (current, located) = try BackupService.locate(store, in: set)
       let order = set.versions.map { $0.versionName ?? $0.name }
+      let from =
+        located
+        ?? "the model of \(URL(fileURLWithPath: storePath).lastPathComponent)"
       if let here = order.firstIndex(of: from), let there = order.firstIndex(of: target),
         here > there
       {
@@ -104,6 +107,7 @@ public enum MigrateService {
       var restore = RestoreOptions()
       restore.versionSet = set
       restore.modelVersion = target
+      restore.sourceName = from
       restore.mappingPaths = options.mappingPaths
       restore.mappingDirectory = options.mappingDirectory
       restore.stages = options.stages

@@ -64,6 +64,9 @@ public struct RestoreOptions: Sendable {
   /// The target model's versions, when the caller has them already rather than at
   /// ``modelPath`` (diff migrating its older side).
   var versionSet: ModelVersionSet?
+  /// What messages call the archive's model when it is no version of the target's set (a
+  /// store being migrated or compared: "the model of App.sqlite").
+  var sourceName = "the archive's model"
   /// Restore only these objects and their closure, by the fixture cutter's rules
   /// (``FixtureCutter``): the selection, each selected object's to-one relationships
   /// followed to the end, and the to-many key paths it includes; references to objects left
@@ -141,9 +144,12 @@ public enum RestoreService {
     let mapping: MappingFile?
     let models: [MappingModel]
     let stages: [MigrationStage]
+    /// What messages call the archive's model.
+    let sourceName: String
 
     init(options: RestoreOptions) throws {
       version = options.modelVersion
+      sourceName = options.sourceName
       stages = options.stages
       let set: ModelVersionSet
       if let given = options.versionSet {

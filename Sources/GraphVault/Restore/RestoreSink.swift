@@ -48,7 +48,8 @@ final class RestoreSink: ArchiveSink {
     var plan: MigrationPlan?
     if let set = target.set {
       let made = try MigrationPlan.make(
-        source: archived.model, schema: archived.schema.snapshot, set: set,
+        source: archived.model, sourceName: target.sourceName,
+        schema: archived.schema.snapshot, set: set,
         targetVersion: target.version, mapping: target.mapping, models: target.models,
         stages: target.stages)
       plan = made.hops.isEmpty ? nil : made

@@ -23,8 +23,9 @@ struct DeferredLinks {
 extension StoreLoader {
   /// Stores a link from `source` through its relationship `name` to `target`, wherever the
   /// layout keeps it: the source's foreign key when the relationship is to-one, the target's
-  /// when the inverse is to-one (both set after every row is in), else a join-table row (a row
-  /// that exists already is kept).
+  /// when the inverse is to-one, the target's owner key (`Z<n><NAME>`) when a to-many has no
+  /// inverse (these set after every row is in), else a join-table row (a row that exists
+  /// already is kept).
   ///
   /// `order` is the target's position in an ordered to-many relationship.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) when the model has no such
@@ -50,6 +51,16 @@ extension StoreLoader {
         try queue(
           on: target, relationship: inverse, to: source,
           order: relationship.isOrdered ? order ?? target.primaryKey : nil, layout: layout)
+      } else if inverse == nil,
+        let owner = layout.ownerColumns(ofToMany: name, in: source.entity)
+      {
+        // The member's row keeps its owner's key (and its place, when ordered).
+        try enqueue(
+          DeferredLinks.Target(
+            table: owner.table.name, column: owner.column, entityColumn: nil,
+            orderColumn: owner.orderColumn, label: "\(source.entity).\(name)"),
+          row: target.primaryKey, value: source.primaryKey, entity: 0,
+          order: owner.orderColumn == nil ? nil : order ?? target.primaryKey)
       } else if let join = join(for: source.entity, name, layout: layout) {
         try insertJoin(join, source.primaryKey, target.primaryKey, order: order)
       } else if let inverse, let join = join(for: target.entity, inverse.name, layout: layout) {
@@ -92,6 +103,16 @@ extension StoreLoader {
     let key = DeferredLinks.Target(
       table: table.name, column: columns.column, entityColumn: columns.entityColumn,
       orderColumn: orderColumn, label: "\(declaring.name).\(relationship.name)")
+    try enqueue(
+      key, row: owner.primaryKey, value: target.primaryKey,
+      entity: Int64(layout.entityNumbers[target.entity] ?? 0), order: order)
+  }
+
+  /// Queues row `row` of `key`'s table to get `value` in its column (`entity` in its entity
+  /// column, `order` in its order column) once every row is in.
+  private func enqueue(
+    _ key: DeferredLinks.Target, row: Int64, value: Int64, entity: Int64, order: Int64?
+  ) throws {
     let number: Int
     if let known = deferred.numbers[key] {
       number = known
@@ -108,8 +129,7 @@ extension StoreLoader {
       deferred.numbers[key] = number
     }
     try deferred.insert!.bind([
-      .integer(Int64(number)), .integer(owner.primaryKey), .integer(target.primaryKey),
-      .integer(Int64(layout.entityNumbers[target.entity] ?? 0)),
+      .integer(Int64(number)), .integer(row), .integer(value), .integer(entity),
       order.map(SQLiteValue.integer) ?? .null,
     ])
     try deferred.insert!.run()
