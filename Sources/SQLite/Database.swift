@@ -71,6 +71,13 @@ public final class Database {
     sqlite3_close_v2(handle)
   }
 
+  /// Leaves a WAL database's `-wal` and `-shm` as they are when this connection closes,
+  /// rather than checkpointing the log into the database and removing them (SQLite's way
+  /// when the last connection closes): for a live store an app owns.
+  public func leaveWriteAheadLogOnClose() {
+    _ = gv_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+  }
+
   /// Prepares one SQL statement; wraps `sqlite3_prepare_v3`.
   /// - Throws: ``SQLiteError`` carrying the SQL when it does not compile.
   public func prepare(_ sql: String) throws(SQLiteError) -> Statement {

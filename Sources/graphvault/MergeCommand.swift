@@ -22,8 +22,13 @@ struct MergeCommand: ParsableCommand {
       between the merged objects and reconnected to objects the store still holds (an object \
       already in the store joins an inserted one only when its side of the relationship is \
       empty). Everything is written in one transaction, waiting for an app's lock up to --wait \
-      seconds (default 5, then status 75). --dry-run prints what would be inserted, linked, \
-      kept or replaced, and writes nothing.
+      seconds (default 5, then status 75); when the store keeps persistent history (as \
+      SwiftData stores do), the transaction is recorded in it by author graphvault, so apps \
+      that read history see the objects brought back. The store is validated as Core Data \
+      validates a save, except that an object brought back as the source held it (a required \
+      to-many saved empty) is no new violation; --dry-run runs the same checks, prints what \
+      would be inserted, linked, kept or replaced, and writes nothing. A failed merge leaves \
+      the store's files, its -wal and -shm included, as they were.
       """
   )
 

@@ -123,6 +123,7 @@ public enum ImportService {
     var transformers = ValueTransformerRegistry.standard
     transformers.refusesUnknownNames = false
     let context = try ObjectContext(storePath: store, model: model, transformers: transformers)
+    context.transactionAuthor = MergeService.historyAuthor
     let converter = ObjectJSON(model: model)
     var places: [ObjectReference: String] = [:]
     var assigned: [Int: ObjectReference] = [:]
@@ -164,8 +165,13 @@ public enum ImportService {
       guard !read.toOne.isEmpty || !read.toMany.isEmpty, let reference = assigned[entry.position]
       else { return }
       do throws(StoreError) {
-        try context.object(with: reference).populate(
+        let object = try context.object(with: reference)
+        try object.populate(
           from: ObjectDictionary(entity: read.entity, toOne: read.toOne, toMany: read.toMany))
+        // A to-many the file gives empty is taken as the store it came from held it.
+        for (name, members) in read.toMany where members.isEmpty {
+          context.acceptEmpty(name, of: object)
+        }
       } catch {
         throw failure(entry, error.detail)
       }

@@ -205,6 +205,10 @@ struct MergePlan {
     try connectToOne(source, to: target)
     for relationship in model.relationships(of: source.entity)
     where !relationship.isTransient && relationship.isToMany {
+      if !relationship.isOptional, try source.objects(for: relationship.name).isEmpty {
+        // The source held it empty: as it was, not a new violation.
+        into.acceptEmpty(relationship.name, of: target)
+      }
       guard let inverse = model.inverse(of: relationship) else {
         // Kept on the members' rows, one owner each: a member the store keeps joins only
         // when no object holds it.

@@ -61,6 +61,9 @@ public enum MergeService {
     }
   }
 
+  /// The author a merge's transaction has in the store's persistent history.
+  public static let historyAuthor = "graphvault"
+
   /// How long a merge waits for the store's lock by default, in seconds.
   public static let defaultWait = 5.0
 
@@ -109,6 +112,9 @@ public enum MergeService {
         storePath: storePath, model: model, transformers: transformers,
         readOnly: options.dryRun)
       into.setBusyTimeout(seconds: options.wait ?? defaultWait)
+      into.transactionAuthor = historyAuthor
+      // The store's write-ahead log stays as its app left it, whatever happens here.
+      into.leaveWriteAheadLogOnClose()
       options.meter?.startPhase("merging")
       var merge = MergePlan(model: model, keys: keys, from: from, into: into)
       let roots = try sourceStore.layout(for: model).tables.reduce(into: [String: String]()) {
@@ -124,7 +130,8 @@ public enum MergeService {
         }
         try merge.apply(replacing: options.onConflict == .replace)
       }
-      if !options.dryRun { try into.save() }
+      // A dry run checks what the save would: it never promises what the merge refuses.
+      if options.dryRun { try into.validateChanges() } else { try into.save() }
       return MergeResult(
         store: storePath, source: sourcePath, selected: subset.selected.count,
         entities: merge.counts, conflicts: merge.conflicts, migrated: migrated,

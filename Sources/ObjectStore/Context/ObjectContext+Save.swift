@@ -38,23 +38,54 @@ extension ObjectContext {
           model.inverse(of: relationship) != nil
         else { continue }
         let count = try members(of: object, relationship.name).count
-        let tooFew = count == 0 ? !relationship.isOptional : count < relationship.minCount
-        let tooMany = relationship.maxCount > 1 && count > relationship.maxCount
-        if tooFew || tooMany {
+        if count == 0 && !relationship.isOptional {
+          // Stores hold required to-manys empty (SwiftData saves them so): an object that
+          // held it empty already, in the store or where a merge took it from, is no new
+          // violation.
+          if acceptedEmpty[reference]?.contains(relationship.name) == true { continue }
+          if !inserted.contains(reference), try storedMembers(of: object, relationship).isEmpty {
+            continue
+          }
           throw fail(
             .validation,
-            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes \(relationship.minCount)...\(relationship.maxCount <= 0 ? "any" : String(relationship.maxCount))\(relationship.isOptional ? " or none" : "")"
+            "\(object): \(object.entity).\(relationship.name) is required and holds no objects")
+        }
+        if count > 0 && count < relationship.minCount {
+          throw fail(
+            .validation,
+            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at least \(relationship.minCount)"
+          )
+        }
+        if relationship.maxCount > 1 && count > relationship.maxCount {
+          throw fail(
+            .validation,
+            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at most \(relationship.maxCount)"
           )
         }
       }
     }
   }
 
+  /// Checks the pending changes as a save would (required values, relationship counts, Deny
+  /// rules), writing nothing: what a dry run promises, the save keeps.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/validation`` or
+  ///   ``StoreError/Kind/deleteDenied``) naming the object and property.
+  public func validateChanges() throws(StoreError) {
+    try validate()
+  }
+
+  /// Takes `object`'s required to-many `relationship` empty without a validation error, as
+  /// the store it came from held it (a merge bringing an object back as it was).
+  package func acceptEmpty(_ relationship: String, of object: ManagedObject) {
+    acceptedEmpty[object.reference, default: []].insert(relationship)
+  }
+
   // MARK: Saving
 
   /// Writes every pending change in one transaction: deletes, inserts (`Z_OPT` 1), updates
   /// (`Z_OPT` incremented, only where it still has the value read), join-table rows, order
-  /// keys, and `Z_PRIMARYKEY.Z_MAX`.
+  /// keys, `Z_PRIMARYKEY.Z_MAX`, and, when the store keeps persistent history
+  /// (``recordsHistory``), the transaction and its changes, by ``transactionAuthor``.
   /// - Throws: ``StoreError``: ``StoreError/Kind/validation`` naming the object and property,
   ///   ``StoreError/Kind/deleteDenied`` when a deleted object's Deny relationship still holds
   ///   an object that is not deleted,
@@ -132,6 +163,7 @@ extension ObjectContext {
         if !conflicts.isEmpty { throw ConflictFound() }
         try writeJoins(db)
         try writeMaxKeys(db)
+        try writeHistory(db)
       }
     } catch is ConflictFound {
       // Rolled back; settled below.
@@ -363,6 +395,7 @@ extension ObjectContext {
     joinDeletes.removeAll()
     reordered.removeAll()
     releasedMembers.removeAll()
+    acceptedEmpty.removeAll()
     transientChanges.removeAll()
     clearExtendedChangeList()
   }

@@ -29,6 +29,9 @@ public final class ObjectContext {
   /// Members let go of by an inverse-less to-many relationship (by the relationship's name)
   /// and not taken by another owner: their owner column is cleared at the save.
   var releasedMembers: [ObjectReference: Set<String>] = [:]
+  /// Required to-many relationships taken empty without a validation error, by object (see
+  /// ``acceptEmpty(_:of:)``).
+  var acceptedEmpty: [ObjectReference: Set<String>] = [:]
   var nextKeys: [String: Int64] = [:]
   let entityNames: [Int: String]
   /// The value transformers of the model's transformable attributes.
@@ -62,6 +65,15 @@ public final class ObjectContext {
   public var mergeSemantics: MergeSemantics = .coreData
   /// What a save does about objects another writer changed meanwhile (fail, by default).
   public var mergePolicy: MergePolicy = .error
+  /// The author a save records in the store's persistent history (Core Data's
+  /// `transactionAuthor`), when the store keeps history; none by default.
+  public var transactionAuthor: String?
+  /// The context's name, recorded with each transaction in the store's persistent history
+  /// (Core Data's context `name`); none by default.
+  public var name: String?
+  /// Whether the store keeps persistent history (has Core Data's `ATRANSACTION`, `ACHANGE`
+  /// and `ATRANSACTIONSTRING` tables): each save then records a transaction and its changes.
+  public let recordsHistory: Bool
   /// Records changes so that they can be undone and redone in groups; none by default (as
   /// Core Data on iOS). Set one to start recording.
   public var undoManager: ContextUndoManager? {
@@ -92,6 +104,15 @@ public final class ObjectContext {
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
     do {
+      let tables = try store.database.prepare(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING')"
+      ).allRows().first?.first?.integerValue
+      recordsHistory = tables == 3
+    } catch {
+      throw StoreError(
+        .database, "cannot read the store's schema", path: storePath, underlying: error)
+    }
+    do {
       // Another context or process on the store holds its lock only briefly: wait for it.
       store.database.setBusyTimeout(milliseconds: 10_000)
       try StandInFunctions.register(on: store.database)
@@ -101,6 +122,13 @@ public final class ObjectContext {
         .database, "cannot register Core Data's trigger functions", path: storePath,
         underlying: error)
     }
+  }
+
+  /// Leaves the store's `-wal` and `-shm` as they are when the context closes, rather than
+  /// folding the log into the store (SQLite's way when the last connection closes): for a
+  /// live store that an app owns, whose files a tool should leave as it found them.
+  public func leaveWriteAheadLogOnClose() {
+    store.database.leaveWriteAheadLogOnClose()
   }
 
   /// Forgets every object read so far, to keep memory flat in long batch jobs; objects held
