@@ -36,7 +36,7 @@ final class SourceStore {
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
     recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
     if Self.isArchive(source) {
-      path = scratch.path("source.sqlite")
+      path = scratch.path("source.sqlite", standingFor: Self.label(source))
       var options = RestoreOptions()
       options.password = password
       options.allowUnencrypted = allowingUnencrypted
@@ -72,7 +72,7 @@ final class SourceStore {
         allowingUnencrypted: allowingUnencrypted)
     else { return nil }
     let scratch = try ScratchFolder()
-    let path = scratch.path("source.sqlite")
+    let path = scratch.path("source.sqlite", standingFor: Self.label(source))
     guard let (model, _) = try PartialArchive.load(framed, into: path, entities: entities) else {
       return nil
     }
@@ -97,6 +97,11 @@ final class SourceStore {
       return archivedModel
     }
     return try BackupService.resolveModel(store: store, modelPath: modelPath, cacheName: cacheName)
+  }
+
+  /// What messages call a store restored from the archive `source`.
+  static func label(_ source: String) -> String {
+    ArchiveAccess.isStandardStream(source) ? "the archive on standard input" : source
   }
 
   /// Whether `source` is an archive rather than a store: standard input, object storage, or a

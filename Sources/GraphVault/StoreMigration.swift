@@ -15,7 +15,8 @@ enum StoreMigration {
     of storePath: String, model: ObjectModel, in scratch: ScratchFolder, meter: ProgressMeter?
   ) throws -> String {
     var backup = BackupService.Options()
-    backup.output = scratch.path("unmigrated.gvault")
+    backup.output = scratch.path(
+      "unmigrated.gvault", standingFor: "a private copy of \(ScratchFolder.describe(storePath))")
     backup.compression = .none
     backup.model = model
     backup.meter = meter
@@ -48,7 +49,9 @@ enum StoreMigration {
           name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
       }
       let result = try RestoreService.restore(
-        archivePath: archive, to: scratch.path(storeName), options: restore)
+        archivePath: archive,
+        to: scratch.path(storeName, standingFor: "the copy migrated from \(sourceName)"),
+        options: restore)
       try? FileManager.default.removeItem(atPath: archive)
       guard let migration = result.migration else { return "none needed" }
       return "\(migration.from) → \(migration.to)"

@@ -152,6 +152,9 @@ func vault<R>(_ body: () throws -> R) throws(VaultError) -> R {
   do {
     return try body()
   } catch {
-    throw VaultError(wrapping: error)
+    let wrapped = VaultError(wrapping: error)
+    let detail = ScratchFolder.describe(wrapped.detail)
+    guard detail != wrapped.detail else { throw wrapped }
+    throw VaultError(wrapped.kind, detail, cause: wrapped.cause)
   }
 }
