@@ -59,6 +59,21 @@ public struct ModelReport: Codable, Sendable {
     public let attributes: [Attribute]
     /// Own relationships.
     public let relationships: [Relationship]
+    /// Uniqueness constraints (SwiftData's `#Unique`, `@Attribute(.unique)`): each the
+    /// properties whose values together pick out one object.
+    public let uniquenessConstraints: [[String]]
+    /// Fetch indexes (SwiftData's `#Index`): name, then each property with its kind and order
+    /// (`name`, `date desc`, `area R-Tree`).
+    public let fetchIndexes: [Index]
+  }
+
+  /// A fetch index.
+  public struct Index: Codable, Sendable {
+    /// The index's name in the model.
+    public let name: String
+    /// Its properties in order, each with ` desc` when descending and its kind when not a
+    /// B-tree (`Binary`).
+    public let elements: [String]
   }
 
   /// A model version.
@@ -154,6 +169,15 @@ public struct ModelReport: Codable, Sendable {
             cardinality: count + ($0.isOrdered ? ", ordered" : ""),
             deleteRule: $0.deleteRule.rawValue,
             optional: $0.isOptional)
+        },
+        uniquenessConstraints: entity.uniquenessConstraints,
+        fetchIndexes: entity.fetchIndexes.map { index in
+          Index(
+            name: index.name,
+            elements: index.elements.map {
+              $0.property + ($0.ascending ? "" : " desc")
+                + ($0.kind == "Binary" ? "" : " \($0.kind)")
+            })
         })
     }
   }
@@ -200,6 +224,12 @@ public struct ModelReport: Codable, Sendable {
             "    \(relationship.name) → \(relationship.destination) \(relationship.cardinality)"
               + (relationship.inverse.map { ", inverse \($0)" } ?? "")
               + ", \(relationship.deleteRule)")
+        }
+        for constraint in entity.uniquenessConstraints {
+          lines.append("    unique (\(constraint.joined(separator: ", ")))")
+        }
+        for index in entity.fetchIndexes {
+          lines.append("    index \(index.name) (\(index.elements.joined(separator: ", ")))")
         }
       }
     }
