@@ -157,13 +157,9 @@ public struct MigrationHop: Sendable {
         counts.droppedLinks[owned.relationship, default: 0] += 1
         continue
       }
-      for name in names {
-        output.links.append(
-          LooseLink(
-            from: ObjectReference(entity: entity, primaryKey: owned.owner.primaryKey),
-            relationship: name,
-            link: MigrationLink(target: result.reference, order: owned.order)))
-      }
+      output.links += Self.links(
+        from: ObjectReference(entity: entity, primaryKey: owned.owner.primaryKey), names,
+        to: result.reference, order: owned.order)
     }
     for (name, links) in object.relationships {
       if let names = rule.ownerLinks[name] {
@@ -173,13 +169,9 @@ public struct MigrationHop: Sendable {
             counts.droppedLinks[name, default: 0] += 1
             continue
           }
-          for ownerName in names {
-            output.links.append(
-              LooseLink(
-                from: ObjectReference(entity: owner, primaryKey: link.target.primaryKey),
-                relationship: ownerName,
-                link: MigrationLink(target: result.reference, order: link.order)))
-          }
+          output.links += Self.links(
+            from: ObjectReference(entity: owner, primaryKey: link.target.primaryKey), names,
+            to: result.reference, order: link.order)
         }
         continue
       }
@@ -377,6 +369,17 @@ public struct MigrationHop: Sendable {
       LooseLink(
         from: ObjectReference(entity: entity, primaryKey: loose.from.primaryKey),
         relationship: name, link: link)
+    }
+  }
+
+  /// The links an owner keeps to `member` through each of its relationships `names` (a
+  /// to-many without an inverse, or one whose inverse the member's row keeps).
+  private static func links(
+    from owner: ObjectReference, _ names: [String], to member: ObjectReference, order: Int64?
+  ) -> [LooseLink] {
+    names.map {
+      LooseLink(
+        from: owner, relationship: $0, link: MigrationLink(target: member, order: order))
     }
   }
 
