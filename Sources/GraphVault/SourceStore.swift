@@ -73,7 +73,7 @@ final class SourceStore {
     else { return nil }
     let scratch = try ScratchFolder()
     let path = scratch.path("source.sqlite", standingFor: Self.label(source))
-    guard let (model, _) = try PartialArchive.load(framed, into: path, entities: entities) else {
+    guard let (model, _, _) = try PartialArchive.load(framed, into: path, entities: entities) else {
       return nil
     }
     self.scratch = scratch

@@ -40,6 +40,7 @@ final class ChangePrinter {
     } else if !quiet {
       if !first { buffer += "\n" }
       if let migrated = summary.migrated { buffer += "(\(summary.old) migrated: \(migrated))\n" }
+      for note in summary.notes { buffer += "(\(note))\n" }
       for (entity, counts) in summary.entities.sorted(by: { $0.key < $1.key }) {
         let differing = counts.inserted + counts.deleted + counts.changed
         buffer +=

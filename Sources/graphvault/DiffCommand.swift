@@ -14,7 +14,9 @@ struct DiffCommand: ParsableCommand {
       neither restored (a damaged one stops the comparison with 65); otherwise archives are \
       verified and restored to private temporary stores first. Objects are matched \
       by primary key, or with --key ENTITY.ATTRIBUTE by an attribute (a natural key or a UUID) \
-      when the sides' keys differ (a store rebuilt by an import, objects merged in). When the \
+      when the sides' keys differ (a store rebuilt by an import, objects merged in). Two \
+      different stores (other store UUIDs) match an entity with a uniqueness constraint on one \
+      attribute (SwiftData's @Attribute(.unique)) by it, and the summary says so. When the \
       two models differ, OLD is migrated into NEW's model first, as restore would.
 
       Each object that differs is a line: '+' inserted, '-' deleted (with its first values), 'M' \

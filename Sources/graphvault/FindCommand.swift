@@ -16,7 +16,10 @@ struct FindCommand: ParsableCommand {
       archives (encrypted, other compressions, older ones) are read whole. The predicate may \
       test the entity's own attributes only. --history KEY follows one object (by primary key, \
       or with --key by its key attribute's value) through each store's archives, oldest first: \
-      when it appeared, each change, when it was gone. Exits 0 when something was found, 1 when \
+      when it appeared, each change, when it was gone. Followed by primary key, an object whose \
+      entity has a uniqueness constraint on one attribute is found in archives of another store \
+      (another store UUID: the app rebuilt its store) by that attribute's value in the first \
+      archive that held it, and the line says so. Exits 0 when something was found, 1 when \
       nothing was, 65 when an archive could not be read (after reporting the others).
       """
   )
@@ -120,6 +123,9 @@ struct FindCommand: ParsableCommand {
     let store: String?
     /// For `appeared`, its values; for `changed`, `NAME: OLD -> NEW` per changed value.
     let details: [String]
+    /// In an archive of another store than the one the object was first found in: the
+    /// uniqueness constraint's value it was found by (`id='A1'`).
+    let matchedBy: String?
   }
 
   /// An object's values as `NAME=VALUE`, by name.
@@ -169,7 +175,7 @@ struct FindCommand: ParsableCommand {
         events.append(
           Event(
             event: event, archive: result.archive, created: result.created, store: result.store,
-            details: details))
+            details: details, matchedBy: result.matchedBy))
         previous = object
       }
     }
@@ -183,7 +189,9 @@ struct FindCommand: ParsableCommand {
       if event.event == "appeared" {
         text += "  \(ChangePrinter.oneLine(event.details))"
       }
-      text += "  \(event.archive)\n"
+      text += "  \(event.archive)"
+      if let matchedBy = event.matchedBy { text += "  (another store: found by \(matchedBy))" }
+      text += "\n"
       if event.event == "changed" { for detail in event.details { text += "    \(detail)\n" } }
     }
     return text.isEmpty ? "no archives\n" : text

@@ -14,7 +14,9 @@ struct MergeCommand: ParsableCommand {
       The objects of --entity that --where matches, everything they reach through to-one \
       relationships and the --include key paths (fixture's rules) are looked for in STORE: by \
       --key ENTITY.ATTRIBUTE when given, else by primary key (which a store never hands out \
-      twice, so backups of the same store agree on it). An object found with the same values \
+      twice, so backups of the same store agree on it); from another store (another store \
+      UUID, as when an app rebuilt its store) by the entity's uniqueness constraint when it \
+      names one attribute, and the report says so. An object found with the same values \
       is left alone; one found with other values is a conflict: kept as the store has it \
       (--on-conflict skip, the default), given the source's values (replace), or refused with \
       nothing written (fail, status 73). Every other object is inserted, under its own primary \
@@ -110,6 +112,7 @@ struct MergeCommand: ParsableCommand {
         : "merged into \(result.store) (\(result.selected) objects chosen in \(result.source))"
     ]
     if let migrated = result.migrated { lines.append("source migrated: \(migrated)") }
+    lines += result.notes
     for (entity, counts) in result.entities.sorted(by: { $0.key < $1.key }) {
       var parts: [String] = []
       if counts.inserted > 0 {

@@ -12,7 +12,9 @@ import ObjectStore
 /// store first (two archives at once, one on each core), so a damaged or forged archive is
 /// refused before anything is compared; when only some entities are compared, of a framed
 /// archive only their chunks are read (``PartialArchive``). Objects are matched by primary
-/// key, or by a key attribute (``Options/keys``) when keys differ between the sides; each
+/// key, or by a key attribute (``Options/keys``) when keys differ between the sides, and
+/// between two different stores (other `Z_UUID`s) by an entity's uniqueness constraint when
+/// it names one attribute (``ConstraintKeys``, reported in the summary's notes); each
 /// entity's objects are read from both sides in that key's order and compared as they come,
 /// so memory does not grow with the stores. When the two models differ, the older side is
 /// migrated into the newer one's model first, as a restore would. Entities come in the
@@ -62,11 +64,22 @@ public enum DiffService {
       }
       var (oldSide, newSide) = try open(old, new, options: options)
       defer { withExtendedLifetime((oldSide, newSide)) {} }
-      let newStore = try CoreDataStore(path: newSide.path)
+      var newStore = try CoreDataStore(path: newSide.path)
       let model = try newSide.model(of: newStore, modelPath: options.modelPath)
       var oldStore = try CoreDataStore(path: oldSide.path)
       var oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
-      if !oldModel.isSameVersion(as: model) && oldSide.isPartial {
+      let matching = ConstraintKeys(
+        model: model, given: try keyAttributes(options.keys, model: model),
+        differentStores: oldStore.uuid != newStore.uuid)
+      // Objects matched by a constraint are named by it in relationships, whose targets a
+      // part of an archive may lack.
+      if !matching.chosen.isEmpty && newSide.isPartial {
+        newSide = try SourceStore(
+          new, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+          meter: options.meter)
+        newStore = try CoreDataStore(path: newSide.path)
+      }
+      if oldSide.isPartial && (!oldModel.isSameVersion(as: model) || !matching.chosen.isEmpty) {
         // A migration needs the whole archive: its references must resolve.
         oldSide = try SourceStore(
           old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
@@ -97,16 +110,16 @@ public enum DiffService {
         migratedScratch = scratch
       }
       defer { withExtendedLifetime(migratedScratch) {} }
-      let keys = try keyAttributes(options.keys, model: model)
       let entities = try comparedEntities(model, options.entities)
       if options.predicate != nil && options.entities.count != 1 {
         throw VaultError(.usage, "--where needs exactly one --entity, the one it is about")
       }
       options.meter?.startPhase("comparing")
       let counts = try compareStores(
-        entities, old: oldStore, oldModel: oldModel, new: newStore, model: model, keys: keys,
-        predicate: options.predicate, meter: options.meter, report: report)
-      return DiffSummary(old: old, new: new, entities: counts, migrated: migrated)
+        entities, old: oldStore, oldModel: oldModel, new: newStore, model: model,
+        keys: matching.keys, predicate: options.predicate, meter: options.meter, report: report)
+      return DiffSummary(
+        old: old, new: new, entities: counts, migrated: migrated, notes: matching.notes)
     }
   }
 

@@ -26,17 +26,24 @@ public struct DiffSummary: Codable, Sendable, Equatable {
   /// When the two sides' models differed: how the older side was migrated
   /// (`Library v1 → v2`) before they were compared.
   public let migrated: String?
+  /// How objects were matched where the user did not say: an entity matched by its
+  /// uniqueness constraint because the sides are different stores, one sentence each.
+  public let notes: [String]
 
   private enum CodingKeys: String, CodingKey {
-    case old, new, equal, entities, migrated
+    case old, new, equal, entities, migrated, notes
   }
 
   /// A summary of a comparison.
-  public init(old: String, new: String, entities: [String: Counts], migrated: String?) {
+  public init(
+    old: String, new: String, entities: [String: Counts], migrated: String?,
+    notes: [String] = []
+  ) {
     self.old = old
     self.new = new
     self.entities = entities
     self.migrated = migrated
+    self.notes = notes
   }
 
   /// Reads a summary written by ``encode(to:)`` (`equal` is worked out, not read).
@@ -46,6 +53,7 @@ public struct DiffSummary: Codable, Sendable, Equatable {
     new = try container.decode(String.self, forKey: .new)
     entities = try container.decode([String: Counts].self, forKey: .entities)
     migrated = try container.decodeIfPresent(String.self, forKey: .migrated)
+    notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
   }
 
   /// Writes the summary with `equal`.
@@ -56,5 +64,6 @@ public struct DiffSummary: Codable, Sendable, Equatable {
     try container.encode(equal, forKey: .equal)
     try container.encode(entities, forKey: .entities)
     try container.encodeIfPresent(migrated, forKey: .migrated)
+    if !notes.isEmpty { try container.encode(notes, forKey: .notes) }
   }
 }

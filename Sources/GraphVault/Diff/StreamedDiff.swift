@@ -20,8 +20,9 @@ import ObjectStore
 enum StreamedDiff {
   /// Compares archives `old` and `new` (files or `s3://`) as they stream, handing each object
   /// that differs to `report`. Nil, before anything is reported, when they cannot be compared
-  /// so: their models differ (one must be migrated first), or a header does not count its
-  /// objects (archives of graphvault before 0.4).
+  /// so: their models differ (one must be migrated first), they are of different stores whose
+  /// objects a uniqueness constraint matches (``ConstraintKeys``), or a header does not count
+  /// its objects (archives of graphvault before 0.4).
   /// - Throws: ``VaultError``: 66 for a missing archive, 65 for a damaged one, 77 for a
   ///   password problem.
   static func diff(
@@ -36,7 +37,12 @@ enum StreamedDiff {
       old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: options.meter)
     let model = newSide.store.model
-    guard oldSide.store.model.isSameVersion(as: model),
+    // Archives of different stores whose objects a uniqueness constraint matches are
+    // compared in the constraint's order, which only a store gives.
+    let matching = ConstraintKeys(
+      model: model, given: [:],
+      differentStores: oldSide.store.header.sourceUUID != newSide.store.header.sourceUUID)
+    guard oldSide.store.model.isSameVersion(as: model), matching.chosen.isEmpty,
       let oldCounts = oldSide.expectedObjects, let newCounts = newSide.expectedObjects
     else { return nil }
     options.meter?.setTotal(
@@ -66,7 +72,8 @@ enum StreamedDiff {
         {
           counts[name] = counted
         }
-        return DiffSummary(old: old, new: new, entities: counts, migrated: nil)
+        return DiffSummary(
+          old: old, new: new, entities: counts, migrated: nil, notes: matching.notes)
       } else if let missing = oldEntity ?? newEntity {
         let side = oldEntity == nil ? oldSide : newSide
         throw VaultError(
@@ -83,7 +90,8 @@ enum StreamedDiff {
     }
     try oldSide.finish()
     try newSide.finish()
-    return DiffSummary(old: old, new: new, entities: counts, migrated: nil)
+    return DiffSummary(
+      old: old, new: new, entities: counts, migrated: nil, notes: matching.notes)
   }
 
   /// Restores the rest of each archive to a private store and compares `entities` there.

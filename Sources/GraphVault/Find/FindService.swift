@@ -60,6 +60,10 @@ public enum FindService {
     public let store: String?
     /// The objects found (for `--history`, the one object, or none).
     public let objects: [Object]
+    /// For `--history` in an archive of another store than the one the object was first
+    /// found in: the uniqueness constraint's value it was matched by (`id='A1'`), as primary
+    /// keys name other objects there.
+    public var matchedBy: String?
     /// Bytes read of the archive.
     public let bytesRead: Int64
     /// The archive's size.
@@ -104,9 +108,10 @@ public enum FindService {
       options.meter?.setUnit("archives")
       options.meter?.setTotal(objects: archives.count)
       var results: [ArchiveResult] = []
+      var anchor: HistoryAnchor?
       for archive in archives {
         options.meter?.begin(archive.name)
-        let result = try search(backend, archive.name, options: options)
+        let result = try search(backend, archive.name, options: options, anchor: &anchor)
         results.append(result)
         try report(result)
         options.meter?.add(objects: 1)
@@ -115,10 +120,21 @@ public enum FindService {
     }
   }
 
+  /// Where `--history` (by primary key) first found its object: the store, and the value of
+  /// the entity's one-attribute uniqueness constraint, by which archives of other stores
+  /// (another `Z_UUID`, whose primary keys name other objects) are searched.
+  private struct HistoryAnchor {
+    let uuid: String
+    let entity: String
+    let attribute: String
+    let value: AttributeValue
+  }
+
   /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
-  private static func search(_ backend: any StorageBackend, _ name: String, options: Options)
-    throws -> ArchiveResult
-  {
+  private static func search(
+    _ backend: any StorageBackend, _ name: String, options: Options,
+    anchor: inout HistoryAnchor?
+  ) throws -> ArchiveResult {
     let address = backend.address(of: name)
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
@@ -130,6 +146,7 @@ public enum FindService {
       size = input.size ?? 0
       let storePath = scratch.path("found.sqlite")
       let model: ObjectModel
+      let uuid: String?
       if let framed = try ArchiveAccess.framed(
         input, name: address, password: options.password,
         allowingUnencrypted: options.allowUnencrypted)
@@ -142,7 +159,7 @@ public enum FindService {
             framed, into: storePath,
             entities: { Set($0.hierarchy(from: entity).map(\.name)) })
         else { throw VaultError(.invalidInput, "the archive cannot be read by parts") }
-        (model, created) = loaded
+        (model, created, uuid) = loaded
       } else {
         // Not framed: read whole, verified, into a private store.
         var restore = RestoreOptions()
@@ -156,12 +173,31 @@ public enum FindService {
           throw VaultError(.modelUnavailable, "the archive carries no model")
         }
         model = found
+        uuid = store.uuid
         created = ArchiveNaming.time(ofArchive: name)
       }
-      let objects = try matching(in: storePath, model: model, options: options)
+      let store = ArchiveNaming.storeName(ofArchive: name)
+      if let anchor, let uuid, anchor.uuid != uuid {
+        // Another store: primary keys name other objects there.
+        let objects = try matching(
+          in: storePath, model: model, options: options,
+          by: (anchor.entity, anchor.attribute, anchor.value))
+        return ArchiveResult(
+          archive: address, created: created, store: store, objects: objects,
+          matchedBy: "\(anchor.attribute)=\(ValueText.text(anchor.value))",
+          bytesRead: bytesRead, bytes: size, error: nil)
+      }
+      var constrained: (entity: String, attribute: String, value: AttributeValue)?
+      let objects = try matching(
+        in: storePath, model: model, options: options, constrained: &constrained)
+      if anchor == nil, let uuid, let constrained {
+        anchor = HistoryAnchor(
+          uuid: uuid, entity: constrained.entity, attribute: constrained.attribute,
+          value: constrained.value)
+      }
       return ArchiveResult(
-        archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
-        objects: objects, bytesRead: bytesRead, bytes: size, error: nil)
+        archive: address, created: created, store: store, objects: objects,
+        bytesRead: bytesRead, bytes: size, error: nil)
     } catch {
       if let vault = error as? VaultError, vault.kind == .usage { throw vault }
       let message = (error as? VaultError)?.detail ?? VaultError(wrapping: error).detail
@@ -171,10 +207,24 @@ public enum FindService {
     }
   }
 
-  /// The objects of the store at `path` that the options ask for.
-  private static func matching(in path: String, model: ObjectModel, options: Options) throws
-    -> [Object]
-  {
+  /// The objects of the store at `path` that the options ask for; for `--history`, the one
+  /// object `match` names by a key attribute's stored value when given.
+  /// - Parameter constrained: set, for `--history` by primary key, to the object's value of
+  ///   its entity's one-attribute uniqueness constraint (``ConstraintKeys``), when it has one.
+  private static func matching(
+    in path: String, model: ObjectModel, options: Options,
+    by match: (entity: String, attribute: String, value: AttributeValue)? = nil
+  ) throws -> [Object] {
+    var constrained: (entity: String, attribute: String, value: AttributeValue)?
+    return try matching(
+      in: path, model: model, options: options, by: match, constrained: &constrained)
+  }
+
+  private static func matching(
+    in path: String, model: ObjectModel, options: Options,
+    by match: (entity: String, attribute: String, value: AttributeValue)? = nil,
+    constrained: inout (entity: String, attribute: String, value: AttributeValue)?
+  ) throws -> [Object] {
     guard model.entity(named: options.entity) != nil else {
       throw VaultError(
         .usage,
@@ -192,8 +242,19 @@ public enum FindService {
         )
       }
     }
-    let keys = try options.key.map { try DiffService.keyAttributes([$0], model: model) } ?? [:]
-    let wanted = try options.history.map { try historyKey($0, keys: keys, model: model, options) }
+    let keys: [String: String]
+    let wanted: AttributeValue?
+    if let match {
+      keys = [match.entity: match.attribute]
+      wanted = match.value
+    } else {
+      keys = try options.key.map { try DiffService.keyAttributes([$0], model: model) } ?? [:]
+      wanted = try options.history.map { try historyKey($0, keys: keys, model: model, options) }
+    }
+    // The constraint an object followed by primary key is known by in other stores.
+    let constraint =
+      options.history != nil && keys.isEmpty
+      ? ConstraintKeys(model: model, given: [:], differentStores: true).keys : [:]
     let store = try CoreDataStore(path: path)
     let layout = try store.layout(for: model)
     var found: [Object] = []
@@ -206,6 +267,12 @@ public enum FindService {
       while try cursor.step() {
         if let wanted, ObjectCursor.compare(cursor.key, wanted) != 0 { continue }
         let object = try cursor.object()
+        if let owner = model.lineage(of: entity.name).first(where: { constraint[$0.name] != nil }),
+          let attribute = constraint[owner.name],
+          let value = object.record.attributes[attribute].flatMap(ObjectCursor.storedKey)
+        {
+          constrained = (owner.name, attribute, value)
+        }
         var values: [String: String] = [:]
         for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
         for (name, targets) in object.relationships {

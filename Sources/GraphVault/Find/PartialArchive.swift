@@ -13,13 +13,14 @@ enum PartialArchive {
   /// Loads part of `archive` into a new store at `path`. `entities` is given the archive's
   /// model and names the concrete entities to load, or nil when what is wanted cannot be
   /// answered from part of the archive (then nothing is loaded, and nil returned).
-  /// - Returns: the archive's model and creation time (ISO 8601).
+  /// - Returns: the archive's model, its creation time (ISO 8601) and the UUID of the store it
+  ///   was made of (nil in archives that do not record it).
   /// - Throws: ``ArchiveFormatError`` for a member that does not match the index, and what
   ///   `entities` throws.
   static func load(
     _ archive: FramedArchive, into path: String,
     entities: (ObjectModel) throws -> Set<String>?
-  ) throws -> (model: ObjectModel, created: String?)? {
+  ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
     let header = ArchiveHeader(
       reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
     guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
@@ -36,7 +37,7 @@ enum PartialArchive {
     try loader.createTables(schema.schemaObjects)
     try loader.prepare(model: model, entityRows: entityRows)
     try loader.writeBookkeeping(
-      entityRows: entityRows, uuid: UUID().uuidString,
+      entityRows: entityRows, uuid: header.sourceUUID ?? UUID().uuidString,
       metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
         .binaryPropertyList(),
       modelCache: nil)
@@ -54,6 +55,6 @@ enum PartialArchive {
       }
     }
     try loader.finish(indexesAndTriggers: [], journalMode: "delete")
-    return (model, header.created.map(\.description))
+    return (model, header.created.map(\.description), header.sourceUUID)
   }
 }

@@ -29,6 +29,9 @@ public struct MergeResult: Codable, Sendable, Equatable {
   public let conflicts: [String]
   /// When the models differed: how the source was migrated (`Library → Library 2`).
   public let migrated: String?
+  /// How objects were matched where the user did not say: an entity matched by its
+  /// uniqueness constraint because the source is another store, one sentence each.
+  public let notes: [String]
   /// Whether nothing was written.
   public let dryRun: Bool
 }

@@ -8,7 +8,9 @@ import ObjectStore
 /// The objects are chosen as `fixture` and a selective restore choose them (the selection,
 /// its to-one closure, the `--include` paths). Each is then looked for in the store: by its
 /// entity's key attribute when one is given (`--key`), else by primary key (which Core Data
-/// never hands out twice in a store, so backups of the same store agree on it). An object
+/// never hands out twice in a store, so backups of the same store agree on it), but from
+/// another store (another `Z_UUID`: one an app regenerated, numbering its objects anew) by
+/// the entity's uniqueness constraint when it names one attribute (``ConstraintKeys``). An object
 /// found with the same attribute values is **present** and left alone; one found with other
 /// values is a **conflict**, kept as the store has it (`skip`), given the source's values
 /// (`replace`), or refused with nothing written (`fail`); any other is **inserted**, under
@@ -89,6 +91,7 @@ public enum MergeService {
       let target = try CoreDataStore(path: storePath)
       let model = try BackupService.resolveModel(store: target, modelPath: options.modelPath)
       var sourceStore = try CoreDataStore(path: source.path)
+      let differentStores = sourceStore.uuid != target.uuid
       let sourceModel = try source.model(of: sourceStore, modelPath: options.modelPath)
       var migrated: String?
       let scratch = try ScratchFolder()
@@ -101,7 +104,9 @@ public enum MergeService {
           into: model, at: scratch, modelPath: options.modelPath)
         sourceStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))
       }
-      let keys = try DiffService.keyAttributes(options.keys, model: model)
+      let matching = ConstraintKeys(
+        model: model, given: try DiffService.keyAttributes(options.keys, model: model),
+        differentStores: differentStores)
       let cutter = try FixtureCutter(store: sourceStore, model: model)
       let subset = try FixtureService.select(options.selection, with: cutter, in: sourceStore)
       var transformers = ValueTransformerRegistry.standard
@@ -116,7 +121,7 @@ public enum MergeService {
       // The store's write-ahead log stays as its app left it, whatever happens here.
       into.leaveWriteAheadLogOnClose()
       options.meter?.startPhase("merging")
-      var merge = MergePlan(model: model, keys: keys, from: from, into: into)
+      var merge = MergePlan(model: model, keys: matching.keys, from: from, into: into)
       let roots = try sourceStore.layout(for: model).tables.reduce(into: [String: String]()) {
         $0[$1.name] = $1.rootEntity
       }
@@ -135,7 +140,7 @@ public enum MergeService {
       return MergeResult(
         store: storePath, source: sourcePath, selected: subset.selected.count,
         entities: merge.counts, conflicts: merge.conflicts, migrated: migrated,
-        dryRun: options.dryRun)
+        notes: matching.notes, dryRun: options.dryRun)
     }
   }
 }
