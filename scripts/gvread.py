@@ -678,6 +678,51 @@ def composite_json(value, attribute):
     return out
 
 
+def _no_constant(name):
+    raise ValueError("not JSON: " + name)
+
+
+def compact_json(value):
+    """JSON text as FORMAT.md's compact spelling: no spaces, members in their order, reals in
+    their shortest spelling with a fraction or an exponent, control characters escaped."""
+    if isinstance(value, float):
+        text = repr(value)
+        return text if any(c in text for c in ".eE") else text + ".0"
+    if isinstance(value, list):
+        return "[" + ",".join(compact_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + compact_json(v)
+                              for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def held_json(value):
+    """The array or object a binary value holds as JSON text written compactly, byte for byte
+    (a Codable collection SwiftData keeps); None otherwise."""
+    if not value or value[:1] not in (b"[", b"{"):
+        return None
+    try:
+        parsed = json.loads(value.decode("utf-8"), parse_constant=_no_constant,
+                            parse_int=_int64, object_pairs_hook=_unique_members)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return parsed if compact_json(parsed).encode("utf-8") == value else None
+
+
+def _int64(text):
+    number = int(text)
+    if not -2 ** 63 <= number < 2 ** 63:
+        raise ValueError("an integer beyond 64 bits")
+    return number
+
+
+def _unique_members(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key given twice")
+    return dict(pairs)
+
+
 def attribute_json(value, kind):
     if kind in ("Integer 16", "Integer 32", "Integer 64"):
         return value
@@ -701,6 +746,9 @@ def attribute_json(value, kind):
         if len(value) != 16:
             return digits
         return "-".join([digits[0:8], digits[8:12], digits[12:16], digits[16:20], digits[20:32]])
+    held = held_json(value)
+    if held is not None and kind in ("Binary", "Transformable"):
+        return {"json": held}
     shown = {"base64": base64.b64encode(value).decode()}
     if kind == "Transformable":
         # The bytes always; what a keyed archive holds beside them, for people to read.

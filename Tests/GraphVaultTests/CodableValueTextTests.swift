@@ -61,4 +61,67 @@ struct CodableValueTextTests {
     #expect(properties["settings"]?.new == #"plist {"milk":true}"#)
     #expect(properties["photo"]?.new == "<4 bytes: ffd8ff02>")
   }
+
+  /// Exports the single Order of the store at `path` and gives its JSON object as Python reads it.
+  func exported(_ path: String, to file: String) throws -> [String: Any] {
+    var options = ExportService.Options()
+    options.output = file
+    _ = try ExportService.export(source: path, options: options)
+    let document = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: file)))
+    let objects = (document as? [String: Any])?["objects"] as? [[String: Any]]
+    return try #require(objects?.first)
+  }
+
+  @Test func exportShowsJSONTextAsItsValueAndImportWritesTheSameBytes() throws {
+    let directory = try TemporaryDirectory()
+    let cafe = directory.path("cafe.sqlite").path
+    // Drinks compact, as Foundation's JSONEncoder writes them; the photo JSON too, but with a
+    // space and a real spelled 2.50, which compact text would not give back.
+    let drinks = #"[{"name":"Tea","size":2,"note":"a \"hot\" one\n"},"Café",1.5,true,null]"#
+    try store(
+      at: cafe, drinks: drinks, settings: .dictionary(["milk": .bool(true)]),
+      photo: Array(#"{"price": 2.50}"#.utf8))
+    let order = try exported(cafe, to: directory.path("cafe.json").path)
+    // The JSON itself, as Python's json module reads it: the exact value, no base64.
+    let drinkMembers = try #require(order["drinks"] as? [String: Any])
+    #expect(Array(drinkMembers.keys) == ["json"])
+    let held = try JSONSerialization.data(withJSONObject: drinkMembers["json"] as Any)
+    let expected = try JSONSerialization.data(
+      withJSONObject: JSONSerialization.jsonObject(with: Data(drinks.utf8)))
+    #expect(
+      (try JSONSerialization.jsonObject(with: held) as? NSArray)
+        == (try JSONSerialization.jsonObject(with: expected) as? NSArray))
+    // Bytes that compact text would not give back stay base64.
+    #expect((order["photo"] as? [String: Any])?.keys.sorted() == ["base64"])
+    #expect((order["settings"] as? [String: Any])?.keys.sorted() == ["base64"])
+    // Imported into a new store, every byte is as it was: read back with Python's sqlite3.
+    let copy = directory.path("copy.sqlite").path
+    _ = try ImportService.importObjects(from: directory.path("cafe.json").path, to: copy)
+    for column in ["ZDRINKS", "ZSETTINGS", "ZPHOTO"] {
+      let query = "SELECT hex(\(column)) FROM ZORDER"
+      #expect(try sqlRows(copy, query) == sqlRows(cafe, query), "\(column)")
+    }
+    #expect(
+      try sqlRows(copy, "SELECT CAST(ZDRINKS AS TEXT) FROM ZORDER") == [drinks])
+  }
+
+  @Test func importRefusesJSONThatIsNotAnArrayOrAnObject() throws {
+    let directory = try TemporaryDirectory()
+    let cafe = directory.path("cafe.sqlite").path
+    try store(at: cafe, drinks: "[1]", settings: .bool(true), photo: [1])
+    let file = directory.path("cafe.json").path
+    _ = try exported(cafe, to: file)
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(text.contains(#""json": [1]"#))
+    try text.replacingOccurrences(of: #""json": [1]"#, with: #""json": 1"#).write(
+      toFile: file, atomically: true, encoding: .utf8)
+    #expect {
+      try ImportService.importObjects(from: file, to: directory.path("copy.sqlite").path)
+    } throws: { error in
+      (error as? VaultError)?.detail.contains(
+        "\"json\" holds an integer, not an array or an object")
+        == true
+    }
+  }
 }

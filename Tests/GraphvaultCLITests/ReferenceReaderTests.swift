@@ -137,6 +137,47 @@ struct ReferenceReaderTests {
     }
   }
 
+  @Test(
+    "binary values holding JSON read as export shows them: as JSON only when written back exactly"
+  )
+  func binaryJSON() throws {
+    let json = path("codable.json")
+    // Each value's bytes, given as base64 so that import writes them as they are.
+    let script = #"""
+      import base64, json, sys
+      values = [b'[1,2.5,"x\\n\\"q\\"",{"a":null,"b":[true,false]}]', b'{"a": 1}', b'[1e-07]',
+                b'[100.0]', b'[1.0e2]', '["é😀"]'.encode(), b'[1,]', b'{"a":1,"a":2}',
+                b'[NaN]', b'[12345678901234567890]', b'[-0.0]', b'[-0]', b'["\\u00e9"]',
+                b'["\\/"]', b'{}', b'[]', b'[[[]]]', b'"text"', b'\x00\xff']
+      objects = [{"class": "Order", "pk": i + 1, "drinks": {"base64": base64.b64encode(v).decode()}}
+                 for i, v in enumerate(values)]
+      entity = {"name": "Order", "attributes": [
+          {"name": "drinks", "type": "Binary", "optional": True}], "relationships": []}
+      json.dump({"model": {"format": 1, "name": "Cafe", "versionIdentifiers": ["1"],
+                           "entities": [entity]}, "objects": objects}, open(sys.argv[1], "w"))
+      """#
+    let made = try Subprocess.python(script, [json])
+    #expect(made.status == 0, "\(made.stderr)")
+    let store = path("Cafe.sqlite")
+    let imported = try BuiltTool.run(["import", json, "--to", store])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let exported = try export(store, name: "export.json")
+    let text = try String(contentsOfFile: exported, encoding: .utf8)
+    // The first, 1e-07, 100.0, the emoji, -0.0, {}, [] and [[[]]]; the rest stay base64.
+    #expect(text.components(separatedBy: #""json":"#).count - 1 == 8, "\(text)")
+    #expect(text.contains(#""x\n\"q\"""#), "\(text)")
+    for format in ["1", "2"] {
+      let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
+      try expectSame(archive, as: exported, "binary JSON, format \(format)")
+    }
+    // What export shows imports back to the very bytes.
+    let copy = path("Copy.sqlite")
+    let again = try BuiltTool.run(["import", exported, "--to", copy])
+    #expect(again.status == 0, "\(again.stderr)")
+    let query = "SELECT Z_PK, hex(ZDRINKS) FROM ZORDER ORDER BY Z_PK"
+    #expect(try sqlRows(copy, query) == sqlRows(store, query))
+  }
+
   /// A store of a model with ordered one-to-many and many-to-many relationships, in parents and
   /// sub-entities, whose order keys are then shuffled, with ties, missing and non-integer keys.
   func orderedStore() throws -> String {

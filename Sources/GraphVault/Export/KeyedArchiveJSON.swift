@@ -7,8 +7,9 @@ import PropertyList
 /// A value is `{"keyedArchive": …}` when the structure written back as a keyed archive gives
 /// the stored bytes again; `{"base64": "…", "keyedArchive": …}` when it decodes but is not
 /// written back byte for byte (an archive by another writer, or one holding objects of other
-/// classes: the structure is there to be read, the bytes are what is restored); `{"base64":
-/// "…"}` when it is not a keyed archive. Foundation values map to JSON as they are; the rest is
+/// classes: the structure is there to be read, the bytes are what is restored); `{"json": …}`
+/// when it is JSON text written back byte for byte (``ObjectJSON/heldJSON(_:)``); `{"base64":
+/// "…"}` otherwise. Foundation values map to JSON as they are; the rest is
 /// tagged: `{"$data": base64}`, `{"$date": ISO 8601}`, `{"$set": […]}`, `{"$real": "NaN"}`,
 /// `{"$dictionary": [[key, value], …]}` (keys that are not strings, or start with `$`),
 /// `{"$object": class, "$fields": {…}}` (read only).
@@ -22,6 +23,7 @@ enum KeyedArchiveJSON {
     guard let archive = try? KeyedArchive(bytes: bytes),
       let root = try? archive.topValue(forKey: "root")
     else {
+      if let held = ObjectJSON.heldJSON(bytes) { return .object([("json", held)]) }
       return .object([("base64", base64)])
     }
     var rebuildable = true
@@ -35,11 +37,15 @@ enum KeyedArchiveJSON {
   /// The stored bytes of a transformable attribute's JSON.
   /// - Throws: a message when the JSON is neither form.
   static func bytes(_ value: JSONValue) throws(ObjectJSON.Problem) -> [UInt8] {
+    if let members = value.objectMembers, members.count == 1, let held = value["json"] {
+      return try ObjectJSON.heldBytes(held)
+    }
     guard let members = value.objectMembers,
       members.allSatisfy({ $0.key == "base64" || $0.key == "keyedArchive" }), !members.isEmpty
     else {
       throw ObjectJSON.Problem(
-        "expected {\"base64\": …} or {\"keyedArchive\": …}, found \(value.kindName)")
+        "expected {\"base64\": …}, {\"keyedArchive\": …} or {\"json\": …}, found \(value.kindName)"
+      )
     }
     if let text = value["base64"] {
       guard let encoded = text.stringValue, let bytes = Base64.decode(encoded) else {

@@ -15,7 +15,8 @@ import PropertyList
 /// Integers and reals are JSON numbers (`"NaN"`, `"Infinity"` and `"-Infinity"` as strings);
 /// decimals strings of their exact digits; dates UTC ISO 8601 with every fractional digit the
 /// stored double needs (a number of seconds since 2001 for years beyond four digits); binary
-/// data `{"base64": …}`; UUIDs and URIs strings; transformables as ``KeyedArchiveJSON`` says.
+/// data `{"base64": …}`, or `{"json": …}` when it is JSON text written back byte for byte
+/// (``heldJSON(_:)``); UUIDs and URIs strings; transformables as ``KeyedArchiveJSON`` says.
 /// `"class"` and `"pk"` come first, then attributes and relationships by name; extended
 /// attributes (kept in the entity's bucket) are keys of their own, `"extended.KEY"`, their values
 /// as ``PropertyListJSON`` writes them. A reference
@@ -112,12 +113,49 @@ public struct ObjectJSON: Sendable {
     case .date(let seconds):
       let date = PropertyListDate(secondsSinceReferenceDate: seconds)
       return ISO8601.exactText(date).map(JSONValue.string) ?? .real(seconds)
-    case .data(let bytes): return .object([("base64", .string(Base64.encode(bytes)))])
+    case .data(let bytes):
+      if let held = Self.heldJSON(bytes) { return .object([("json", held)]) }
+      return .object([("base64", .string(Base64.encode(bytes)))])
     case .uuid(let bytes): return .string(Self.uuidText(bytes))
     case .uri(let text): return .string(text)
     case .transformed(let bytes): return KeyedArchiveJSON.json(bytes)
     case .composite(let elements):
       return .object(elements.keys.sorted().map { ($0, json(elements[$0]!)) })
+    }
+  }
+
+  /// The JSON a binary value holds (a Codable collection or enum SwiftData keeps as its
+  /// `JSONEncoder` wrote it), when it is an array or an object whose compact text is exactly
+  /// the stored bytes, so that `{"json": …}` gives them back; nil otherwise (other spellings,
+  /// spaces, anything else), which stays `{"base64": …}`. Read as data, never run.
+  static func heldJSON(_ bytes: [UInt8]) -> JSONValue? {
+    guard bytes.first == UInt8(ascii: "[") || bytes.first == UInt8(ascii: "{") else { return nil }
+    let reader = JSONReader(bytes: bytes)
+    guard let value = try? reader.value(), (try? reader.end()) != nil,
+      JSONWriter.encode(value, style: .compact) == bytes, !hasRepeatedKeys(value)
+    else { return nil }
+    return value
+  }
+
+  /// Whether an object in `value` gives a key twice, which a reader of the export would fold.
+  private static func hasRepeatedKeys(_ value: JSONValue) -> Bool {
+    switch value {
+    case .array(let elements): return elements.contains(where: hasRepeatedKeys)
+    case .object(let members):
+      var keys = Set<String>()
+      for member in members {
+        if !keys.insert(member.key).inserted || hasRepeatedKeys(member.value) { return true }
+      }
+      return false
+    default: return false
+    }
+  }
+
+  /// The stored bytes of `{"json": …}`: the value's compact text.
+  static func heldBytes(_ value: JSONValue) throws(Problem) -> [UInt8] {
+    switch value {
+    case .array, .object: return JSONWriter.encode(value, style: .compact)
+    default: throw Problem("\"json\" holds \(value.kindName), not an array or an object")
     }
   }
 
@@ -341,9 +379,12 @@ public struct ObjectJSON: Sendable {
       }
       return .date(date.secondsSinceReferenceDate)
     case .binaryData:
+      if let members = value.objectMembers, members.count == 1, let held = value["json"] {
+        return .data(try Self.heldBytes(held))
+      }
       guard let members = value.objectMembers, members.count == 1, let text = value["base64"]
       else {
-        throw mismatch("{\"base64\": …}")
+        throw mismatch("{\"base64\": …} or {\"json\": …}")
       }
       guard let encoded = text.stringValue, let bytes = Base64.decode(encoded) else {
         throw Problem("\"base64\" is not base64 text")
