@@ -1,0 +1,73 @@
+import Foundation
+import GraphVault
+import ObjectModel
+import ObjectStore
+import TestSupport
+import Testing
+
+/// The classes `graphvault generate` writes for a model with composite attributes (what
+/// SwiftData makes of a Codable struct), kept in `GeneratedCafe/` and compiled into these
+/// tests: a struct per composite, nested ones nested, read and written element by element
+/// in the columns Core Data flattens them into, checked with Python's sqlite3.
+@Suite("Generated classes with composite attributes")
+struct GeneratedCompositeTests {
+  static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("GeneratedCafe")
+  static let modelPath = SharedFixtures.packageRoot.appendingPathComponent(
+    "Fixtures/Cafe.xcdatamodeld"
+  ).path
+
+  @Test func theCheckedInClassesAreWhatTheGeneratorWrites() throws {
+    let files = try ClassGenerator.files(for: ModelSource.model(at: Self.modelPath))
+    #expect(
+      files.map(\.name).sorted()
+        == (try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()))
+    for file in files {
+      let kept = try String(
+        contentsOf: Self.folder.appendingPathComponent(file.name), encoding: .utf8)
+      #expect(kept == file.text, "\(file.name): run graphvault generate into GeneratedCafe")
+    }
+  }
+
+  @Test(.enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
+  func aCompositeIsWrittenAndReadAsItsStructElementByElement() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("Cafe.sqlite").path
+    let model = try ModelSource.model(at: Self.modelPath)
+    try StoreCreator.create(at: path, model: model)
+    let context = try ObjectContext(storePath: path, model: model)
+    try CafeEntityClasses.register(on: context)
+    let recipe = try context.insert(Recipe.self)
+    recipe.title = "Pisco sour"
+    #expect(recipe.author == nil)
+    recipe.author = Recipe.AuthorValue(
+      origin: Recipe.AuthorValue.OriginValue(city: "Lima"), person: "Ana", year: 1990)
+    recipe.serving = Recipe.ServingValue(volume: 0.2)
+    let step = try context.insert(Step.self)
+    step.text = "shake"
+    recipe.steps = [step]
+    try context.save()
+    // One column per element, named after the element alone, as Core Data flattens them.
+    #expect(
+      try sqlRows(
+        path,
+        "SELECT ZTITLE, ZPERSON, ZYEAR, ZCITY, ZCOUNTRY, ZGLASS, ZVOLUME FROM ZRECIPE"
+      ) == ["Pisco sour|Ana|1990|Lima|None|None|0.2"])
+
+    let reread = try ObjectContext(storePath: path, model: model)
+    try CafeEntityClasses.register(on: reread)
+    let saved = try #require(try reread.fetch(Recipe.self, FetchRequest(entity: "Recipe")).first)
+    #expect(saved.author?.person == "Ana")
+    #expect(saved.author?.origin == Recipe.AuthorValue.OriginValue(city: "Lima"))
+    #expect(saved.serving == Recipe.ServingValue(glass: nil, volume: 0.2))
+    #expect(saved.steps.map(\.text) == ["shake"])
+    // A composite set to nil empties each of its columns; a nested one set alone keeps the
+    // others.
+    saved.author = nil
+    saved.serving.glass = "coupe"
+    try reread.save()
+    #expect(
+      try sqlRows(path, "SELECT ZPERSON, ZYEAR, ZCITY, ZGLASS, ZVOLUME FROM ZRECIPE")
+        == ["None|None|None|coupe|0.2"])
+  }
+}
