@@ -237,4 +237,56 @@ struct UnversionedMigrationTests {
     let again = try MigrateService.migrate(store: path, options: .init(modelPath: app))
     #expect(again.migration == nil)
   }
+
+  /// The app's model after its struct was reworked: `author` renamed `creator`, its `person`
+  /// renamed `name` (a clash with the entity's own `name`: column `ZNAME1`), `year` removed,
+  /// a nested `origin` added.
+  static func reworked() throws -> ObjectModel {
+    try ObjectModel(
+      name: "Bar",
+      entities: [
+        EntityDescription(
+          name: "Cocktail",
+          attributes: [
+            AttributeDescription(name: "name", type: .string),
+            AttributeDescription(
+              composite: "creator",
+              elements: [
+                AttributeDescription(name: "name", type: .string, renamingIdentifier: "person"),
+                AttributeDescription(
+                  composite: "origin",
+                  elements: [AttributeDescription(name: "city", type: .string)]),
+              ], renamingIdentifier: "author"),
+          ],
+          relationships: [
+            RelationshipDescription(
+              name: "spec", destination: "Ingredient", isOrdered: true, deleteRule: .cascade),
+            RelationshipDescription(name: "garnish", destination: "Ingredient", maxCount: 1),
+          ]),
+        EntityDescription(
+          name: "Ingredient", attributes: [AttributeDescription(name: "name", type: .string)]),
+      ])
+  }
+
+  @Test func compositeElementsAreRenamedRemovedAndAddedAsTheModelSays() throws {
+    let archive = try backup(try store("Bar.sqlite", model: Self.first()))
+    let app = try emptyStore("App.sqlite", model: Self.reworked())
+    _ = try restore(archive, model: app, to: "restored.sqlite")
+    let restored = directory.path("restored.sqlite").path
+    // Harry stays, under the renamed element's column; the year is gone; the new nested
+    // element is empty.
+    #expect(
+      try sqlRows(restored, "SELECT ZNAME, ZNAME1, ZCITY FROM ZCOCKTAIL ORDER BY ZNAME")
+        == ["Gimlet|None|None", "Martini|Harry|None"])
+    let columns = try sqlRows(restored, "SELECT name FROM pragma_table_info('ZCOCKTAIL')")
+    #expect(!columns.contains("ZYEAR") && !columns.contains("ZPERSON"), "\(columns)")
+    // The object reads it by its new key paths.
+    let context = try ObjectContext(storePath: restored, model: Self.reworked())
+    let martini = try #require(
+      try context.fetch(
+        FetchRequest(entity: "Cocktail", predicate: Predicate(format: "creator.name == 'Harry'"))
+      ).first)
+    #expect(try martini.value(for: "name") == .string("Martini"))
+    #expect(try martini.value(for: "creator") == .composite(["name": .string("Harry")]))
+  }
 }
