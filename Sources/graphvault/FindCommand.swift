@@ -19,7 +19,9 @@ struct FindCommand: ParsableCommand {
       when it appeared, each change, when it was gone. Followed by primary key, an object whose \
       entity has a uniqueness constraint on one attribute is found in archives of another store \
       (another store UUID: the app rebuilt its store) by that attribute's value in the first \
-      archive that held it, and the line says so. Exits 0 when something was found, 1 when \
+      archive that held it, and the line says so. Names are the store's newest archive's: an \
+      entity or property its model renamed (renaming identifier) is looked for under its older \
+      name in older archives. Exits 0 when something was found, 1 when \
       nothing was, 65 when an archive could not be read (after reporting the others).
       """
   )

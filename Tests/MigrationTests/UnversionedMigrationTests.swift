@@ -241,12 +241,12 @@ struct UnversionedMigrationTests {
   /// The app's model after its struct was reworked: `author` renamed `creator`, its `person`
   /// renamed `name` (a clash with the entity's own `name`: column `ZNAME1`), `year` removed,
   /// a nested `origin` added.
-  static func reworked() throws -> ObjectModel {
+  static func reworked(entity: String = "Cocktail") throws -> ObjectModel {
     try ObjectModel(
       name: "Bar",
       entities: [
         EntityDescription(
-          name: "Cocktail",
+          name: entity, renamingIdentifier: entity == "Cocktail" ? nil : "Cocktail",
           attributes: [
             AttributeDescription(name: "name", type: .string),
             AttributeDescription(
@@ -288,5 +288,42 @@ struct UnversionedMigrationTests {
       ).first)
     #expect(try martini.value(for: "name") == .string("Martini"))
     #expect(try martini.value(for: "creator") == .composite(["name": .string("Harry")]))
+  }
+
+  @Test func findFollowsAnObjectThroughAMigrationThatRenamedItsEntityAndProperties() throws {
+    let folder = directory.path("nightly").path + "/"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    let bar = try store("Bar.sqlite", model: Self.first())
+    func backup(at time: String) throws {
+      var options = BackupService.Options()
+      options.output = folder
+      options.now = ISO8601DateFormatter().date(from: time)
+      _ = try BackupService.backup(storePath: bar, options: options)
+    }
+    try backup(at: "2026-11-20T03:00:00Z")
+    // The app moves to a model where Cocktail is Drink and author.person is creator.name.
+    let app = try emptyStore("App.sqlite", model: Self.reworked(entity: "Drink"))
+    _ = try MigrateService.migrate(store: bar, options: .init(modelPath: app))
+    let context = try ObjectContext(storePath: bar, model: Self.reworked(entity: "Drink"))
+    let martini = try #require(
+      try context.fetch(
+        FetchRequest(entity: "Drink", predicate: Predicate(format: "name == 'Martini'"))
+      )
+      .first)
+    try martini.setValue(.string("Harry Craddock"), for: "creator.name")
+    try context.save()
+    try backup(at: "2026-11-21T03:00:00Z")
+
+    var options = FindService.Options(entity: "Drink")
+    options.history = "p\(martini.primaryKey)"
+    let results = try FindService.find(in: folder, options: options)
+    #expect(results.map(\.error) == [nil, nil])
+    // Newest first; the older archive's Cocktail read as a Drink, its author.person as
+    // creator.name.
+    let found = results.map { $0.objects.first }
+    #expect(found.map { $0?.entity } == ["Drink", "Drink"])
+    #expect(found.map { $0?.values["creator.name"] } == [#""Harry Craddock""#, #""Harry""#])
+    #expect(found[1]?.values["author.person"] == nil)
+    #expect(found[1]?.values["author.year"] == "1911")
   }
 }

@@ -109,9 +109,15 @@ public enum FindService {
       options.meter?.setTotal(objects: archives.count)
       var results: [ArchiveResult] = []
       var anchor: HistoryAnchor?
+      // Each store's newest model read: older archives' names are read as it names them.
+      var references: [String: ObjectModel] = [:]
       for archive in archives {
         options.meter?.begin(archive.name)
-        let result = try search(backend, archive.name, options: options, anchor: &anchor)
+        let store = ArchiveNaming.storeName(ofArchive: archive.name) ?? archive.name
+        let (result, model) = try search(
+          backend, archive.name, options: options, reference: references[store],
+          anchor: &anchor)
+        if references[store] == nil, let model { references[store] = model }
         results.append(result)
         try report(result)
         options.meter?.add(objects: 1)
@@ -131,10 +137,14 @@ public enum FindService {
   }
 
   /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
+  /// - Parameter reference: the model of the store's newest archive read, whose names the
+  ///   result is given in: an entity or property it renamed (its renaming identifier) is
+  ///   looked for under its older name and reported under the newer.
+  /// - Returns: the result, and the archive's model when it was read.
   private static func search(
-    _ backend: any StorageBackend, _ name: String, options: Options,
+    _ backend: any StorageBackend, _ name: String, options: Options, reference: ObjectModel?,
     anchor: inout HistoryAnchor?
-  ) throws -> ArchiveResult {
+  ) throws -> (ArchiveResult, ObjectModel?) {
     let address = backend.address(of: name)
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
@@ -157,7 +167,10 @@ public enum FindService {
         guard
           let loaded = try PartialArchive.load(
             framed, into: storePath,
-            entities: { Set($0.hierarchy(from: entity).map(\.name)) })
+            entities: { model in
+              let names = ModelRenames(model: model, reference: reference)
+              return Set(model.hierarchy(from: names.older(entity)).map(\.name))
+            })
         else { throw VaultError(.invalidInput, "the archive cannot be read by parts") }
         (model, created, uuid) = loaded
       } else {
@@ -177,33 +190,48 @@ public enum FindService {
         created = ArchiveNaming.time(ofArchive: name)
       }
       let store = ArchiveNaming.storeName(ofArchive: name)
+      let names = ModelRenames(model: model, reference: reference)
+      var older = options
+      older.entity = names.older(options.entity)
+      if let key = options.key, let dot = key.firstIndex(of: ".") {
+        let entity = names.older(String(key[..<dot]))
+        older.key = entity + "." + names.older(String(key[key.index(after: dot)...]), of: entity)
+      }
       if let anchor, let uuid, anchor.uuid != uuid {
         // Another store: primary keys name other objects there.
+        let entity = names.older(anchor.entity)
         let objects = try matching(
-          in: storePath, model: model, options: options,
-          by: (anchor.entity, anchor.attribute, anchor.value))
-        return ArchiveResult(
-          archive: address, created: created, store: store, objects: objects,
-          matchedBy: "\(anchor.attribute)=\(ValueText.text(anchor.value))",
-          bytesRead: bytesRead, bytes: size, error: nil)
+          in: storePath, model: model, options: older,
+          by: (entity, names.older(anchor.attribute, of: entity), anchor.value))
+        return (
+          ArchiveResult(
+            archive: address, created: created, store: store, objects: objects.map(names.newer),
+            matchedBy: "\(anchor.attribute)=\(ValueText.text(anchor.value))",
+            bytesRead: bytesRead, bytes: size, error: nil), model
+        )
       }
       var constrained: (entity: String, attribute: String, value: AttributeValue)?
       let objects = try matching(
-        in: storePath, model: model, options: options, constrained: &constrained)
+        in: storePath, model: model, options: older, constrained: &constrained)
       if anchor == nil, let uuid, let constrained {
         anchor = HistoryAnchor(
-          uuid: uuid, entity: constrained.entity, attribute: constrained.attribute,
+          uuid: uuid, entity: names.newer(entity: constrained.entity),
+          attribute: names.newer(property: constrained.attribute, of: constrained.entity),
           value: constrained.value)
       }
-      return ArchiveResult(
-        archive: address, created: created, store: store, objects: objects,
-        bytesRead: bytesRead, bytes: size, error: nil)
+      return (
+        ArchiveResult(
+          archive: address, created: created, store: store, objects: objects.map(names.newer),
+          bytesRead: bytesRead, bytes: size, error: nil), model
+      )
     } catch {
       if let vault = error as? VaultError, vault.kind == .usage { throw vault }
       let message = (error as? VaultError)?.detail ?? VaultError(wrapping: error).detail
-      return ArchiveResult(
-        archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
-        objects: [], bytesRead: bytesRead, bytes: size, error: message)
+      return (
+        ArchiveResult(
+          archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
+          objects: [], bytesRead: bytesRead, bytes: size, error: message), nil
+      )
     }
   }
 
