@@ -152,4 +152,57 @@ struct SwiftDataShapeContextTests {
     try again.save()
     #expect(try sqlRows(path, "SELECT ZNAME FROM ZINGREDIENT") == ["vermouth"])
   }
+
+  @Test func compositeAndInverseLessChangesUndoAndRedoAcrossASave() throws {
+    let context = try ObjectContext(storePath: path, model: model)
+    let martini = try context.insert("Cocktail")
+    try martini.setValue(.string("Martini"), for: "name")
+    try martini.setValue(
+      .composite(["person": .string("Harry"), "origin": .composite(["city": .string("Paris")])]),
+      for: "author")
+    let gin = try context.insert("Ingredient")
+    try gin.setValue(.string("gin"), for: "name")
+    let stir = try context.insert("Step")
+    try stir.setValue(.string("stir"), for: "text")
+    try martini.setObjects([gin], for: "spec")
+    try martini.setObjects([stir], for: "steps")
+    try context.save()
+
+    let undo = ContextUndoManager()
+    context.undoManager = undo
+    // One group: the whole composite replaced, an element emptied, both to-manys changed.
+    undo.beginUndoGrouping()
+    try martini.setValue(.composite(["person": .string("Ada")]), for: "author")
+    try martini.setValue(nil, for: "author.origin.city")
+    let vermouth = try context.insert("Ingredient")
+    try vermouth.setValue(.string("vermouth"), for: "name")
+    try martini.setObjects([gin, vermouth], for: "spec")
+    try martini.setObjects([], for: "steps")
+    undo.endUndoGrouping()
+    try context.save()
+    #expect(
+      try sqlRows(path, "SELECT ZPERSON, ZCITY FROM ZCOCKTAIL") == ["Ada|None"])
+    #expect(try sqlRows(path, "SELECT count(*) FROM ZINGREDIENT WHERE Z1SPEC IS NOT NULL") == ["2"])
+
+    try undo.undo()
+    #expect(
+      try martini.value(for: "author")
+        == .composite([
+          "person": .string("Harry"), "origin": .composite(["city": .string("Paris")]),
+        ]))
+    try context.save()
+    // Back as it was: the inserted member gone, the links on the members' rows restored.
+    #expect(try sqlRows(path, "SELECT ZPERSON, ZCITY FROM ZCOCKTAIL") == ["Harry|Paris"])
+    #expect(try sqlRows(path, "SELECT ZNAME FROM ZINGREDIENT WHERE Z1SPEC IS NOT NULL") == ["gin"])
+    #expect(try sqlRows(path, "SELECT count(*) FROM ZINGREDIENT") == ["1"])
+    #expect(try sqlRows(path, "SELECT ZTEXT FROM ZSTEP WHERE Z1STEPS IS NOT NULL") == ["stir"])
+
+    try undo.redo()
+    try context.save()
+    #expect(try sqlRows(path, "SELECT ZPERSON, ZCITY FROM ZCOCKTAIL") == ["Ada|None"])
+    #expect(
+      try sqlRows(path, "SELECT ZNAME FROM ZINGREDIENT WHERE Z1SPEC IS NOT NULL ORDER BY ZNAME")
+        == ["gin", "vermouth"])
+    #expect(try sqlRows(path, "SELECT count(*) FROM ZSTEP WHERE Z1STEPS IS NOT NULL") == ["0"])
+  }
 }
