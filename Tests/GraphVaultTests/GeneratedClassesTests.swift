@@ -16,14 +16,19 @@ struct GeneratedClassesTests {
   @Test func theCheckedInClassesAreWhatTheGeneratorWrites() throws {
     let model = try ModelSource.model(
       at: SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Library.xcdatamodeld").path)
-    let files = try ClassGenerator.files(for: model)
+    try Self.expect(ClassGenerator.files(for: model), keptIn: Self.folder)
+  }
+
+  /// Expects `folder` to hold exactly `files`, as the generator writes them.
+  static func expect(_ files: [ClassGenerator.File], keptIn folder: URL) throws {
     #expect(
       files.map(\.name).sorted()
-        == (try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()))
+        == (try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()))
     for file in files {
-      let kept = try String(
-        contentsOf: Self.folder.appendingPathComponent(file.name), encoding: .utf8)
-      #expect(kept == file.text, "\(file.name): run graphvault generate into GeneratedLibrary")
+      let kept = try String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
+      #expect(
+        kept == file.text,
+        "\(file.name): run graphvault generate into \(folder.lastPathComponent)")
     }
   }
 

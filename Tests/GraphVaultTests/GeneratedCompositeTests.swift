@@ -18,15 +18,8 @@ struct GeneratedCompositeTests {
   ).path
 
   @Test func theCheckedInClassesAreWhatTheGeneratorWrites() throws {
-    let files = try ClassGenerator.files(for: ModelSource.model(at: Self.modelPath))
-    #expect(
-      files.map(\.name).sorted()
-        == (try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted()))
-    for file in files {
-      let kept = try String(
-        contentsOf: Self.folder.appendingPathComponent(file.name), encoding: .utf8)
-      #expect(kept == file.text, "\(file.name): run graphvault generate into GeneratedCafe")
-    }
+    try GeneratedClassesTests.expect(
+      ClassGenerator.files(for: ModelSource.model(at: Self.modelPath)), keptIn: Self.folder)
   }
 
   @Test(.enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
