@@ -245,4 +245,28 @@ struct DiffCommandTests {
       #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
     }
   }
+
+  @Test func twoSampleStoresAreMatchedByTheirUniqueIDsAndTheSummarySaysSo() throws {
+    // A second sample store holds the same books under another store UUID.
+    let other = workspace.path("Other.sqlite").path
+    #expect(try BuiltTool.run(["sample", other, "--objects", "600", "-q"]).status == 0)
+    let book =
+      "(SELECT min(Z_PK) FROM ZBOOK WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'))"
+    try sqlScript(
+      other, "UPDATE ZBOOK SET ZTITLE = 'Other', Z_OPT = Z_OPT + 1 WHERE Z_PK = \(book)")
+    let uniqueID = try sqlRows(other, "SELECT hex(ZUNIQUEID) FROM ZBOOK WHERE Z_PK = \(book)")[0]
+    let fresh = workspace.path("Fresh.sqlite").path
+    #expect(try BuiltTool.run(["sample", fresh, "--objects", "600", "-q"]).status == 0)
+    let diff = try BuiltTool.run(["diff", fresh, other])
+    #expect(diff.status == 1, "\(diff.stderr)")
+    // The changed book is named by its UUID in its usual form, and the summary says why.
+    let dashed = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+      String(Array(uniqueID)[range])
+    }.joined(separator: "-")
+    #expect(diff.stdout.contains("M Book uniqueID=\(dashed)\n"), "\(diff.stdout)")
+    #expect(
+      diff.stdout.contains(
+        "(Book matched by its uniqueness constraint (uniqueID), as the sides are different stores;"),
+      "\(diff.stdout)")
+  }
 }

@@ -311,10 +311,12 @@ public enum DiffService {
       properties: properties(old: old, new: new, attributes: attributes))
   }
 
-  /// `p12` for an object matched by primary key, else `name=value`.
+  /// `p12` for an object matched by primary key, else `name=value`, the value as its
+  /// attribute's type shows it (a UUID in its usual form, not its stored bytes).
   private static func keyText(_ object: ObjectCursor.Object) -> String {
     guard let attribute = object.keyAttribute else { return "p\(object.record.primaryKey)" }
-    return "\(attribute)=\(object.key.map(ValueText.text) ?? "NULL")"
+    let value = object.record.attributes[attribute] ?? object.key
+    return "\(attribute)=\(value.map(ValueText.text) ?? "NULL")"
   }
 
   /// The properties whose values differ, sorted by name: attributes, relationships (their
