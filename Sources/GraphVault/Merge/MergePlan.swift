@@ -199,53 +199,49 @@ struct MergePlan {
     }
   }
 
+  /// Whether `member`, an object the store keeps, already belongs to another object through
+  /// `relationship` (of `target`'s entity), so that it cannot join `target`: a one-to-many's
+  /// member whose side is set, or a member of a to-many without an inverse (kept on the
+  /// members' rows, one owner each) that an owner holds. A many-to-many's member never is.
+  private func isHeld(
+    _ member: ManagedObject, through relationship: RelationshipDescription,
+    inverse: RelationshipDescription?, of target: ManagedObject
+  ) throws -> Bool {
+    guard let inverse else {
+      return try into.hasOwner(member, through: relationship.name, of: target.entity)
+    }
+    return try !inverse.isToMany && member.object(for: inverse.name) != nil
+  }
+
   /// Gives an inserted object its relationships: to-ones as the source's, to-manys with the
   /// members found (a member already in the store only when its side is empty).
   private mutating func connect(_ source: ManagedObject, to target: ManagedObject) throws {
     try connectToOne(source, to: target)
     for relationship in model.relationships(of: source.entity)
     where !relationship.isTransient && relationship.isToMany {
-      if !relationship.isOptional, try source.objects(for: relationship.name).isEmpty {
+      let sourceMembers = try source.objects(for: relationship.name)
+      if !relationship.isOptional && sourceMembers.isEmpty {
         // The source held it empty: as it was, not a new violation.
         into.acceptEmpty(relationship.name, of: target)
       }
-      guard let inverse = model.inverse(of: relationship) else {
-        // Kept on the members' rows, one owner each: a member the store keeps joins only
-        // when no object holds it.
-        var members: [ManagedObject] = []
-        for member in try source.objects(for: relationship.name) {
-          guard let mapped = try resolve(member) else { continue }
-          if !insertedSources.contains(member.reference) {
-            if try into.hasOwner(mapped, through: relationship.name, of: target.entity) {
-              continue
-            }
-            counts[mapped.entity, default: .init()].linked += 1
-          }
-          members.append(mapped)
-        }
-        let current = try target.objects(for: relationship.name)
-        let missing = current.filter { object in !members.contains { $0 === object } }
-        try target.setObjects(members + missing, for: relationship.name)
-        continue
-      }
+      let inverse = model.inverse(of: relationship)
       var members: [ManagedObject] = []
-      for member in try source.objects(for: relationship.name) {
+      for member in sourceMembers {
         guard let mapped = try resolve(member) else { continue }
         if !insertedSources.contains(member.reference) {
-          // A member the store keeps joins a one-to-many only when its side is empty.
-          if !inverse.isToMany, try mapped.object(for: inverse.name) != nil { continue }
+          if try isHeld(mapped, through: relationship, inverse: inverse, of: target) { continue }
           counts[mapped.entity, default: .init()].linked += 1
         }
         members.append(mapped)
       }
-      if relationship.isOrdered || inverse.isToMany {
-        let current = try target.objects(for: relationship.name)
-        let missing = current.filter { object in !members.contains { $0 === object } }
-        try target.setObjects(members + missing, for: relationship.name)
-      } else {
+      if let inverse, !relationship.isOrdered && !inverse.isToMany {
         for member in members where try member.object(for: inverse.name) !== target {
           try target.add(member, to: relationship.name)
         }
+      } else {
+        let current = try target.objects(for: relationship.name)
+        let missing = current.filter { object in !members.contains { $0 === object } }
+        try target.setObjects(members + missing, for: relationship.name)
       }
     }
   }
