@@ -147,6 +147,15 @@ public struct ObjectModel: Hashable, Sendable, Codable {
     lineage(of: name).reversed().flatMap(\.attributes)
   }
 
+  /// The composite attribute (or nested composite, by key path: `author.origin`) that `key`
+  /// names in `entity` or an ancestor; nil when `key` names no composite.
+  public func compositeAttribute(_ key: String, of entity: String) -> AttributeDescription? {
+    for ancestor in lineage(of: entity) {
+      if let attribute = ancestor.attribute(named: key), attribute.isComposite { return attribute }
+    }
+    return nil
+  }
+
   /// The relationships of `name` including inherited ones, ancestors' first.
   public func relationships(of name: String) -> [RelationshipDescription] {
     lineage(of: name).reversed().flatMap(\.relationships)

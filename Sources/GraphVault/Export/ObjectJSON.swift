@@ -197,9 +197,7 @@ public struct ObjectJSON: Sendable {
         }
         result.primaryKey = primaryKey
       default:
-        if let composite = model.lineage(of: entity).lazy.compactMap({
-          $0.attribute(named: key)
-        }).first, composite.isComposite {
+        if model.compositeAttribute(key, of: entity) != nil {
           try readComposite(member, path: key, into: &result, attributes: attributes)
         } else if let attribute = attributes[key] {
           guard !attribute.isTransient && !attribute.isDerived else {

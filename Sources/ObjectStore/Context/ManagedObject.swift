@@ -86,7 +86,7 @@ open class ManagedObject: CustomStringConvertible {
   public func value(for key: String) throws(StoreError) -> AttributeValue? {
     if let value = attributes[key] { return value }
     if traits.attributeNames.contains(key) { return nil }
-    if let composite = context.compositeAttribute(key, of: entity) {
+    if let composite = context.model.compositeAttribute(key, of: entity) {
       let prefix = key + "."
       let elements = composite.flattened.compactMap { element in
         attributes[element.name].map { (String(element.name.dropFirst(prefix.count)), $0) }

@@ -302,19 +302,11 @@ public final class ObjectContext {
     extendedChangeList.removeAll()
   }
 
-  /// The composite attribute (or nested composite) `key` names in `entity`'s lineage.
-  func compositeAttribute(_ key: String, of entity: String) -> AttributeDescription? {
-    for ancestor in model.lineage(of: entity) {
-      if let attribute = ancestor.attribute(named: key), attribute.isComposite { return attribute }
-    }
-    return nil
-  }
-
   func setValue(_ value: AttributeValue?, for key: String, of object: ManagedObject)
     throws(StoreError)
   {
     try checkChangeable(object)
-    if let composite = compositeAttribute(key, of: object.entity) {
+    if let composite = model.compositeAttribute(key, of: object.entity) {
       // Element by element: each a change of its own, nil for those the value leaves out.
       var given: [String: AttributeValue] = [:]
       switch value {
