@@ -83,9 +83,7 @@ public enum MigrateService {
       // A version of the set, or (not one) the store's own model from its cache.
       let (current, located) = try BackupService.locate(store, in: set)
       let order = set.versions.map { $0.versionName ?? $0.name }
-      let from =
-        located
-        ?? "the model of \(URL(fileURLWithPath: storePath).lastPathComponent)"
+      let from = located ?? StoreMigration.modelName(of: storePath)
       if let here = order.firstIndex(of: from), let there = order.firstIndex(of: target),
         here > there
       {
