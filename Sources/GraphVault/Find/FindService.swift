@@ -126,14 +126,20 @@ public enum FindService {
     }
   }
 
+  /// An object known by a key attribute's stored value: the entity (or ancestor) whose
+  /// attribute it is, the attribute, and the value as the store keeps it.
+  private struct KeyedValue {
+    let entity: String
+    let attribute: String
+    let value: AttributeValue
+  }
+
   /// Where `--history` (by primary key) first found its object: the store, and the value of
   /// the entity's one-attribute uniqueness constraint, by which archives of other stores
   /// (another `Z_UUID`, whose primary keys name other objects) are searched.
   private struct HistoryAnchor {
     let uuid: String
-    let entity: String
-    let attribute: String
-    let value: AttributeValue
+    let key: KeyedValue
   }
 
   /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
@@ -199,25 +205,27 @@ public enum FindService {
       }
       if let anchor, let uuid, anchor.uuid != uuid {
         // Another store: primary keys name other objects there.
-        let entity = names.older(anchor.entity)
-        let objects = try matching(
+        let entity = names.older(anchor.key.entity)
+        let (objects, _) = try matching(
           in: storePath, model: model, options: older,
-          by: (entity, names.older(anchor.attribute, of: entity), anchor.value))
+          by: KeyedValue(
+            entity: entity, attribute: names.older(anchor.key.attribute, of: entity),
+            value: anchor.key.value))
         return (
           ArchiveResult(
             archive: address, created: created, store: store, objects: objects.map(names.newer),
-            matchedBy: "\(anchor.attribute)=\(ValueText.text(anchor.value))",
+            matchedBy: "\(anchor.key.attribute)=\(ValueText.text(anchor.key.value))",
             bytesRead: bytesRead, bytes: size, error: nil), model
         )
       }
-      var constrained: (entity: String, attribute: String, value: AttributeValue)?
-      let objects = try matching(
-        in: storePath, model: model, options: older, constrained: &constrained)
+      let (objects, constrained) = try matching(in: storePath, model: model, options: older)
       if anchor == nil, let uuid, let constrained {
         anchor = HistoryAnchor(
-          uuid: uuid, entity: names.newer(entity: constrained.entity),
-          attribute: names.newer(property: constrained.attribute, of: constrained.entity),
-          value: constrained.value)
+          uuid: uuid,
+          key: KeyedValue(
+            entity: names.newer(entity: constrained.entity),
+            attribute: names.newer(property: constrained.attribute, of: constrained.entity),
+            value: constrained.value))
       }
       return (
         ArchiveResult(
@@ -237,22 +245,11 @@ public enum FindService {
 
   /// The objects of the store at `path` that the options ask for; for `--history`, the one
   /// object `match` names by a key attribute's stored value when given.
-  /// - Parameter constrained: set, for `--history` by primary key, to the object's value of
-  ///   its entity's one-attribute uniqueness constraint (``ConstraintKeys``), when it has one.
+  /// - Returns: the objects, and for `--history` by primary key the object's value of its
+  ///   entity's one-attribute uniqueness constraint (``ConstraintKeys``), when it has one.
   private static func matching(
-    in path: String, model: ObjectModel, options: Options,
-    by match: (entity: String, attribute: String, value: AttributeValue)? = nil
-  ) throws -> [Object] {
-    var constrained: (entity: String, attribute: String, value: AttributeValue)?
-    return try matching(
-      in: path, model: model, options: options, by: match, constrained: &constrained)
-  }
-
-  private static func matching(
-    in path: String, model: ObjectModel, options: Options,
-    by match: (entity: String, attribute: String, value: AttributeValue)? = nil,
-    constrained: inout (entity: String, attribute: String, value: AttributeValue)?
-  ) throws -> [Object] {
+    in path: String, model: ObjectModel, options: Options, by match: KeyedValue? = nil
+  ) throws -> (objects: [Object], constrained: KeyedValue?) {
     guard model.entity(named: options.entity) != nil else {
       throw VaultError(
         .usage,
@@ -282,7 +279,8 @@ public enum FindService {
     // The constraint an object followed by primary key is known by in other stores.
     let constraint =
       options.history != nil && keys.isEmpty
-      ? ConstraintKeys(model: model, given: [:], differentStores: true).keys : [:]
+      ? ConstraintKeys(model: model, given: [:], differentStores: true).chosen : [:]
+    var constrained: KeyedValue?
     let store = try CoreDataStore(path: path)
     let layout = try store.layout(for: model)
     var found: [Object] = []
@@ -299,7 +297,7 @@ public enum FindService {
           let attribute = constraint[owner.name],
           let value = object.record.attributes[attribute].flatMap(ObjectCursor.storedKey)
         {
-          constrained = (owner.name, attribute, value)
+          constrained = KeyedValue(entity: owner.name, attribute: attribute, value: value)
         }
         var values: [String: String] = [:]
         for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
@@ -310,7 +308,7 @@ public enum FindService {
           Object(entity: entity.name, primaryKey: object.record.primaryKey, values: values))
       }
     }
-    return found
+    return (found, constrained)
   }
 
   /// What `body` gives; a predicate it finds bad becomes a usage error.
