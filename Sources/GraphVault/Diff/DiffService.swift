@@ -74,16 +74,12 @@ public enum DiffService {
       // Objects matched by a constraint are named by it in relationships, whose targets a
       // part of an archive may lack.
       if !matching.chosen.isEmpty && newSide.isPartial {
-        newSide = try SourceStore(
-          new, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-          meter: options.meter)
+        newSide = try whole(new, options: options, meter: options.meter)
         newStore = try CoreDataStore(path: newSide.path)
       }
       if oldSide.isPartial && (!oldModel.isSameVersion(as: model) || !matching.chosen.isEmpty) {
         // A migration needs the whole archive: its references must resolve.
-        oldSide = try SourceStore(
-          old, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-          meter: options.meter)
+        oldSide = try whole(old, options: options, meter: options.meter)
         oldStore = try CoreDataStore(path: oldSide.path)
         oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
       }
@@ -184,7 +180,14 @@ public enum DiffService {
     {
       return part
     }
-    return try SourceStore(
+    return try whole(path, options: options, meter: meter)
+  }
+
+  /// One side whole: a store as it is, an archive verified and restored.
+  private static func whole(_ path: String, options: Options, meter: ProgressMeter?) throws
+    -> SourceStore
+  {
+    try SourceStore(
       path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: meter)
   }
