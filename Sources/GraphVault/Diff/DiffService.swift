@@ -56,6 +56,11 @@ public enum DiffService {
       if ArchiveAccess.isStandardStream(old) && ArchiveAccess.isStandardStream(new) {
         throw VaultError(.usage, "only one side can be read from standard input (-)")
       }
+      // What is asked is checked before either side is read, against the newer side's model
+      // when its first members give it (the model everything is compared in).
+      if options.modelPath == nil, let model = ArchivePeek.model(of: new) {
+        try check(options, model: model)
+      }
       if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,
         [old, new].allSatisfy({ !ArchiveAccess.isStandardStream($0) && SourceStore.isArchive($0) }),
         let summary = try StreamedDiff.diff(old: old, new: new, options: options, report: report)
@@ -213,6 +218,20 @@ public enum DiffService {
       names.formUnion(model.hierarchy(from: root.name).map(\.name))
     }
     return names
+  }
+
+  /// Checks the entities, keys and predicate `options` name against `model` (64 for what is
+  /// wrong), as the comparison will.
+  private static func check(_ options: Options, model: ObjectModel) throws {
+    _ = try comparedEntities(model, options.entities)
+    _ = try keyAttributes(options.keys, model: model)
+    if let predicate = options.predicate {
+      guard options.entities.count == 1 else {
+        throw VaultError(.usage, "--where needs exactly one --entity, the one it is about")
+      }
+      try FixtureService.check(
+        FixtureCutter.Selection(entity: options.entities[0], predicate: predicate), model: model)
+    }
   }
 
   /// `ENTITY.ATTRIBUTE` options as entity → attribute, checked against the model.

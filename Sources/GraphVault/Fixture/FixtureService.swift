@@ -70,6 +70,16 @@ public enum FixtureService {
     }
   }
 
+  /// Checks `selection` against `model` before anything is read (64 for what is wrong).
+  static func check(_ selection: FixtureCutter.Selection, model: ObjectModel) throws {
+    do {
+      try FixtureCutter.check(selection, model: model)
+    } catch {
+      guard error.kind == .invalidValue || error.kind == .invalidPredicate else { throw error }
+      throw VaultError(.usage, error.detail, cause: error)
+    }
+  }
+
   /// The time a fixture records when none is given: Core Data's reference date.
   public static let defaultTime = Date(timeIntervalSinceReferenceDate: 0)
 
@@ -79,6 +89,11 @@ public enum FixtureService {
   public static func cut(source path: String, options: Options) throws(VaultError) -> FixtureResult
   {
     try vault {
+      // The selection is checked before an archive is read, against its own model (a store's
+      // is read in a moment anyway, and a given model is checked as the source is opened).
+      if options.modelPath == nil, let model = ArchivePeek.model(of: path) {
+        try check(options.selection, model: model)
+      }
       let source = try SourceStore(
         path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
         meter: options.meter)

@@ -83,13 +83,18 @@ public enum MergeService {
       if StoreDestination.sameFile(sourcePath, storePath) {
         throw VaultError(.usage, "the source and the store are the same file (\(storePath))")
       }
+      // Everything that can be wrong with the command is found before the source is read: the
+      // store's model, the selection and the keys are checked against it (the source is read in
+      // the store's model, migrated when it differs).
+      let target = try CoreDataStore(path: storePath)
+      let model = try BackupService.resolveModel(store: target, modelPath: options.modelPath)
+      let keys = try DiffService.keyAttributes(options.keys, model: model)
+      try FixtureService.check(options.selection, model: model)
       let source = try SourceStore(
         sourcePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
         meter: options.meter)
       defer { withExtendedLifetime(source) {} }
       options.meter?.startPhase("selecting")
-      let target = try CoreDataStore(path: storePath)
-      let model = try BackupService.resolveModel(store: target, modelPath: options.modelPath)
       var sourceStore = try CoreDataStore(path: source.path)
       let differentStores = sourceStore.uuid != target.uuid
       let sourceModel = try source.model(of: sourceStore, modelPath: options.modelPath)
@@ -105,8 +110,7 @@ public enum MergeService {
         sourceStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))
       }
       let matching = ConstraintKeys(
-        model: model, given: try DiffService.keyAttributes(options.keys, model: model),
-        differentStores: differentStores)
+        model: model, given: keys, differentStores: differentStores)
       let cutter = try FixtureCutter(store: sourceStore, model: model)
       let subset = try FixtureService.select(options.selection, with: cutter, in: sourceStore)
       var transformers = ValueTransformerRegistry.standard

@@ -11,6 +11,11 @@ extension RestoreService {
     _ selection: FixtureCutter.Selection, archivePath: String, to destination: String,
     options: RestoreOptions
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
+    // The selection is checked before the archive is read: against the target model when
+    // migrating, else against the archive's own (when it can be known from its first members).
+    if let model = try RestoreTarget(options: options).model ?? ArchivePeek.model(of: archivePath) {
+      try FixtureService.check(selection, model: model)
+    }
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
     var whole = options

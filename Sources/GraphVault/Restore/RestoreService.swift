@@ -182,6 +182,12 @@ public enum RestoreService {
       mapping = sources.file
       models = sources.models
     }
+
+    /// The model the archive is restored into when it is migrated (the version asked for,
+    /// else the set's current one); nil when restored at its own version.
+    var model: ObjectModel? {
+      self.set.map { versions in version.flatMap(versions.version(named:)) ?? versions.current }
+    }
   }
 
   private static func load(

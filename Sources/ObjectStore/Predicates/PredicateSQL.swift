@@ -22,7 +22,7 @@ struct PredicateSQL {
   ///   (`path`: the store, for the message).
   static func condition(
     _ text: String, entity: String, layout: StoreLayout, alias: String,
-    bindings: inout [SQLiteValue], path: String
+    bindings: inout [SQLiteValue], path: String?
   ) throws(StoreError) -> String {
     do {
       let resolved = try ResolvedPredicate.resolve(

@@ -80,20 +80,50 @@ public struct FixtureCutter {
 
   // MARK: Selecting
 
-  /// The selected objects and their closure.
+  /// A selection checked against a model and written as the query choosing its objects.
+  struct Query {
+    let entity: EntityDescription
+    let table: StoreLayout.Table
+    let includePaths: [[RelationshipDescription]]
+    let sql: String
+    let bindings: [SQLiteValue]
+  }
+
+  /// Checks `selection` against `model` alone, before any store or archive is read: the
+  /// entity, the predicate, the sort keys and the include paths.
   /// - Throws: ``StoreError``: ``StoreError/Kind/invalidPredicate`` for a bad predicate,
   ///   ``StoreError/Kind/invalidValue`` for an unknown entity, sort key or include path.
-  public func select(_ selection: Selection) throws(StoreError) -> Subset {
+  public static func check(_ selection: Selection, model: ObjectModel) throws(StoreError) {
+    let layout: StoreLayout
+    do {
+      layout = try StoreLayout(
+        model: model,
+        snapshot: SchemaSnapshot(
+          of: StoreSchema(
+            model: model, persistentHistory: false, allowingUnsupportedDerivations: true)),
+        entityNumbers: model.entityNumbers)
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(.modelMismatch, "cannot lay out the model \(model.name): \(error)")
+    }
+    _ = try query(selection, model: model, layout: layout, path: nil)
+  }
+
+  /// The query choosing `selection`'s objects in a store laid out as `layout`.
+  static func query(
+    _ selection: Selection, model: ObjectModel, layout: StoreLayout, path: String?
+  ) throws(StoreError) -> Query {
+    func fail(_ detail: String) -> StoreError { StoreError(.invalidValue, detail, path: path) }
     guard let entity = model.entity(named: selection.entity),
       let table = layout.table(for: entity.name)
     else {
       throw fail(
-        .invalidValue,
         "the model has no entity \(selection.entity) (entities: \(model.entities.map(\.name).sorted().joined(separator: ", ")))"
       )
     }
     let includePaths = try selection.includes.map { text throws(StoreError) in
-      try includePath(text, from: entity.name)
+      try includePath(text, from: entity.name, model: model, path: path)
     }
     var sql =
       "SELECT Z_PK FROM \(table.name) WHERE Z_ENT IN (\(layout.entityNumberList(entity.name)))"
@@ -101,27 +131,37 @@ public struct FixtureCutter {
     if let text = selection.predicate {
       let condition = try PredicateSQL.condition(
         text, entity: entity.name, layout: layout, alias: table.name, bindings: &bindings,
-        path: store.path)
+        path: path)
       sql += " AND (\(condition))"
     }
     var order: [String] = []
     for descriptor in selection.sort {
       guard let column = layout.column(ofAttribute: descriptor.key, in: entity.name) else {
-        throw fail(.invalidValue, "\(entity.name) has no attribute \(descriptor.key) to sort by")
+        throw fail("\(entity.name) has no attribute \(descriptor.key) to sort by")
       }
       order.append("\(table.name).\(column) \(descriptor.ascending ? "ASC" : "DESC")")
     }
     order.append("\(table.name).Z_PK")
     sql += " ORDER BY " + order.joined(separator: ", ")
     if let limit = selection.limit { sql += " LIMIT \(max(0, limit))" }
+    return Query(
+      entity: entity, table: table, includePaths: includePaths, sql: sql, bindings: bindings)
+  }
+
+  /// The selected objects and their closure.
+  /// - Throws: ``StoreError``: ``StoreError/Kind/invalidPredicate`` for a bad predicate,
+  ///   ``StoreError/Kind/invalidValue`` for an unknown entity, sort key or include path.
+  public func select(_ selection: Selection) throws(StoreError) -> Subset {
+    let query = try Self.query(selection, model: model, layout: layout, path: store.path)
+    let (entity, table) = (query.entity, query.table)
     let selected: [Int64] = try run("cannot select \(entity.name) objects") {
-      let statement = try store.database.prepare(sql)
-      try statement.bind(bindings)
+      let statement = try store.database.prepare(query.sql)
+      try statement.bind(query.bindings)
       return try statement.allRows().compactMap { $0[0].integerValue }
     }
     var closure = Closure(cutter: self)
     for key in selected { try closure.add(table: table.name, key: key) }
-    for path in includePaths {
+    for path in query.includePaths {
       var frontier: [(entity: String, table: String, key: Int64)] = selected.map {
         (entity.name, table.name, $0)
       }
@@ -143,23 +183,23 @@ public struct FixtureCutter {
     return subset
   }
 
-  private func includePath(_ text: String, from entity: String) throws(StoreError)
-    -> [RelationshipDescription]
-  {
+  private static func includePath(
+    _ text: String, from entity: String, model: ObjectModel, path: String?
+  ) throws(StoreError) -> [RelationshipDescription] {
     var current = entity
-    var path: [RelationshipDescription] = []
+    var relationships: [RelationshipDescription] = []
     for key in text.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
       guard let relationship = model.relationships(of: current).first(where: { $0.name == key })
       else {
-        throw fail(
+        throw StoreError(
           .invalidValue,
-          "--include \(text): \(current) has no relationship \(key) (its relationships: \(model.relationships(of: current).map(\.name).sorted().joined(separator: ", ")))"
-        )
+          "--include \(text): \(current) has no relationship \(key) (its relationships: \(model.relationships(of: current).map(\.name).sorted().joined(separator: ", ")))",
+          path: path)
       }
-      path.append(relationship)
+      relationships.append(relationship)
       current = relationship.destination
     }
-    return path
+    return relationships
   }
 
   /// The primary keys `relationship` of the object reaches.

@@ -1,0 +1,49 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import PropertyList
+
+/// The model an archive's objects are read in, from the members at its start alone (header,
+/// model descriptor, the store's model cache), so that a command can check what it was asked
+/// against that model before it reads the objects: a mistake in the command line found in
+/// milliseconds, not after a restore. The archive is not verified here; whatever goes wrong
+/// while peeking is left for the full read to report.
+enum ArchivePeek {
+  /// The model a store restored from the archive at `path` is read with (its model cache when
+  /// it carries one, else its model descriptor), or nil when that cannot be known cheaply:
+  /// standard input (which can be read once), an encrypted archive (a password costs a key
+  /// derivation), a damaged or unreadable archive.
+  static func model(of path: String) -> ObjectModel? {
+    guard !ArchiveAccess.isStandardStream(path), SourceStore.isArchive(path) else { return nil }
+    struct Sealed: Error {}
+    do {
+      let members = MemberStream(
+        reader: try ArchiveAccess.reader(path), name: path, password: { throw Sealed() })
+      var descriptor: [UInt8]?
+      var cache: [UInt8]?
+      let early: Set<String> = [
+        ArchiveLayout.header, ArchiveLayout.modelDescriptor, ArchiveLayout.storeModelCache,
+      ]
+      while let member = try members.next(hash: false, wantBytes: { early.contains($0) }) {
+        if member.path == ArchiveLayout.modelDescriptor {
+          descriptor = member.bytes
+        } else if member.path == ArchiveLayout.storeModelCache {
+          cache = member.bytes
+        } else if ArchiveLayout.entity(ofObjectsMember: member.path) != nil
+          || member.path == ArchiveLayout.index
+        {
+          break
+        }
+      }
+      let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+      if let cache, !cache.isEmpty {
+        return try CompiledModelLoader.load(modelCache: cache, name: name)
+      }
+      return try descriptor.map {
+        try ModelDescriptor.decode(PropertyListValue(binaryPropertyList: $0))
+      }
+    } catch {
+      return nil
+    }
+  }
+}
