@@ -240,10 +240,8 @@ public struct MigrationHop: Sendable {
       counts.filled[rule.name, default: 0] += 1
     }
     if value == nil && !rule.isOptional && object.storedAsIs[rule.source ?? ""] == nil {
-      throw MigrationError(
-        .refused,
-        "\(versionName(of: source)) → \(versionName(of: destination)): \(object.entity)/p\(object.primaryKey) has no value for \(entity).\(rule.name), which is required in \(versionName(of: destination)) and has no default, so Core Data cannot infer this migration; give one in a mapping file (\"default\")"
-      )
+      throw missingRequiredValue(
+        entity: object.entity, primaryKey: object.primaryKey, target: entity, attribute: rule.name)
     }
     return value
   }

@@ -98,6 +98,23 @@ public enum MigrateService {
           objects: try store.objectCounts(layout: try store.layout(for: current)),
           migration: nil, original: nil, dryRun: options.dryRun)
       }
+      // A change Core Data makes in SQL is made in SQL, in place, under the lock.
+      if let lock, !keeping, options.mappingPaths.isEmpty, options.mappingDirectory == nil,
+        options.stages.isEmpty,
+        let plan = try? MigrationPlan.make(
+          source: current, sourceName: from, schema: store.schema(), set: set,
+          targetVersion: target),
+        let inPlace = try InPlaceMigration(plan: plan, store: store, current: current)
+      {
+        options.meter?.startPhase("migrating \(storePath) in place")
+        let (report, objects) = try lock.commit { try inPlace.run(on: $0) }
+        let total = objects.values.reduce(0, +)
+        options.meter?.setTotal(objects: total)
+        options.meter?.set(objectsDone: total)
+        return MigrateResult(
+          store: storePath, from: from, to: report.to, objects: objects, migration: report,
+          original: nil, dryRun: false)
+      }
       let scratch = try ScratchFolder()
       options.meter?.startPhase("reading \(storePath)")
       let archive = try StoreMigration.unmigratedArchive(

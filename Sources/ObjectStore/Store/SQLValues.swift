@@ -2,8 +2,8 @@ import ObjectModel
 import SQLite
 
 /// Conversions between typed values and SQLite values, as Core Data stores them.
-enum SQLValues {
-  static func sqlite(_ value: AttributeValue) -> SQLiteValue {
+package enum SQLValues {
+  package static func sqlite(_ value: AttributeValue) -> SQLiteValue {
     switch value {
     case .integer(let v): return .integer(v)
     case .double(let v), .date(let v): return .real(v)

@@ -56,6 +56,27 @@ public final class StoreWriteLock {
     database.keepWriteAheadLogOnClose()
   }
 
+  /// Changes the store in place: `body` runs inside the transaction the lock holds, which is
+  /// then committed (everything `body` did, or — when it throws, or the run is killed —
+  /// nothing). The lock is released with the commit.
+  /// - Throws: what `body` throws; ``StoreError`` when the commit fails.
+  public func commit<R>(_ body: (Database) throws -> R) throws -> R {
+    let result: R
+    do {
+      result = try body(database)
+    } catch {
+      release()
+      throw error
+    }
+    do {
+      try database.execute("COMMIT")
+    } catch {
+      release()
+      throw StoreError(.database, "cannot commit the change", path: path, underlying: error)
+    }
+    return result
+  }
+
   /// Releases the lock (the transaction it holds changed nothing).
   public func release() {
     try? database.execute("ROLLBACK")

@@ -1,0 +1,78 @@
+import ObjectModel
+
+extension MigrationHop {
+  /// What a hop asks of one attribute's stored values when it is done in SQL on the store
+  /// itself: nothing (`fill` nil, optional), a default for the objects that hold none, or no
+  /// object left without one.
+  package struct InPlaceAttribute: Sendable, Equatable {
+    /// The concrete entity whose objects it is about.
+    package let entity: String
+    /// The attribute (in the destination version).
+    package let attribute: String
+    /// The value the objects without one are given.
+    package let fill: AttributeValue?
+    /// Whether an object must hold a value (one without is refused, as the hop refuses it).
+    package let isRequired: Bool
+  }
+
+  /// The attributes to fill or check when the hop changes nothing but attributes added or
+  /// removed (every entity and relationship kept under its own name, every kept attribute of the
+  /// same type, not mapped, converted, generated or promoted out of a bucket, nothing extracted):
+  /// then the hop can be done in SQL on the store, as Core Data's lightweight migration does
+  /// such a change, and gives what the hop gives object by object. Nil for any other hop.
+  package var inPlaceAttributes: [InPlaceAttribute]? {
+    guard extractions.isEmpty,
+      Set(source.entities.map(\.name)) == Set(destination.entities.map(\.name)),
+      entityMap.allSatisfy({ $0.key == $0.value })
+    else { return nil }
+    var attributes: [InPlaceAttribute] = []
+    for (entity, rule) in rules.sorted(by: { $0.key < $1.key }) {
+      guard rule.destination == entity, rule.extractions.isEmpty, rule.ownerLinks.isEmpty,
+        rule.relationships.allSatisfy({ name, targets in
+          targets.count == 1 && targets[0].name == name
+        })
+      else { return nil }
+      for attribute in rule.attributes {
+        guard attribute.generate == nil, attribute.extendedSource == nil, attribute.map.isEmpty
+        else { return nil }
+        if let source = attribute.source {
+          guard source == attribute.name, attribute.sourceType == attribute.type else {
+            return nil
+          }
+        }
+        if attribute.fill != nil || !attribute.isOptional {
+          attributes.append(
+            InPlaceAttribute(
+              entity: entity, attribute: attribute.name, fill: attribute.fill,
+              isRequired: !attribute.isOptional))
+        }
+      }
+    }
+    return attributes
+  }
+
+  /// Why object `primaryKey` of `entity` without a value for `attribute` (of `destination`'s
+  /// entity `target`) stops the hop, object by object or in place.
+  package func missingRequiredValue(
+    entity: String, primaryKey: Int64, target: String, attribute: String
+  ) -> MigrationError {
+    MigrationError(
+      .refused,
+      "\(versionName(of: source)) → \(versionName(of: destination)): \(entity)/p\(primaryKey) has no value for \(target).\(attribute), which is required in \(versionName(of: destination)) and has no default, so Core Data cannot infer this migration; give one in a mapping file (\"default\")"
+    )
+  }
+}
+
+extension MigrationPlan {
+  /// The report of this plan run elsewhere than through a ``MigrationRun`` (in SQL on the
+  /// store): each hop's changes with `counts[i]`, the hop's counts by destination entity.
+  package func report(counts: [[String: MigrationHop.Counts]], notes: [String]) -> MigrationReport {
+    MigrationReport(
+      from: sourceVersion, to: targetVersion,
+      hops: zip(hops, counts).map { hop, counts in
+        MigrationReport.Hop(
+          from: versionName(of: hop.source), to: versionName(of: hop.destination),
+          changes: hop.changes, objects: counts)
+      }, notes: notes)
+  }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `graphvault migrate` of a change Core Data makes in SQL (attributes and an index added, an
+/// attribute dropped): done on the store file itself, in one transaction, and holding exactly
+/// what the migrating restore of the same store's backup holds (every table's rows, bookkeeping
+/// included, and `storediff.py` when `../shared` is there; the two reports are equal).
+@Suite(
+  "graphvault migrate (in SQL)",
+  .enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
+struct MigrateInSQLCommandTests {
+  static let library = SharedFixtures.packageRoot.appendingPathComponent(
+    "Fixtures/Library.xcdatamodeld")
+
+  let workspace: TemporaryDirectory
+  /// The sample model's versions and a fourth one made here.
+  let model: String
+  let store: String
+  let archive: String
+
+  /// Writes `Library.xcdatamodeld` with a version `Library 4` whose Book is `Library 3`'s with
+  /// `replacing` applied to its attribute list, current.
+  static func writeModel(
+    at path: String, _ edit: (String) -> String
+  ) throws {
+    try FileManager.default.copyItem(atPath: library.path, toPath: path)
+    let third = try String(
+      contentsOfFile: path + "/Library 3.xcdatamodel/contents", encoding: .utf8)
+    let fourth = path + "/Library 4.xcdatamodel"
+    try FileManager.default.createDirectory(atPath: fourth, withIntermediateDirectories: false)
+    try edit(third).write(toFile: fourth + "/contents", atomically: true, encoding: .utf8)
+    let current = try String(contentsOfFile: path + "/.xccurrentversion", encoding: .utf8)
+    try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
+      .write(toFile: path + "/.xccurrentversion", atomically: true, encoding: .utf8)
+  }
+
+  static let uniqueID =
+    #"<attribute name="uniqueID" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>"#
+
+  init() throws {
+    workspace = try TemporaryDirectory()
+    model = workspace.path("Library.xcdatamodeld").path
+    store = workspace.path("Library.sqlite").path
+    archive = workspace.path("before.gvault").path
+    try Self.writeModel(at: model) { text in
+      let weight = try? Regex(#"\s*<attribute name="weight"[^>]*/>"#)
+      return text.replacingOccurrences(
+        of: Self.uniqueID,
+        with: Self.uniqueID + """
+
+                  <attribute name="subtitle" optional="YES" attributeType="String"/>
+                  <fetchIndex name="bySubtitle"><fetchIndexElement property="subtitle" type="Binary" order="ascending"/></fetchIndex>
+                  <attribute name="printRun" optional="YES" attributeType="Integer 32" defaultValueString="1000" usesScalarValueType="YES"/>
+          """
+      ).replacing(weight!, with: "")
+    }
+    let made = try BuiltTool.run(["sample", store, "--objects", "3000", "-q"])
+    #expect(made.status == 0, "\(made.stderr)")
+  }
+
+  func inode(_ path: String) throws -> UInt64 {
+    try (FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber)?
+      .uint64Value ?? 0
+  }
+
+  /// The migration report of a `--json` run.
+  func migration(_ json: String) throws -> NSDictionary? {
+    let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+    return object?["migration"] as? NSDictionary
+  }
+
+  /// Every table's rows with their columns in name order (a column added in place comes last
+  /// in its table, one made with the table in its place), sorted.
+  func rowsByColumnName(_ path: String) throws -> [String] {
+    var rows: [String] = []
+    for table in try sqlRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1")
+    {
+      let columns = try sqlRows(path, "SELECT name FROM pragma_table_info('\(table)') ORDER BY 1")
+      rows += try sqlRows(
+        path,
+        "SELECT '\(table)', \(columns.map { "quote(\($0))" }.joined(separator: ", ")) FROM \(table)"
+      ).sorted()
+    }
+    return rows
+  }
+
+  /// The names of the store's indexes.
+  func indexes(_ path: String) throws -> [String] {
+    try sqlRows(path, "SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY 1")
+  }
+
+  @Test(arguments: ["wal", "delete"])
+  func aStoreMigratedInSQLHoldsWhatAMigratingRestoreWrites(journalMode: String) throws {
+    _ = try sqlRows(store, "PRAGMA journal_mode = \(journalMode)")
+    let backup = try BuiltTool.run(["backup", store, "--output", archive, "-q"])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    let restored = workspace.path("restored.sqlite").path
+    let restore = try BuiltTool.run([
+      "restore", archive, "--to", restored, "--model", model, "--json",
+    ])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    let original = workspace.path("original.sqlite").path
+    try FileManager.default.copyItem(atPath: store, toPath: original)
+    let before = try inode(store)
+    let result = try BuiltTool.run(["migrate", store, "--model", model, "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try inode(store) == before, "the store was replaced, not changed in place")
+    #expect(try rowsByColumnName(store) == rowsByColumnName(restored))
+    if SharedFixtures.isAvailable {
+      let compared = try SharedFixtures.storediff([restored, store])
+      #expect(compared.status == 0, "\(compared.stdout)\(compared.stderr)")
+    }
+    #expect(try sqlRows(store, "PRAGMA integrity_check") == ["ok"])
+    #expect(try sqlRows(store, "PRAGMA journal_mode") == [journalMode])
+    #expect(
+      try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE ZPRINTRUN = 1000")
+        == sqlRows(store, "SELECT count(*) FROM ZBOOK"))
+    #expect(
+      try sqlRows(store, "SELECT count(*) FROM pragma_table_info('ZBOOK') WHERE name = 'ZWEIGHT'")
+        == ["0"])
+    #expect(try indexes(store) == indexes(restored))
+    #expect(try indexes(store).count == indexes(original).count + 1)
+    let migrated = try migration(result.stdout)
+    #expect(migrated != nil)
+    #expect(migrated == (try migration(restore.stdout)))
+  }
+
+  @Test func anObjectWithoutAValueTheNewVersionRequiresStopsTheMigrationAndTheStoreStaysAsItWas()
+    throws
+  {
+    let strict = workspace.path("Strict.xcdatamodeld").path
+    try Self.writeModel(at: strict) {
+      $0.replacingOccurrences(
+        of: #"<attribute name="rating" optional="YES""#, with: #"<attribute name="rating""#
+      )
+      .replacingOccurrences(
+        of: #"attributeType="Double" defaultValueString="0.0""#, with: #"attributeType="Double""#)
+    }
+    try sqlScript(store, "UPDATE ZBOOK SET ZRATING = NULL WHERE Z_PK = 7;")
+    let schema = try sqlRows(store, "SELECT sql FROM sqlite_master ORDER BY name")
+    let result = try BuiltTool.run(["migrate", store, "--model", strict])
+    #expect(result.status == 78, "\(result.stderr)")
+    #expect(result.stderr.contains("p7 has no value for Book.rating"), "\(result.stderr)")
+    #expect(try sqlRows(store, "SELECT sql FROM sqlite_master ORDER BY name") == schema)
+    #expect(try sqlRows(store, "PRAGMA integrity_check") == ["ok"])
+  }
+
+  @Test func aChangeSQLCannotMakeIsMigratedByCopyAsBefore() throws {
+    let renamed = workspace.path("Renamed.xcdatamodeld").path
+    try Self.writeModel(at: renamed) {
+      $0.replacingOccurrences(
+        of: #"<attribute name="sales" "#,
+        with: #"<attribute name="copiesSold" elementID="sales" "#)
+    }
+    let sales = try sqlRows(store, "SELECT ZSALES FROM ZBOOK ORDER BY Z_PK")
+    let before = try inode(store)
+    let result = try BuiltTool.run(["migrate", store, "--model", renamed, "-q"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try inode(store) != before)
+    #expect(try sqlRows(store, "SELECT ZCOPIESSOLD FROM ZBOOK ORDER BY Z_PK") == sales)
+  }
+}

@@ -1,0 +1,62 @@
+import Migration
+import ObjectModel
+import Testing
+
+/// Which hops can be done in SQL on the store itself (``MigrationHop/inPlaceAttributes``), read
+/// from the hop's rules alone: no store, no SQLite.
+@Suite("Hops done in place")
+struct InPlaceHopTests {
+  /// A one-entity model with `attributes` and a to-one `shelf`.
+  static func model(_ attributes: [AttributeDescription], version: String) throws -> ObjectModel {
+    try ObjectModel(
+      name: "Shop", versionName: version,
+      entities: [
+        EntityDescription(
+          name: "Item", attributes: attributes,
+          relationships: [
+            RelationshipDescription(name: "shelf", destination: "Shelf", maxCount: 1)
+          ]),
+        EntityDescription(
+          name: "Shelf", attributes: [AttributeDescription(name: "label", type: .string)]),
+      ])
+  }
+
+  static let name = AttributeDescription(name: "name", type: .string)
+  static let count = AttributeDescription(name: "count", type: .integer32)
+
+  static func describe(_ rule: MigrationHop.InPlaceAttribute) -> String {
+    "\(rule.entity).\(rule.attribute)\(rule.fill.map { " = \($0)" } ?? "")"
+      + (rule.isRequired ? ", required" : "")
+  }
+
+  func hop(_ from: [AttributeDescription], _ to: [AttributeDescription]) throws -> MigrationHop {
+    try MigrationHop(
+      from: Self.model(from, version: "1"), to: Self.model(to, version: "2"), mapping: nil)
+  }
+
+  @Test func attributesAddedAndDroppedAreDoneInPlaceWithTheirDefaults() throws {
+    let added = AttributeDescription(
+      name: "stock", type: .integer32, isOptional: false, defaultValue: .integer(5))
+    let note = AttributeDescription(name: "note", type: .string)
+    let rules = try hop([Self.name, Self.count], [Self.name, added, note]).inPlaceAttributes
+    #expect(rules?.map(Self.describe) == ["Item.stock = integer(5), required"])
+  }
+
+  @Test func anAttributeMadeRequiredIsCheckedInPlace() throws {
+    let required = AttributeDescription(name: "name", type: .string, isOptional: false)
+    let rules = try hop([Self.name], [required]).inPlaceAttributes
+    #expect(rules?.map(Self.describe) == ["Item.name, required"])
+  }
+
+  @Test func renamesTypeChangesAndNewEntitiesAreNotDoneInPlace() throws {
+    let renamed = AttributeDescription(name: "title", type: .string, renamingIdentifier: "name")
+    #expect(try hop([Self.name], [renamed]).inPlaceAttributes == nil)
+    let widened = AttributeDescription(name: "count", type: .integer64)
+    #expect(try hop([Self.count], [widened]).inPlaceAttributes == nil)
+    let source = try Self.model([Self.name], version: "1")
+    var entities = try Self.model([Self.name], version: "2").entities
+    entities.append(EntityDescription(name: "Tag", attributes: [Self.name]))
+    let grown = try ObjectModel(name: "Shop", versionName: "2", entities: entities)
+    #expect(try MigrationHop(from: source, to: grown, mapping: nil).inPlaceAttributes == nil)
+  }
+}
