@@ -12,6 +12,8 @@ import GraphVault
 //   gvbench fixture [objects]  a fixture of about a thousand objects cut from N and N/5 objects
 //   gvbench diff [objects]     diff of two backups against one restore, at N/5 and N objects
 //   gvbench merge [objects]    merge of deleted books back into stores of N/5 and N objects
+//   gvbench migrate [objects]  migrate in place, a migrating restore and a usage error against
+//                              a plain restore, at N/5 and N objects
 //   gvbench find [objects]     find of a small entity across 30 archives of N and 5N objects
 //   gvbench progress [objects] backup and restore with the status line shown and not
 //   gvbench fetch [objects]    fetches with a limit and counts against whole fetches, at N;
@@ -49,6 +51,8 @@ if arguments.first == "memory" {
   try findBenchmark(objects: objects)
 } else if arguments.first == "merge" {
   try mergeBenchmark(objects: objects)
+} else if arguments.first == "migrate" {
+  try migrateBenchmark(objects: objects)
 } else if arguments.first == "diff" {
   try diffBenchmark(objects: objects)
 } else if arguments.first == "progress" {

@@ -134,14 +134,22 @@ struct InPlaceMigration {
     for sql in statements { try database.execute(sql) }
     var counts: [String: MigrationHop.Counts] = [:]
     var objects: [String: Int] = [:]
-    for entity in entities {
-      let count =
-        try database.prepare(
-          "SELECT count(*) FROM \(entity.table) WHERE Z_ENT = \(entity.number)"
-        ).scalar().integerValue ?? 0
-      guard count > 0 else { continue }
-      objects[entity.name] = Int(count)
-      counts[entity.name, default: .init()].migrated = Int(count)
+    // A table of one concrete entity is counted whole (SQLite counts the smallest index);
+    // a hierarchy's by Z_ENT (which it indexes).
+    for (table, members) in Dictionary(grouping: entities, by: \.table).sorted(by: {
+      $0.key < $1.key
+    }) {
+      let sql =
+        members.count == 1
+        ? "SELECT \(members[0].number), count(*) FROM \(table)"
+        : "SELECT Z_ENT, count(*) FROM \(table) GROUP BY Z_ENT"
+      for row in try database.prepare(sql).allRows() {
+        guard let number = row[0].integerValue, let count = row[1].integerValue, count > 0,
+          let entity = members.first(where: { $0.number == number })
+        else { continue }
+        objects[entity.name] = Int(count)
+        counts[entity.name, default: .init()].migrated = Int(count)
+      }
     }
     for (rule, table, column, number) in attributes {
       if let fill = rule.fill {
@@ -172,16 +180,7 @@ struct InPlaceMigration {
     }
     if let hashNote { notes.append(hashNote) }
     try database.execute("DELETE FROM Z_PRIMARYKEY")
-    let keys = try database.prepare(
-      "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
-    for row in entityRows {
-      try keys.bind([
-        .integer(Int64(row.number)), .text(row.name), .integer(Int64(row.parent)),
-        .integer(row.maxPrimaryKey),
-      ])
-      try keys.run()
-      keys.reset(clearBindings: true)
-    }
+    try StoreLoader.insert(entityRows: entityRows, into: database)
     let meta = try database.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
     try meta.bind([.blob(metadata)])
     try meta.run()

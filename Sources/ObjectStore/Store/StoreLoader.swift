@@ -108,15 +108,7 @@ public final class StoreLoader {
     entityRows: [CoreDataStore.EntityRow], uuid: String, metadata: [UInt8], modelCache: [UInt8]?
   ) throws(StoreError) {
     try run("cannot write Z_PRIMARYKEY and Z_METADATA") {
-      let keys = try database.prepare(
-        "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
-      for row in entityRows {
-        try keys.bind([
-          .integer(Int64(row.number)), .text(row.name), .integer(Int64(row.parent)),
-          .integer(row.maxPrimaryKey),
-        ])
-        try keys.run()
-      }
+      try Self.insert(entityRows: entityRows, into: database)
       let meta = try database.prepare(
         "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
       try meta.bind([.text(uuid), .blob(metadata)])
@@ -126,6 +118,21 @@ public final class StoreLoader {
         try cache.bind([.blob(modelCache)])
         try cache.run()
       }
+    }
+  }
+
+  /// Writes `entityRows` into `Z_PRIMARYKEY` of `database`.
+  package static func insert(entityRows: [CoreDataStore.EntityRow], into database: Database)
+    throws(SQLiteError)
+  {
+    let keys = try database.prepare(
+      "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)")
+    for row in entityRows {
+      try keys.bind([
+        .integer(Int64(row.number)), .text(row.name), .integer(Int64(row.parent)),
+        .integer(row.maxPrimaryKey),
+      ])
+      try keys.run()
     }
   }
 

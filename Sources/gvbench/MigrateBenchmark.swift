@@ -1,0 +1,66 @@
+import Foundation
+import GraphVault
+
+/// `graphvault migrate` of a change Core Data makes in SQL (the sample model with one optional
+/// attribute added, `Book.subtitle`), and a migrating restore to that model, each against a
+/// plain restore of the same archive in the same run; and a command line's mistake (a merge
+/// whose `--where` does not parse) against the same restore. At `objects / 5` and `objects`
+/// library objects; best of three.
+func migrateBenchmark(objects: Int) throws {
+  let workspace = try BenchWorkspace()
+  defer { workspace.remove() }
+  func path(_ name: String) -> String { workspace.path(name) }
+  let model = path("Library.xcdatamodeld")
+  try FileManager.default.copyItem(atPath: workspace.model, toPath: model)
+  let third = try String(contentsOfFile: model + "/Library 3.xcdatamodel/contents", encoding: .utf8)
+  let anchor = #"<attribute name="uniqueID" "#
+  try FileManager.default.createDirectory(
+    atPath: model + "/Library 4.xcdatamodel", withIntermediateDirectories: false)
+  try third.replacingOccurrences(
+    of: anchor,
+    with: #"<attribute name="subtitle" optional="YES" attributeType="String"/>"# + anchor
+  ).write(toFile: model + "/Library 4.xcdatamodel/contents", atomically: true, encoding: .utf8)
+  let current = try String(contentsOfFile: model + "/.xccurrentversion", encoding: .utf8)
+  try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
+    .write(toFile: model + "/.xccurrentversion", atomically: true, encoding: .utf8)
+  print(
+    "| store | restore | migrating restore | ratio | migrate in place | ratio | usage error | ratio | peak RSS (migrating restore) |"
+  )
+  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+  for size in [objects / 5, objects] {
+    FileHandle.standardError.write(Data("gvbench migrate: generating \(size) objects\n".utf8))
+    let store = path("store-\(size).sqlite")
+    try SampleLibrary.generate(at: store, objects: size)
+    let archive = path("store-\(size).gvault")
+    guard try runMeasured(workspace.tool, ["backup", store, "--output", archive, "-q"]).status == 0
+    else {
+      throw NSError(
+        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
+    }
+    let restored = path("restored-\(size).sqlite")
+    let plain = try bestOfThree(workspace.tool) { _ in
+      ["restore", archive, "--to", restored, "--force", "-q"]
+    }
+    let migrating = try bestOfThree(workspace.tool) { _ in
+      ["restore", archive, "--to", restored, "--force", "--model", model, "-q"]
+    }
+    let target = path("target-\(size).sqlite")
+    let inPlace = try bestOfThree(workspace.tool) { _ in
+      try? FileManager.default.removeItem(atPath: target)
+      try FileManager.default.copyItem(atPath: store, toPath: target)
+      // The copy on disk first: the migration's commit must not pay for flushing it.
+      sync()
+      return ["migrate", target, "--model", model, "-q"]
+    }
+    let mistake = try bestOfThree(workspace.tool, accepting: [64]) { _ in
+      ["merge", archive, "--into", store, "--entity", "Book", "--where", "title ==", "-q"]
+    }
+    print(
+      String(
+        format:
+          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.3f s | %.3f× | %d MiB |",
+        size, plain.seconds, migrating.seconds, migrating.seconds / plain.seconds,
+        inPlace.seconds, inPlace.seconds / plain.seconds, mistake.seconds,
+        mistake.seconds / plain.seconds, migrating.peakKiB / 1024))
+  }
+}
