@@ -64,8 +64,8 @@ extension MigrationHop {
 }
 
 extension MigrationPlan {
-  /// The report of this plan run elsewhere than through a ``MigrationRun`` (in SQL on the
-  /// store): each hop's changes with `counts[i]`, the hop's counts by destination entity.
+  /// The report of this plan's run, through a ``MigrationRun`` or in SQL on the store: each
+  /// hop's changes with `counts[i]`, the hop's counts by destination entity.
   package func report(counts: [[String: MigrationHop.Counts]], notes: [String]) -> MigrationReport {
     MigrationReport(
       from: sourceVersion, to: targetVersion,

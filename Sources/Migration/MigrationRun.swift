@@ -262,12 +262,6 @@ package final class MigrationRun {
       allNotes.append(
         "\(column): \(count) values in a column the model does not describe were dropped")
     }
-    return MigrationReport(
-      from: plan.sourceVersion, to: plan.targetVersion,
-      hops: zip(plan.hops, states).map { hop, state in
-        MigrationReport.Hop(
-          from: versionName(of: hop.source), to: versionName(of: hop.destination),
-          changes: hop.changes, objects: state.counts)
-      }, notes: allNotes)
+    return plan.report(counts: states.map(\.counts), notes: allNotes)
   }
 }

@@ -58,7 +58,8 @@ public enum DiffService {
       }
       // What is asked is checked before either side is read, against the newer side's model
       // when its first members give it (the model everything is compared in).
-      if options.modelPath == nil, let model = ArchivePeek.model(of: new) {
+      let asks = !options.entities.isEmpty || !options.keys.isEmpty || options.predicate != nil
+      if asks, options.modelPath == nil, let model = ArchivePeek.model(of: new) {
         try check(options, model: model)
       }
       if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,

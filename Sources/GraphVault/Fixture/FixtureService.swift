@@ -60,22 +60,25 @@ public enum FixtureService {
     _ selection: FixtureCutter.Selection, with cutter: FixtureCutter, in store: CoreDataStore,
     checking: () throws -> Void = {}
   ) throws -> FixtureCutter.Subset {
-    do {
+    try usageErrors {
       try checking()
       return try store.read { _ in try cutter.select(selection) }
-    } catch let error as StoreError
-      where error.kind == .invalidValue || error.kind == .invalidPredicate
-    {
-      throw VaultError(.usage, error.detail, cause: error)
     }
   }
 
   /// Checks `selection` against `model` before anything is read (64 for what is wrong).
   static func check(_ selection: FixtureCutter.Selection, model: ObjectModel) throws {
+    try usageErrors { try FixtureCutter.check(selection, model: model) }
+  }
+
+  /// `body`, with a selection naming what the model does not have, or a predicate that does
+  /// not read, turned into the usage error (64) it is.
+  private static func usageErrors<R>(_ body: () throws -> R) throws -> R {
     do {
-      try FixtureCutter.check(selection, model: model)
-    } catch {
-      guard error.kind == .invalidValue || error.kind == .invalidPredicate else { throw error }
+      return try body()
+    } catch let error as StoreError
+      where error.kind == .invalidValue || error.kind == .invalidPredicate
+    {
       throw VaultError(.usage, error.detail, cause: error)
     }
   }

@@ -39,10 +39,10 @@ struct InPlaceMigration {
     else { return nil }
     let target = plan.target
     let present = try store.schemaObjects()
-    let hasHistory = present.contains {
-      $0.type == "table" && StoreSchema.persistentHistoryTables.contains($0.name)
-    }
-    let schema = try StoreSchema(model: target, persistentHistory: hasHistory)
+    let historyTables = StoreSchema.persistentHistoryTables.filter { table in
+      present.contains { $0.type == "table" && $0.name == table }
+    }.sorted()
+    let schema = try StoreSchema(model: target, persistentHistory: !historyTables.isEmpty)
     let expected = schema.schemaObjects
     // Entities keep their numbers: rows keep their Z_ENT.
     let numbers = store.entityNumbers(for: target)
@@ -67,16 +67,18 @@ struct InPlaceMigration {
       guard let old = snapshot.tables[table] else { return nil }
       let oldTypes = Dictionary(old.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
       let newNames = Set(columns.map(\.name))
+      let addable = attributeColumns(newLayout, table)
+      let droppable = attributeColumns(oldLayout, table)
       for column in columns {
         if let type = oldTypes[column.name] {
           guard type == column.type else { return nil }
         } else {
-          guard attributeColumns(newLayout, table).contains(column.name) else { return nil }
+          guard addable.contains(column.name) else { return nil }
           adds.append("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
         }
       }
       for column in old.map(\.name) where !newNames.contains(column) {
-        guard attributeColumns(oldLayout, table).contains(column) else { return nil }
+        guard droppable.contains(column) else { return nil }
         drops.append("ALTER TABLE \(table) DROP COLUMN \(column)")
         dropped.insert(column)
       }
@@ -120,9 +122,7 @@ struct InPlaceMigration {
     var maxima: [String: Int64] = [:]
     for row in store.entityRows { maxima[row.name] = row.maxPrimaryKey }
     entityRows = schema.entityRows(maxima: maxima)
-    historyTables = StoreSchema.persistentHistoryTables.filter { table in
-      present.contains { $0.type == "table" && $0.name == table }
-    }.sorted()
+    self.historyTables = historyTables
     (metadata, hashNote) = RestoreSink.metadata(store.metadataBytes, for: target)
   }
 
@@ -174,9 +174,7 @@ struct InPlaceMigration {
       let count = try database.prepare("SELECT count(*) FROM \(table)").scalar().integerValue ?? 0
       guard count > 0 else { continue }
       try database.execute("DELETE FROM \(table)")
-      notes.append(
-        "\(table): \(count) persistent-history rows describe the old model and are not carried over"
-      )
+      notes.append(RestoreSink.historyNote(table: table, count: Int(count)))
     }
     if let hashNote { notes.append(hashNote) }
     try database.execute("DELETE FROM Z_PRIMARYKEY")

@@ -9,23 +9,22 @@ extension RestoreService {
   /// and written beside the destination, renamed into place when complete.
   static func restoreSelection(
     _ selection: FixtureCutter.Selection, archivePath: String, to destination: String,
-    options: RestoreOptions
+    options: RestoreOptions, target: RestoreTarget
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
     // The selection is checked before the archive is read: against the target model when
     // migrating, else against the archive's own (when it can be known from its first members).
-    if let model = try RestoreTarget(options: options).model ?? ArchivePeek.model(of: archivePath) {
+    if let model = target.model ?? ArchivePeek.model(of: archivePath) {
       try FixtureService.check(selection, model: model)
     }
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
     var whole = options
-    whole.selection = nil
     whole.force = false
     whole.dryRun = false
     whole.wait = nil
     let wholePath = scratch.path("whole.sqlite")
-    let (restored, archivedModel) = try restoreReadingModel(
-      archivePath: archivePath, to: wholePath, options: whole)
+    let (restored, archivedModel) = try restoreWhole(
+      archivePath: archivePath, to: wholePath, options: whole, target: target)
     options.meter?.startPhase("selecting")
     let store = try CoreDataStore(path: wholePath)
     let model: ObjectModel

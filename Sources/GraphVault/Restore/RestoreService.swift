@@ -115,25 +115,34 @@ public enum RestoreService {
   ) throws(VaultError) -> (result: RestoreResult, model: ObjectModel?) {
     try vault {
       try ArchiveAccess.requireInput(archivePath)
+      let target = try RestoreTarget(options: options)
       if let selection = options.selection {
         return try restoreSelection(
-          selection, archivePath: archivePath, to: destination, options: options)
+          selection, archivePath: archivePath, to: destination, options: options, target: target)
       }
-      let target = try RestoreTarget(options: options)
-      if options.dryRun {
-        return try load(
-          archivePath: archivePath, into: nil, destination: destination, target: target,
-          options: options)
-      }
-      let claim = try StoreDestination(
-        destination, for: "restore", reading: archivePath, force: options.force,
-        wait: options.wait)
-      defer { claim.release() }
-      return try StoreFile.build(at: destination) { temporary in
-        try load(
-          archivePath: archivePath, into: temporary, destination: destination, target: target,
-          options: options)
-      }
+      return try restoreWhole(
+        archivePath: archivePath, to: destination, options: options, target: target)
+    }
+  }
+
+  /// The whole archive restored to `destination` into `target` (loaded once, by the caller),
+  /// or only read with ``RestoreOptions/dryRun``.
+  static func restoreWhole(
+    archivePath: String, to destination: String, options: RestoreOptions, target: RestoreTarget
+  ) throws -> (result: RestoreResult, model: ObjectModel?) {
+    if options.dryRun {
+      return try load(
+        archivePath: archivePath, into: nil, destination: destination, target: target,
+        options: options)
+    }
+    let claim = try StoreDestination(
+      destination, for: "restore", reading: archivePath, force: options.force,
+      wait: options.wait)
+    defer { claim.release() }
+    return try StoreFile.build(at: destination) { temporary in
+      try load(
+        archivePath: archivePath, into: temporary, destination: destination, target: target,
+        options: options)
     }
   }
 

@@ -142,9 +142,7 @@ final class RestoreSink: ArchiveSink {
     }
     var notes: [String] = []
     for (table, count) in droppedHistory.sorted(by: { $0.key < $1.key }) {
-      notes.append(
-        "\(table): \(count) persistent-history rows describe the old model and are not carried over"
-      )
+      notes.append(Self.historyNote(table: table, count: count))
     }
     let (metadata, hashNote) = Self.metadata(archived.metadata, for: run.plan.target)
     if let hashNote { notes.append(hashNote) }
@@ -166,6 +164,11 @@ final class RestoreSink: ArchiveSink {
       }
     }
     report = run.report(notes: notes)
+  }
+
+  /// What a migration says of the persistent-history rows of `table` it does not carry over.
+  static func historyNote(table: String, count: Int) -> String {
+    "\(table): \(count) persistent-history rows describe the old model and are not carried over"
   }
 
   /// The archive's metadata for a store at `target`: the version identifiers, and the entity
