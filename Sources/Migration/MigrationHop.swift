@@ -106,9 +106,12 @@ public struct MigrationHop: Sendable {
 
   /// A link not carried by an object in the same output: stored by the final writer.
   package struct LooseLink: Sendable {
-    var from: ObjectReference
-    var relationship: String
-    var link: MigrationLink
+    /// The object whose relationship it is.
+    package var from: ObjectReference
+    /// The relationship.
+    package var relationship: String
+    /// The link.
+    package var link: MigrationLink
   }
 
   /// State shared by every object of one run through the hop.

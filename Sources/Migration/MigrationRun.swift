@@ -28,12 +28,12 @@ public struct MigrationReport: Codable, Sendable, Equatable {
 /// One pass of objects through a plan's hops and custom stages.
 package final class MigrationRun {
   package let plan: MigrationPlan
-  private var states: [MigrationHop.State] = []
+  var states: [MigrationHop.State] = []
   /// The highest primary key by root entity of the target version.
   package private(set) var maxima: [String: Int64] = [:]
   /// Values of columns the archive's model does not describe, dropped, by table.column.
-  private(set) var droppedColumns: [String: Int] = [:]
-  private let sourceModel: ObjectModel
+  var droppedColumns: [String: Int] = [:]
+  let sourceModel: ObjectModel
   /// The archive's model mapped onto its archived schema.
   package let sourceLayout: StoreLayout
 
@@ -92,7 +92,7 @@ package final class MigrationRun {
   }
 
   /// What an archived record of one entity needs to become a migrating object, worked out once.
-  private struct SourceShape {
+  struct SourceShape {
     /// Per to-one relationship: whether the inverse is to-one too, and the order-key column of
     /// an ordered inverse.
     var toOne: [String: (isMirrored: Bool, orderColumn: String?)] = [:]
@@ -107,7 +107,7 @@ package final class MigrationRun {
   }
   private var sourceShapes: [String: SourceShape] = [:]
 
-  private func sourceShape(_ entity: String) -> SourceShape {
+  func sourceShape(_ entity: String) -> SourceShape {
     if let known = sourceShapes[entity] { return known }
     var shape = SourceShape()
     let table = sourceLayout.table(for: entity)

@@ -110,14 +110,23 @@ final class RestoreSink: ArchiveSink {
     for link in links { try writer.write(link) }
   }
 
-  /// Restores a chunk's objects: a batch straight into a store at the archive's version, else
-  /// object by object.
+  /// Restores a chunk's objects: a batch straight into a store at the archive's version, or
+  /// migrated by columns where the hops allow it, else object by object.
   func insert(_ objects: DecodedChunk, member: String) throws {
     meter?.begin(ArchiveLayout.entity(ofObjectsMember: member) ?? member)
     defer { meter?.add(objects: objects.count) }
-    if run == nil, case .batch(let batch) = objects {
-      try loader?.insert(batch)
-      return
+    if case .batch(let batch) = objects {
+      guard let run else {
+        try loader?.insert(batch)
+        return
+      }
+      switch try run.migrate(batch, into: loader?.layout) {
+      case .migrated(let migrated):
+        try loader?.insert(migrated)
+        return
+      case .dropped: return
+      case .objectByObject: break
+      }
     }
     for (record, manyToMany) in objects.records { try insert(record, manyToMany: manyToMany) }
   }

@@ -1,0 +1,95 @@
+import ObjectModel
+
+extension ObjectBatch.Values {
+  /// An empty column of the kind a batch keeps values of `type` in; nil for a type a batch does
+  /// not keep by column (composite).
+  package static func empty(for type: AttributeType) -> Self? {
+    switch type {
+    case .integer16, .integer32, .integer64: .integers([])
+    case .boolean: .booleans([])
+    case .double, .float, .date: .reals([])
+    case .decimal, .string, .uri: .texts(ObjectBatch.Bytes(copying: [], ranges: []))
+    case .uuid, .binaryData, .objectID, .undefined, .transformable:
+      .blobs(ObjectBatch.Bytes(copying: [], ranges: []))
+    case .composite: nil
+    }
+  }
+
+  /// The values at `positions`, in that order.
+  package func picking(_ positions: [Int]) -> Self {
+    switch self {
+    case .integers(let v): .integers(positions.map { v[$0] })
+    case .booleans(let v): .booleans(positions.map { v[$0] })
+    case .reals(let v): .reals(positions.map { v[$0] })
+    case .texts(let v): .texts(v.picking(positions))
+    case .blobs(let v): .blobs(v.picking(positions))
+    }
+  }
+
+  /// Value `position` when it is an integer.
+  package func integer(at position: Int) -> Int64? {
+    guard case .integers(let v) = self else { return nil }
+    return v[position]
+  }
+}
+
+extension ObjectBatch.Bytes {
+  /// The values at `positions`, in that order, in a buffer of their own.
+  func picking(_ positions: [Int]) -> Self {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    ranges.reserveCapacity(positions.count)
+    for position in positions {
+      let start = bytes.count
+      bytes.append(contentsOf: self[position])
+      ranges.append(start..<bytes.count)
+    }
+    return Self(copying: bytes, ranges: ranges)
+  }
+
+  /// `count` values: `fill` where `records` (ascending) has none, this value's `n`th where
+  /// `records[n]` is that position. The fill is kept once and every such value reads it.
+  func filling(_ fill: [UInt8], records: [Int], count: Int) -> Self {
+    var bytes = fill
+    var out = [Range<Int>](repeating: 0..<fill.count, count: count)
+    for (position, record) in records.enumerated() {
+      let start = bytes.count
+      bytes.append(contentsOf: self[position])
+      out[record] = start..<bytes.count
+    }
+    return Self(copying: bytes, ranges: out)
+  }
+}
+
+extension ObjectBatch.Attribute {
+  /// This column in a batch of `count` objects with `value` given to every object that has
+  /// none; nil when `value` is not of the column's kind.
+  package func filled(with value: AttributeValue, count: Int) -> Self? {
+    guard records.count < count else { return self }
+    func interleave<T>(_ values: [T], _ fill: T) -> [T] {
+      var out = [T](repeating: fill, count: count)
+      for (position, record) in records.enumerated() { out[record] = values[position] }
+      return out
+    }
+    let filled: ObjectBatch.Values
+    switch (values, value) {
+    case (.integers(let v), .integer(let fill)): filled = .integers(interleave(v, fill))
+    case (.booleans(let v), .bool(let fill)): filled = .booleans(interleave(v, fill))
+    case (.reals(let v), .double(let fill)), (.reals(let v), .date(let fill)):
+      filled = .reals(interleave(v, fill))
+    case (.texts(let v), .string(let text)), (.texts(let v), .decimal(let text)),
+      (.texts(let v), .uri(let text)):
+      filled = .texts(v.filling(Array(text.utf8), records: records, count: count))
+    case (.blobs(let v), .data(let bytes)), (.blobs(let v), .uuid(let bytes)),
+      (.blobs(let v), .transformed(let bytes)):
+      filled = .blobs(v.filling(bytes, records: records, count: count))
+    default: return nil
+    }
+    return Self(name: name, type: type, records: Array(0..<count), values: filled)
+  }
+
+  /// The same values under another attribute's name.
+  package func renamed(_ name: String) -> Self {
+    Self(name: name, type: type, records: records, values: values)
+  }
+}
