@@ -144,7 +144,8 @@ let package = Package(
         "ArchiveFormat", "GraphVault", "ObjectStore", "ObjectModel", "LibArchive", "PropertyList",
         "TestSupport",
       ]),
-    .testTarget(name: "ArchiveStorageTests", dependencies: ["ArchiveStorage", "TestSupport"]),
+    .testTarget(
+      name: "ArchiveStorageTests", dependencies: ["ArchiveStorage", "S3", "TestSupport"]),
     .testTarget(name: "S3Tests", dependencies: ["S3", "TestSupport"]),
     .testTarget(
       name: "MigrationTests",

@@ -77,9 +77,17 @@ public final class S3Backend: StorageBackend {
     return S3Output(backend: self, name: name, key: key, uploadID: id)
   }
 
-  /// Removes the object `name`.
+  /// Removes the object `name`: asked first whether it is there (S3 answers a DELETE of a
+  /// missing key as a success, and a backend says what it did not find).
   public func delete(_ name: String) throws(StorageError) {
-    try storage { try client.delete(bucket: bucket, key: prefix + name) }
+    try storage {
+      do {
+        _ = try client.head(bucket: bucket, key: prefix + name)
+      } catch let error as S3Error where error.kind == .notFound {
+        throw S3Error(.notFound, "no archive at \(url(of: name))", status: 404)
+      }
+      try client.delete(bucket: bucket, key: prefix + name)
+    }
   }
 
   /// Incomplete multipart uploads under the prefix begun more than a day ago (by the
