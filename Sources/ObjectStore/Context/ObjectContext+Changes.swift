@@ -141,9 +141,31 @@ extension ObjectContext {
   /// Whether a many-to-many link of `reference` was made or broken, or an ordered relationship
   /// of its reordered, in memory.
   func hasMembershipChanges(_ reference: ObjectReference) -> Bool {
-    reordered.contains { $0.owner == reference }
-      || joinInserts.contains { involves($0, reference) }
-      || joinDeletes.contains { involves($0, reference) }
+    if !reordered.isEmpty {
+      for relationship in model.relationships(of: reference.entity) {
+        if reordered.contains(OrderedMembership(owner: reference, relationship: relationship.name))
+        {
+          return true
+        }
+      }
+    }
+    guard !joinInserts.isEmpty || !joinDeletes.isEmpty else { return false }
+    let lineage = Set(model.lineage(of: reference.entity).map(\.name))
+    let key = reference.primaryKey
+    for join in layout.joins {
+      if lineage.contains(join.entity)
+        && (joinInserts.hasSource(join.name, key) || joinDeletes.hasSource(join.name, key))
+      {
+        return true
+      }
+      if lineage.contains(join.relationship.destination)
+        && (joinInserts.hasDestination(join.name, key)
+          || joinDeletes.hasDestination(join.name, key))
+      {
+        return true
+      }
+    }
+    return false
   }
 
   /// Whether the members of `object`'s to-many `relationship` may differ from the stored ones:

@@ -23,8 +23,8 @@ public final class ObjectContext {
   var inserted = Set<ObjectReference>()
   var updated = Set<ObjectReference>()
   var deleted = Set<ObjectReference>()
-  var joinInserts = Set<JoinPair>()
-  var joinDeletes = Set<JoinPair>()
+  var joinInserts = JoinPairSet()
+  var joinDeletes = JoinPairSet()
   var reordered = Set<OrderedMembership>()
   /// Members let go of by an inverse-less to-many relationship (by the relationship's name)
   /// and not taken by another owner: their owner column is cleared at the save.
