@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import ObjectModel
 import ObjectStore
@@ -59,9 +60,38 @@ final class SourceStore {
   /// a disk or in a bucket, or `entities` says part of it will not do: then read it whole.
   /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
   ///   given (unless `allowingUnencrypted`).
-  init?(
+  convenience init?(
     partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
     entities: (ObjectModel) throws -> Set<String>?
+  ) throws {
+    try self.init(
+      partOf: source, password: password, allowingUnencrypted: allowingUnencrypted
+    ) { archive, path in
+      try PartialArchive.load(archive, into: path, entities: entities)?.model
+    }
+  }
+
+  /// What `selection` reaches of the framed archive at `source` (``SelectionArchive``), when
+  /// `accept` takes the archive's model. Nil when `source` is not a framed archive on a disk or
+  /// in a bucket, or part of it will not do: then read it whole.
+  /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
+  ///   given (unless `allowingUnencrypted`).
+  convenience init?(
+    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    selection: FixtureCutter.Selection, accept: (ObjectModel) throws -> Bool
+  ) throws {
+    try self.init(
+      partOf: source, password: password, allowingUnencrypted: allowingUnencrypted
+    ) { archive, path in
+      try SelectionArchive.load(archive, into: path, selection: selection, accept: accept)?.model
+    }
+  }
+
+  /// Part of the framed archive at `source`, loaded by `load` into the private store at the
+  /// path it is given (returning the archive's model, or nil when part will not do).
+  private init?(
+    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    load: (FramedArchive, String) throws -> ObjectModel?
   ) throws {
     guard !ArchiveAccess.isStandardStream(source), Self.isArchive(source) else { return nil }
     try ArchiveAccess.requireInput(source)
@@ -73,9 +103,7 @@ final class SourceStore {
     else { return nil }
     let scratch = try ScratchFolder()
     let path = scratch.path("source.sqlite", standingFor: Self.label(source))
-    guard let (model, _, _) = try PartialArchive.load(framed, into: path, entities: entities) else {
-      return nil
-    }
+    guard let model = try load(framed, path) else { return nil }
     self.scratch = scratch
     self.path = path
     recordedSource =

@@ -108,24 +108,7 @@ struct FindCommandTests {
       .filter { $0.hasSuffix(".gvault") }.sorted()
     let damaged = folder + archives[0]
     // The index says where each member's frame is: damage the first Tag chunk's.
-    let index = try Subprocess.python(
-      """
-      import plistlib, subprocess, sys
-      tar = subprocess.run(['zstd', '-dc', sys.argv[1]], capture_output=True, check=True).stdout
-      import io, tarfile
-      with tarfile.open(fileobj=io.BytesIO(tar)) as t:
-          index = plistlib.loads(t.extractfile('index.plist').read())
-      m = next(m for m in index['members'] if m['path'].startswith('objects/Tag/'))
-      print(m['offset'] + m['length'] // 2)
-      """, [damaged])
-    #expect(index.status == 0, "\(index.stderr)")
-    let offset = try #require(UInt64(index.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: damaged))
-    try handle.seek(toOffset: offset)
-    let byte = try #require(try handle.read(upToCount: 1)?.first)
-    try handle.seek(toOffset: offset)
-    try handle.write(contentsOf: Data([byte ^ 0xFF]))
-    try handle.close()
+    try damageMember(startingWith: "objects/Tag/", inArchive: damaged)
     let result = try BuiltTool.run(["find", folder, "--entity", "Tag", "--json"])
     #expect(result.status == 65, "\(result.stderr)")
     let document = try Self.document(result)

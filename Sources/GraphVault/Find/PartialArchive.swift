@@ -21,26 +21,10 @@ enum PartialArchive {
     _ archive: FramedArchive, into path: String,
     entities: (ObjectModel) throws -> Set<String>?
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
-    let header = ArchiveHeader(
-      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
-    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header,
-        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
-    }
-    let model = try ModelDescriptor.decode(
-      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
+    let header = try header(of: archive)
+    let model = try model(of: archive)
     guard let wanted = try entities(model) else { return nil }
-    let schema = try StoreSchema(model: model)
-    let entityRows = schema.entityRows(maxima: [:])
-    let loader = try StoreLoader(path: path)
-    try loader.createTables(schema.schemaObjects)
-    try loader.prepare(model: model, entityRows: entityRows)
-    try loader.writeBookkeeping(
-      entityRows: entityRows, uuid: header.sourceUUID ?? UUID().uuidString,
-      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
-        .binaryPropertyList(),
-      modelCache: nil)
+    let loader = try store(at: path, model: model, header: header)
     for member in archive.members {
       guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
       else { continue }
@@ -56,5 +40,42 @@ enum PartialArchive {
     }
     try loader.finish(indexesAndTriggers: [], journalMode: "delete")
     return (model, header.created.map(\.description), header.sourceUUID)
+  }
+
+  /// The archive's header, of a format this version reads.
+  /// - Throws: ``ArchiveFormatError`` for a header of a format it does not read.
+  static func header(of archive: FramedArchive) throws -> ArchiveHeader {
+    let header = ArchiveHeader(
+      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
+    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
+    }
+    return header
+  }
+
+  /// The model the archive's objects were written with.
+  static func model(of archive: FramedArchive) throws -> ObjectModel {
+    try ModelDescriptor.decode(
+      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
+  }
+
+  /// A new store at `path` laid out for `model`, with its bookkeeping (the source's UUID,
+  /// metadata made for the model, no model cache), ready for objects.
+  static func store(at path: String, model: ObjectModel, header: ArchiveHeader) throws
+    -> StoreLoader
+  {
+    let schema = try StoreSchema(model: model)
+    let entityRows = schema.entityRows(maxima: [:])
+    let loader = try StoreLoader(path: path)
+    try loader.createTables(schema.schemaObjects)
+    try loader.prepare(model: model, entityRows: entityRows)
+    try loader.writeBookkeeping(
+      entityRows: entityRows, uuid: header.sourceUUID ?? UUID().uuidString,
+      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
+        .binaryPropertyList(),
+      modelCache: nil)
+    return loader
   }
 }

@@ -90,9 +90,17 @@ public enum MergeService {
       let model = try BackupService.resolveModel(store: target, modelPath: options.modelPath)
       let keys = try DiffService.keyAttributes(options.keys, model: model)
       try FixtureService.check(options.selection, model: model)
-      let source = try SourceStore(
-        sourcePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-        meter: options.meter)
+      // A framed archive at the store's model version is read in part: what the selection
+      // reaches (``SelectionArchive``); any other source is read whole.
+      options.meter?.startPhase("reading the archive")
+      let source =
+        try SourceStore(
+          partOf: sourcePath, password: options.password,
+          allowingUnencrypted: options.allowUnencrypted, selection: options.selection,
+          accept: { $0.isSameVersion(as: model) })
+        ?? SourceStore(
+          sourcePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+          meter: options.meter)
       defer { withExtendedLifetime(source) {} }
       options.meter?.startPhase("selecting")
       var sourceStore = try CoreDataStore(path: source.path)

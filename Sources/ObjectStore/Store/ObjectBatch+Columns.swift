@@ -93,3 +93,45 @@ extension ObjectBatch.Attribute {
     Self(name: name, type: type, records: records, values: values)
   }
 }
+
+extension ObjectBatch {
+  /// The objects at `rows` (ascending positions) as a batch of their own, with their values,
+  /// links and stored columns.
+  package func picking(rows: [Int]) -> ObjectBatch {
+    var place = [Int](repeating: -1, count: count)
+    for (new, row) in rows.enumerated() { place[row] = new }
+    /// The positions of `records` that are picked, and their new records.
+    func kept(_ records: [Int]) -> (positions: [Int], records: [Int]) {
+      var positions: [Int] = []
+      var renumbered: [Int] = []
+      for (position, record) in records.enumerated() where place[record] >= 0 {
+        positions.append(position)
+        renumbered.append(place[record])
+      }
+      return (positions, renumbered)
+    }
+    var picked = ObjectBatch(
+      entity: entity, primaryKeys: rows.map { primaryKeys[$0] },
+      versions: rows.map { versions[$0] })
+    picked.attributes = attributes.map {
+      let (positions, records) = kept($0.records)
+      return Attribute(
+        name: $0.name, type: $0.type, records: records, values: $0.values.picking(positions))
+    }
+    picked.toOne = toOne.map { column in
+      let (positions, records) = kept(column.records)
+      return ToOne(
+        name: column.name, records: records, keys: positions.map { column.keys[$0] },
+        entities: positions.map { column.entities[$0] })
+    }
+    picked.toMany = toMany.map { column in
+      let (positions, records) = kept(column.records)
+      return ToMany(name: column.name, records: records, rows: positions.map { column.rows[$0] })
+    }
+    picked.storedColumns = storedColumns.map {
+      let (positions, records) = kept($0.records)
+      return StoredColumn(name: $0.name, records: records, values: $0.values.picking(positions))
+    }
+    return picked
+  }
+}
