@@ -46,7 +46,9 @@ func migrateBenchmark(objects: Int) throws {
     }
     let target = path("target-\(size).sqlite")
     let inPlace = try bestOfThree(workspace.tool) { _ in
-      try? FileManager.default.removeItem(atPath: target)
+      for suffix in ["", "-wal", "-shm"] {
+        try? FileManager.default.removeItem(atPath: target + suffix)
+      }
       try FileManager.default.copyItem(atPath: store, toPath: target)
       // The copy on disk first: the migration's commit must not pay for flushing it.
       sync()
