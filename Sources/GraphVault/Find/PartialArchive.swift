@@ -23,7 +23,11 @@ enum PartialArchive {
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
     let header = try header(of: archive)
     let model = try model(of: archive)
-    guard let wanted = try entities(model) else { return nil }
+    // The private store numbers entities as the model does; rows keep owner columns named by
+    // the source's numbers: else read the archive whole.
+    guard let wanted = try entities(model), try ownerColumnsAgree(archive, model) else {
+      return nil
+    }
     let loader = try store(at: path, model: model, header: header)
     for member in archive.members {
       guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
@@ -77,5 +81,30 @@ enum PartialArchive {
         .binaryPropertyList(),
       modelCache: nil)
     return loader
+  }
+
+  /// Whether the archive's rows name their owner columns (`Z<n><NAME>`, of to-many
+  /// relationships without an inverse) as a store laid out from the model names them: true
+  /// when the model has none, else when the source store numbered the model's entities as the
+  /// model numbers them (its `Z_PRIMARYKEY` rows; a store whose entities Core Data renamed in a
+  /// migration may not).
+  static func ownerColumnsAgree(_ archive: FramedArchive, _ model: ObjectModel) throws -> Bool {
+    let hasOwnerColumns = model.entities.contains { entity in
+      entity.relationships.contains { $0.isToMany && $0.inverse == nil && !$0.isTransient }
+    }
+    guard hasOwnerColumns else { return true }
+    let value = try PropertyListValue(
+      binaryPropertyList: archive.member(ArchiveLayout.storePrimaryKeys))
+    var rows: [CoreDataStore.EntityRow] = []
+    for entry in value.arrayValue ?? [] {
+      guard let number = entry["ent"]?.integerValue, let name = entry["name"]?.stringValue,
+        number > 0, number <= Int32.max
+      else { return false }
+      rows.append(
+        CoreDataStore.EntityRow(
+          number: Int(number), name: name, parent: Int(entry["super"]?.integerValue ?? 0),
+          maxPrimaryKey: entry["max"]?.integerValue ?? 0))
+    }
+    return CoreDataStore.entityNumbers(for: model, rows: rows) == model.entityNumbers
   }
 }

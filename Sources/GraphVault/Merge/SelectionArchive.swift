@@ -2,7 +2,6 @@ import ArchiveFormat
 import Foundation
 import ObjectModel
 import ObjectStore
-import PropertyList
 
 /// The part of a framed archive a selection reaches, loaded into a private store so that
 /// `merge` reads it as it reads a whole restore (``FixtureCutter`` choosing in SQL,
@@ -97,9 +96,9 @@ struct SelectionArchive {
       // The selection's own check names the mistake.
       return nil
     }
-    // The private store numbers entities as the model does; rows keep columns named by the
-    // source's numbers (an owner's `Z<n><NAME>`): the two must agree.
-    guard try entityNumbersAgree(archive, model) else { return nil }
+    // The private store numbers entities as the model does; rows keep owner columns named by
+    // the source's numbers, and members are found by them: the two must agree.
+    guard try PartialArchive.ownerColumnsAgree(archive, model) else { return nil }
     let loader = try PartialArchive.store(at: path, model: model, header: header)
     var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
     do {
@@ -109,26 +108,6 @@ struct SelectionArchive {
     }
     try loader.finish(indexesAndTriggers: [], journalMode: "delete")
     return (model, header.sourceUUID)
-  }
-
-  /// Whether the source store numbered the model's entities as the model numbers them (its
-  /// `Z_PRIMARYKEY` rows; a store whose entities Core Data renamed in a migration may not).
-  private static func entityNumbersAgree(_ archive: FramedArchive, _ model: ObjectModel) throws
-    -> Bool
-  {
-    let value = try PropertyListValue(
-      binaryPropertyList: archive.member(ArchiveLayout.storePrimaryKeys))
-    var rows: [CoreDataStore.EntityRow] = []
-    for entry in value.arrayValue ?? [] {
-      guard let number = entry["ent"]?.integerValue, let name = entry["name"]?.stringValue,
-        number > 0, number <= Int32.max
-      else { return false }
-      rows.append(
-        CoreDataStore.EntityRow(
-          number: Int(number), name: name, parent: Int(entry["super"]?.integerValue ?? 0),
-          maxPrimaryKey: entry["max"]?.integerValue ?? 0))
-    }
-    return CoreDataStore.entityNumbers(for: model, rows: rows) == model.entityNumbers
   }
 
   private mutating func run(_ selection: FixtureCutter.Selection, filter: SelectionFilter?) throws {
