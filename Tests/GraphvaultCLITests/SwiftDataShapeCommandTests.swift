@@ -240,6 +240,56 @@ struct SwiftDataShapeCommandTests {
         == "['author', 'class', 'garnish', 'id', 'name', 'opt', 'pk'] {'city': 'Paris'} Harry")
   }
 
+  /// A model version that adds an attribute with a default: a migrating restore of a format 1
+  /// archive (object by object) and of a format 2 one (by columns) write the same rows, the
+  /// composite's element columns and the inverse-less to-many's owner column as the store had
+  /// them, and the new attribute's default in every row.
+  @Test func aMigratingRestoreKeepsCompositesAndOwnerColumnsInEitherFormat() throws {
+    let set = workspace.path("Bar.xcdatamodeld")
+    for (version, model) in [
+      ("Bar", Self.model),
+      (
+        "Bar 2",
+        Self.model.replacingOccurrences(of: #""1.0.0""#, with: #""2.0.0""#)
+          .replacingOccurrences(
+            of: #"<attribute name="author""#,
+            with:
+              #"<attribute name="rating" optional="YES" attributeType="Integer 32" defaultValueString="3" usesScalarValueType="YES"/><attribute name="author""#
+          )
+      ),
+    ] {
+      let folder = set.appendingPathComponent("\(version).xcdatamodel")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try model.write(
+        to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+    }
+    try """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Bar 2.xcdatamodel</string></dict></plist>
+    """.write(
+      to: set.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+    var tables: [[String]] = []
+    for format in ["1", "2"] {
+      let archive = workspace.path("m\(format).gvault").path
+      let backup = try BuiltTool.run([
+        "backup", store, "--output", archive, "--format-version", format, "-q",
+      ])
+      #expect(backup.status == 0, "\(backup.stderr)")
+      let restored = workspace.path("m\(format).sqlite").path
+      let restore = try BuiltTool.run(["restore", archive, "--to", restored, "--model", set.path])
+      #expect(restore.status == 0, "\(restore.stderr)")
+      tables.append(
+        try sqlRows(
+          restored, "SELECT \(Self.cocktailColumns), ZRATING FROM ZCOCKTAIL ORDER BY Z_PK")
+          + sqlRows(restored, "SELECT \(Self.ingredientColumns) FROM ZINGREDIENT ORDER BY Z_PK"))
+    }
+    #expect(tables[0] == tables[1])
+    let before =
+      try sqlRows(store, "SELECT \(Self.cocktailColumns), 3 FROM ZCOCKTAIL ORDER BY Z_PK")
+      + sqlRows(store, "SELECT \(Self.ingredientColumns) FROM ZINGREDIENT ORDER BY Z_PK")
+    #expect(tables[1] == before)
+  }
+
   @Test func anUnknownElementInAPredicateIsAUsageErrorNamingTheKeys() throws {
     let result = try BuiltTool.run([
       "fixture", store, "--entity", "Cocktail", "--where", "author.nickname == 'x'", "--output",
