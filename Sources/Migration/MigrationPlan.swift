@@ -212,3 +212,12 @@ public struct MigrationPlan: Sendable {
     return name
   }
 }
+
+extension MigrationPlan {
+  /// The custom stages that run with `hop` (named by its versions).
+  func stages(of hop: MigrationHop) -> [MigrationStage] {
+    stages.filter {
+      $0.from == versionName(of: hop.source) && $0.to == versionName(of: hop.destination)
+    }
+  }
+}

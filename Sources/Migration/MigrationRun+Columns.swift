@@ -33,11 +33,9 @@ extension MigrationRun {
     var counts = states.map(\.counts)
     var isDropped = false
     for (index, hop) in plan.hops.enumerated() {
-      let hasStages = plan.stages.contains {
-        $0.perObject != nil && $0.from == versionName(of: hop.source)
-          && $0.to == versionName(of: hop.destination)
+      guard !plan.stages(of: hop).contains(where: { $0.perObject != nil }) else {
+        return .objectByObject
       }
-      guard !hasStages else { return .objectByObject }
       let entity = objects.batch.entity
       guard hop.rules[entity] != nil else {
         counts[index][entity, default: MigrationHop.Counts()].dropped += objects.batch.count
@@ -70,18 +68,10 @@ extension MigrationRun {
     -> ColumnObjects?
   {
     let shape = sourceShape(batch.entity)
-    var meanings: [String: ColumnObjects.Meaning] = [:]
-    for (name, toOne) in shape.toOne {
-      if let column = toOne.orderColumn { meanings[column] = .order(name) }
-    }
-    for (column, owner) in shape.ownerColumns {
-      meanings[column] = .owner(owner.entity, owner.name)
-      if let order = owner.orderColumn { meanings[order] = .ownerOrder(owner.entity, owner.name) }
-    }
     var stored: [(meaning: ColumnObjects.Meaning, column: ObjectBatch.StoredColumn)] = []
     for column in batch.storedColumns {
       let label = "\(shape.table).\(column.name)"
-      switch meanings[column.name] {
+      switch shape.linkColumns[column.name] {
       case .order(let name):
         // A place without its link is not read as one: it is a value the model does not
         // describe.

@@ -78,10 +78,7 @@ package final class MigrationRun {
   /// Runs every custom stage's `before`.
   package func start() throws(MigrationError) {
     for hop in plan.hops {
-      for stage in plan.stages
-      where stage.from == versionName(of: hop.source)
-        && stage.to == versionName(of: hop.destination)
-      {
+      for stage in plan.stages(of: hop) {
         do { try stage.before?(hop) } catch {
           throw MigrationError(
             .refused,
@@ -103,6 +100,9 @@ package final class MigrationRun {
     /// The columns keeping owners of a to-many relationship without an inverse: the entity
     /// declaring it, its name, and its order column when ordered.
     var ownerColumns: [String: (entity: String, name: String, orderColumn: String?)] = [:]
+    /// What the order and owner columns among a record's stored values are for (a migration by
+    /// columns reads them by meaning).
+    var linkColumns: [String: ColumnObjects.Meaning] = [:]
     var table = ""
   }
   private var sourceShapes: [String: SourceShape] = [:]
@@ -120,6 +120,7 @@ package final class MigrationRun {
       let inverse = sourceModel.inverse(of: relationship)
       let orderColumn = sourceLayout.orderColumn(ofToOne: relationship, in: entity)
       shape.toOne[relationship.name] = (inverse.map { !$0.isToMany } ?? false, orderColumn)
+      if let orderColumn { shape.linkColumns[orderColumn] = .order(relationship.name) }
     }
     for columns in table.map({ Array($0.attributes.values) }) ?? [] {
       for column in columns { shape.attributeColumns[column.column] = column.attribute.name }
@@ -128,6 +129,10 @@ package final class MigrationRun {
       let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
       guard parts.count == 2 else { continue }
       shape.ownerColumns[column] = (parts[0], parts[1], table?.ownerOrderKeys[key])
+      shape.linkColumns[column] = .owner(parts[0], parts[1])
+      if let order = table?.ownerOrderKeys[key] {
+        shape.linkColumns[order] = .ownerOrder(parts[0], parts[1])
+      }
     }
     sourceShapes[entity] = shape
     return shape
@@ -193,10 +198,7 @@ package final class MigrationRun {
     var links: [MigrationHop.LooseLink] = []
     for (index, hop) in plan.hops.enumerated() {
       var output = MigrationHop.Output()
-      let stages = plan.stages.filter {
-        $0.perObject != nil && $0.from == versionName(of: hop.source)
-          && $0.to == versionName(of: hop.destination)
-      }
+      let stages = plan.stages(of: hop).filter { $0.perObject != nil }
       for object in objects {
         guard !stages.isEmpty else {
           try hop.apply(object, into: &output, state: states[index])

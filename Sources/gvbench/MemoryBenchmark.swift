@@ -53,6 +53,16 @@ func bestOfThree(
   return best!
 }
 
+/// Copies the store at `source` to `target`, first removing whatever is at `target` with its
+/// write-ahead log and shared memory: a last round's log beside a fresh copy would be read as
+/// part of it.
+func copyStore(_ source: String, to target: String) throws {
+  for suffix in ["", "-wal", "-shm"] {
+    try? FileManager.default.removeItem(atPath: target + suffix)
+  }
+  try FileManager.default.copyItem(atPath: source, toPath: target)
+}
+
 /// Generates sample stores of `objects` and 5 × `objects` objects, backs each up and restores
 /// it with the release-built `graphvault` beside this benchmark, and prints each run's peak RSS.
 func memoryBenchmark(objects: Int) throws {

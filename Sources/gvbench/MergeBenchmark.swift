@@ -39,10 +39,7 @@ func mergeBenchmark(objects: Int) throws {
     }
     for (label, glob, pattern) in selections {
       let deleted = path("deleted-\(size).sqlite")
-      for suffix in ["", "-wal", "-shm"] {
-        try? FileManager.default.removeItem(atPath: deleted + suffix)
-      }
-      try FileManager.default.copyItem(atPath: store, toPath: deleted)
+      try copyStore(store, to: deleted)
       let counted = try shellOutput(
         "sqlite3 '\(deleted)' \"SELECT count(*) + (SELECT count(*) FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)')) FROM ZBOOK WHERE ZTITLE GLOB '\(glob)'\""
       )
@@ -56,12 +53,8 @@ func mergeBenchmark(objects: Int) throws {
       func merge(from input: String) throws -> Measured {
         let target = path("target-\(size).sqlite")
         return try bestOfThree(workspace.tool) { _ in
-          // The last round's merge left its write-ahead log (a WAL store stays WAL): a stale
-          // log beside a fresh copy would be read as part of it.
-          for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: target + suffix)
-          }
-          try FileManager.default.copyItem(atPath: deleted, toPath: target)
+          // The last round's merge left its write-ahead log (a WAL store stays WAL).
+          try copyStore(deleted, to: target)
           return [
             "merge", input, "--into", target, "--entity", "Book", "--where",
             "title MATCHES '\(pattern)'", "--include", "pages", "-q",

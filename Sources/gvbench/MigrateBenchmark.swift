@@ -46,10 +46,7 @@ func migrateBenchmark(objects: Int) throws {
     }
     let target = path("target-\(size).sqlite")
     let inPlace = try bestOfThree(workspace.tool) { _ in
-      for suffix in ["", "-wal", "-shm"] {
-        try? FileManager.default.removeItem(atPath: target + suffix)
-      }
-      try FileManager.default.copyItem(atPath: store, toPath: target)
+      try copyStore(store, to: target)
       // The copy on disk first: the migration's commit must not pay for flushing it.
       sync()
       return ["migrate", target, "--model", model, "-q"]
