@@ -23,6 +23,8 @@ public struct ObjectModel: Hashable, Sendable, Codable {
   public let versionIdentifiers: [String]
   /// The entities, sorted by name (their properties sorted by name too).
   public let entities: [EntityDescription]
+  /// The lookups' answers, worked out once (not part of the model's value).
+  private let index: ModelIndex
 
   /// Validates and creates a model.
   /// - Throws: ``ModelError`` naming the entity and property when names collide, a parent,
@@ -36,6 +38,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
     self.versionName = versionName
     self.versionIdentifiers = versionIdentifiers
     self.entities = ObjectModel.canonical(entities)
+    index = ModelIndex(self.entities)
     try validate()
   }
 
@@ -57,6 +60,44 @@ public struct ObjectModel: Hashable, Sendable, Codable {
     self.versionName = versionName
     self.versionIdentifiers = versionIdentifiers
     self.entities = ObjectModel.canonical(entities)
+    index = ModelIndex(self.entities)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case name, versionName, versionIdentifiers, entities
+  }
+
+  /// Decodes a model as it was encoded (its entities already in order).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    name = try container.decode(String.self, forKey: .name)
+    versionName = try container.decodeIfPresent(String.self, forKey: .versionName)
+    versionIdentifiers = try container.decode([String].self, forKey: .versionIdentifiers)
+    entities = try container.decode([EntityDescription].self, forKey: .entities)
+    index = ModelIndex(entities)
+  }
+
+  /// Encodes the model's name, version and entities.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encodeIfPresent(versionName, forKey: .versionName)
+    try container.encode(versionIdentifiers, forKey: .versionIdentifiers)
+    try container.encode(entities, forKey: .entities)
+  }
+
+  /// Models are equal when their names, versions and entities are.
+  public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
+    lhs.name == rhs.name && lhs.versionName == rhs.versionName
+      && lhs.versionIdentifiers == rhs.versionIdentifiers && lhs.entities == rhs.entities
+  }
+
+  /// Hashes the name, versions and entities.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(name)
+    hasher.combine(versionName)
+    hasher.combine(versionIdentifiers)
+    hasher.combine(entities)
   }
 
   /// Entities sorted by name, each with its attributes and relationships sorted by name, so
@@ -80,7 +121,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
 
   /// The entity named `name`.
   public func entity(named name: String) -> EntityDescription? {
-    entities.first { $0.name == name }
+    index.positions[name].map { entities[$0] }
   }
 
   /// The entity named `name`, or an error naming it.
@@ -93,13 +134,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
 
   /// The entity and its ancestors, the entity first.
   public func lineage(of name: String) -> [EntityDescription] {
-    var result: [EntityDescription] = []
-    var current = entity(named: name)
-    while let entity = current, result.count <= entities.count {
-      result.append(entity)
-      current = entity.parent.flatMap { self.entity(named: $0) }
-    }
-    return result
+    index.lineages[name] ?? []
   }
 
   /// The root of the entity's inheritance tree (the entity whose table holds its rows).
@@ -135,10 +170,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
   /// ``AttributeDescription/flattened``). Values are read, written, compared and stored per
   /// element, as Core Data stores a composite in one column per element.
   public func attributes(of name: String) -> [AttributeDescription] {
-    let declared = lineage(of: name).reversed().flatMap(\.attributes)
-    // Most models have no composite: no array per attribute for them.
-    guard declared.contains(where: \.isComposite) else { return declared }
-    return declared.flatMap(\.flattened)
+    index.attributes[name] ?? []
   }
 
   /// The attributes `name` and its ancestors declare, ancestors' first, a composite as one
@@ -158,7 +190,7 @@ public struct ObjectModel: Hashable, Sendable, Codable {
 
   /// The relationships of `name` including inherited ones, ancestors' first.
   public func relationships(of name: String) -> [RelationshipDescription] {
-    lineage(of: name).reversed().flatMap(\.relationships)
+    index.relationships[name] ?? []
   }
 
   /// The inverse of `relationship` on entity `entity`, if it has one.

@@ -75,6 +75,9 @@ public struct StoreLayout: Sendable {
   public let tables: [Table]
   /// The join tables.
   public let joins: [Join]
+  /// The index in ``tables`` of each entity's table (its root's), worked out once: contexts
+  /// and loaders ask for it object after object.
+  private let tableIndex: [String: Int]
 
   /// Maps `model` onto a store with schema `snapshot` and entity numbers `entityNumbers`.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) naming the first entity,
@@ -202,11 +205,16 @@ public struct StoreLayout: Sendable {
     }
     self.tables = tables
     self.joins = joins
+    var tableIndex: [String: Int] = [:]
+    for (index, table) in tables.enumerated() {
+      for entity in model.hierarchy(from: table.rootEntity) { tableIndex[entity.name] = index }
+    }
+    self.tableIndex = tableIndex
   }
 
   /// The table holding `entity`'s rows.
   public func table(for entity: String) -> Table? {
-    tables.first { $0.rootEntity == model.root(of: entity)?.name }
+    tableIndex[entity].map { tables[$0] }
   }
 
   /// The column of `entity`'s table holding its attribute `name`, declared by the entity or
