@@ -17,12 +17,23 @@ open class ManagedObject: CustomStringConvertible {
   /// The entity's attribute names and bucket.
   let traits: ObjectContext.EntityTraits
   var attributes: [String: AttributeValue]
-  var toOne: [String: ObjectReference]
+  /// To-one references as changed in memory; the context's registry follows every change
+  /// (``ObjectRegistry``), as it follows ``committedToOne``.
+  var toOne: [String: ObjectReference] {
+    didSet {
+      context.registered.toOneChanged(of: self, from: oldValue, to: toOne, committed: false)
+    }
+  }
   var toMany: [String: [ObjectReference]] = [:]
   var version: Int64
   /// Attribute values and to-one references as last read from or written to the store.
   var committed: [String: AttributeValue]
-  var committedToOne: [String: ObjectReference]
+  var committedToOne: [String: ObjectReference] {
+    didSet {
+      context.registered.toOneChanged(
+        of: self, from: oldValue, to: committedToOne, committed: true)
+    }
+  }
   /// Attributes and to-one relationships set since the object was read or saved (whatever
   /// the value): what a refresh keeps under ``ObjectContext/MergeSemantics/stable``.
   var changedKeys = Set<String>()

@@ -175,11 +175,10 @@ extension ObjectContext {
   {
     if hasMembershipChanges(object.reference) { return true }
     guard let inverse = model.inverse(of: relationship), !inverse.isToMany else { return false }
-    return registered.values.contains { member in
-      (member.toOne[inverse.name] == object.reference
-        || member.committedToOne[inverse.name] == object.reference)
-        && (member.toOne[inverse.name] != member.committedToOne[inverse.name] || member.isDeleted)
-    }
+    return registered.pointingNowOrBefore(at: object.reference, through: inverse.name)
+      .contains { member in
+        member.toOne[inverse.name] != member.committedToOne[inverse.name] || member.isDeleted
+      }
   }
 
   /// The members of `object`'s to-many `relationship` as the store has them, in order (ordered
@@ -218,7 +217,7 @@ extension ObjectContext {
         "SELECT m.Z_PK, m.Z_ENT FROM \(join.name) j JOIN \(members.name) m ON m.Z_PK = j.\(theirs) WHERE j.\(mine) = ? ORDER BY \(order ?? "")m.Z_PK"
     }
     do {
-      let statement = try store.database.prepare(sql)
+      let statement = try statements.statement(sql)
       try statement.bind(.integer(object.primaryKey), at: 1)
       return try statement.allRows().compactMap { row in
         guard let key = row[0].integerValue, let number = row[1].integerValue,

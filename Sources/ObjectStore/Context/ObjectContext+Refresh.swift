@@ -67,9 +67,7 @@ extension ObjectContext {
   func storedRecord(of object: ManagedObject) throws(StoreError) -> ObjectRecord? {
     var fresh: ObjectRecord?
     do {
-      let reader = try TableReader(
-        table: try table(for: object.entity), layout: layout, database: store.database,
-        filter: "Z_PK = ?")
+      let reader = try self.reader(of: try table(for: object.entity), filter: "Z_PK = ?")
       try reader.bind([.integer(object.primaryKey)])
       try reader.readRows { fresh = $0 }
     } catch {

@@ -65,26 +65,27 @@ extension ObjectContext {
       for reference in Array(found.keys) {
         if let candidate = registered[reference] { found[reference] = candidate }
       }
-      for (reference, candidate) in registered
-      where candidate.toOne[inverse.name] == object.reference
-        && destinations.contains(reference.entity)
-      {
-        found[reference] = candidate
+      for candidate in registered.pointing(at: object.reference, through: inverse.name)
+      where destinations.contains(candidate.entity) {
+        found[candidate.reference] = candidate
       }
       // Order keys are kept under the entity that declares the relationship: a sub-entity's
       // objects inherit them.
       let orderColumn = layout.orderColumn(ofToOne: inverse, in: relationship.destination)
       var order: [ObjectReference: Int64] = [:]
       if relationship.isOrdered, let orderColumn {
+        // Keys are unique within the destination's hierarchy.
+        let foundByKey = Dictionary(
+          found.keys.map { ($0.primaryKey, $0) }, uniquingKeysWith: { first, _ in first })
         do {
-          let statement = try store.database.prepare(
+          let statement = try statements.statement(
             "SELECT Z_PK, \(orderColumn) FROM \(table.name) WHERE \(column ?? "Z_PK") = ?")
           try statement.bind(.integer(object.primaryKey), at: 1)
           for row in try statement.allRows() {
-            if let pk = row[0].integerValue, let key = row[1].integerValue {
-              for reference in found.keys where reference.primaryKey == pk {
-                order[reference] = key
-              }
+            if let pk = row[0].integerValue, let key = row[1].integerValue,
+              let reference = foundByKey[pk]
+            {
+              order[reference] = key
             }
           }
         } catch {
@@ -106,7 +107,7 @@ extension ObjectContext {
         // Rows without an order key come after the others, as in a one-to-many.
         let orderBy = join.orderColumn.map { "\($0) IS NULL, \($0), \(theirs)" } ?? theirs
         do {
-          let statement = try store.database.prepare(
+          let statement = try statements.statement(
             "SELECT \(theirs) FROM \(join.name) WHERE \(mine) = ? ORDER BY \(orderBy)")
           try statement.bind(.integer(object.primaryKey), at: 1)
           keys = try statement.allRows().compactMap { $0[0].integerValue }
@@ -124,9 +125,9 @@ extension ObjectContext {
       members = []
       let table = try table(for: relationship.destination)
       for key in keys {
-        if let known = registered.keys.first(where: {
-          $0.primaryKey == key && destinations.contains($0.entity)
-        }) {
+        if let known = destinations.lazy.map({ ObjectReference(entity: $0, primaryKey: key) })
+          .first(where: { self.registered[$0] != nil })
+        {
           members.append(known)
         } else if let loaded = try load(table, filter: "Z_PK = ?", bindings: [.integer(key)]).first
         {
@@ -159,7 +160,7 @@ extension ObjectContext {
     var order: [ObjectReference: Int64] = [:]
     if let orderColumn = place.orderColumn, !found.isEmpty {
       do {
-        let statement = try store.database.prepare(
+        let statement = try statements.statement(
           "SELECT Z_PK, \(orderColumn) FROM \(place.table.name) WHERE \(place.column) = ?")
         try statement.bind(.integer(object.primaryKey), at: 1)
         var keys: [Int64: Int64] = [:]
@@ -202,7 +203,7 @@ extension ObjectContext {
     in place: (table: StoreLayout.Table, column: String, orderColumn: String?)
   ) throws(StoreError) -> Int64? {
     do {
-      let statement = try store.database.prepare(
+      let statement = try statements.statement(
         "SELECT \(place.column) FROM \(place.table.name) WHERE Z_PK = ?")
       try statement.bind(.integer(member.primaryKey), at: 1)
       return try statement.allRows().first?[0].integerValue

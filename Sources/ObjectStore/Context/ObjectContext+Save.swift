@@ -194,7 +194,7 @@ extension ObjectContext {
     let table = try table(for: object.entity)
     let stored: Int64?
     do {
-      let statement = try store.database.prepare("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?")
+      let statement = try statements.statement("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?")
       try statement.bind(.integer(object.primaryKey), at: 1)
       stored = try statement.allRows().first?[0].integerValue
     } catch {
@@ -257,7 +257,7 @@ extension ObjectContext {
   private func writeDeletes(_ db: Database) throws {
     for reference in deleted {
       let table = try table(for: reference.entity)
-      let statement = try db.prepare("DELETE FROM \(table.name) WHERE Z_PK = ?")
+      let statement = try statements.statement("DELETE FROM \(table.name) WHERE Z_PK = ?")
       try statement.bind(.integer(reference.primaryKey), at: 1)
       try statement.run()
       let lineage = Set(model.lineage(of: reference.entity).map(\.name))
@@ -268,21 +268,12 @@ extension ObjectContext {
           columns.append(join.destinationColumn)
         }
         for column in columns {
-          let statement = try db.prepare("DELETE FROM \(join.name) WHERE \(column) = ?")
+          let statement = try statements.statement("DELETE FROM \(join.name) WHERE \(column) = ?")
           try statement.bind(.integer(reference.primaryKey), at: 1)
           try statement.run()
         }
       }
     }
-  }
-
-  /// A prepared statement for `sql`, made once per context: a save writes many rows with the
-  /// same few statements.
-  private func cachedStatement(_ sql: String, _ db: Database) throws -> Statement {
-    if let known = statements[sql] { return known }
-    let statement = try db.prepare(sql)
-    statements[sql] = statement
-    return statement
   }
 
   /// Writes an object's row; false when an update found the row changed or gone.
@@ -316,9 +307,9 @@ extension ObjectContext {
     }
     if insert {
       let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-      let statement = try cachedStatement(
-        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))",
-        db)
+      let statement = try statements.statement(
+        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+      )
       try statement.bind(
         [
           .integer(object.primaryKey), .integer(Int64(layout.entityNumbers[object.entity] ?? 0)),
@@ -328,8 +319,8 @@ extension ObjectContext {
       return true
     } else {
       let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
-      let statement = try cachedStatement(
-        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?", db)
+      let statement = try statements.statement(
+        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
       try statement.bind(
         values + [
           .integer(object.version + 1), .integer(object.primaryKey), .integer(object.version),
@@ -342,14 +333,14 @@ extension ObjectContext {
   private func writeJoins(_ db: Database) throws {
     for pair in joinDeletes {
       guard let join = layout.joins.first(where: { $0.name == pair.table }) else { continue }
-      let statement = try db.prepare(
+      let statement = try statements.statement(
         "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?")
       try statement.bind([.integer(pair.source), .integer(pair.destination)])
       try statement.run()
     }
     for pair in joinInserts {
       guard let join = layout.joins.first(where: { $0.name == pair.table }) else { continue }
-      let statement = try db.prepare(
+      let statement = try statements.statement(
         "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)"
       )
       try statement.bind([.integer(pair.source), .integer(pair.destination)])
@@ -364,7 +355,7 @@ extension ObjectContext {
       for (position, member) in try members(of: owner, membership.relationship).enumerated() {
         let (source, destination) =
           ownerSide ? (owner.primaryKey, member.primaryKey) : (member.primaryKey, owner.primaryKey)
-        let statement = try db.prepare(
+        let statement = try statements.statement(
           "UPDATE \(join.name) SET \(orderColumn) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?"
         )
         try statement.bind([.integer(Int64(position + 1)), .integer(source), .integer(destination)])
@@ -380,7 +371,7 @@ extension ObjectContext {
       highest[root] = max(highest[root] ?? 0, reference.primaryKey)
     }
     for (root, key) in highest {
-      let statement = try db.prepare(
+      let statement = try statements.statement(
         "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
       try statement.bind([.integer(key), .integer(Int64(layout.entityNumbers[root] ?? 0))])
       try statement.run()

@@ -19,7 +19,8 @@ public final class ObjectContext {
   public let model: ObjectModel
   let store: CoreDataStore
   let layout: StoreLayout
-  var registered: [ObjectReference: ManagedObject] = [:]
+  /// The objects read or inserted, one per reference, with who points where.
+  var registered = ObjectRegistry()
   var inserted = Set<ObjectReference>()
   var updated = Set<ObjectReference>()
   var deleted = Set<ObjectReference>()
@@ -50,8 +51,12 @@ public final class ObjectContext {
   /// How deep inside a recorded change the context is (changes below the top are not
   /// recorded on their own).
   var undoDepth = 0
-  /// Statements a save runs row after row, prepared once.
-  var statements: [String: Statement] = [:]
+  /// Statements run object after object (a save's writes, members, keys taken), prepared once.
+  let statements: StatementCache
+  /// Readers of objects by key or foreign key, prepared once (by table, filter and limit): a
+  /// merge or an import asks for objects one key at a time, and preparing the statement each
+  /// time cost more than running it.
+  var readers: [String: TableReader] = [:]
   /// Per entity: attribute names and extended-attribute bucket, worked out once.
   var entityTraits: [String: EntityTraits] = [:]
   /// The classes registered for entities (``register(_:for:)``).
@@ -103,6 +108,7 @@ public final class ObjectContext {
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
+    statements = StatementCache(database: store.database)
     do {
       let tables = try store.database.prepare(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING')"
@@ -174,8 +180,7 @@ public final class ObjectContext {
   ) throws(StoreError) -> [ManagedObject] {
     var records: [ObjectRecord] = []
     do {
-      let reader = try TableReader(
-        table: table, layout: layout, database: store.database, filter: filter, limit: limit)
+      let reader = try self.reader(of: table, filter: filter, limit: limit)
       try reader.bind(bindings)
       try reader.readRows { record in records.append(record) }
     } catch {
@@ -186,6 +191,21 @@ public final class ObjectContext {
     result.reserveCapacity(records.count)
     for record in records { result.append(try register(record)) }
     return result
+  }
+
+  /// The reader of `table`'s rows matching `filter`, prepared on first use. Readers finish
+  /// (and reset) before the objects they read are registered, so one is never in use twice.
+  func reader(of table: StoreLayout.Table, filter: String?, limit: Int? = nil) throws
+    -> TableReader
+  {
+    let key = "\(table.name)|\(filter ?? "")|\(limit.map(String.init) ?? "")"
+    if let known = readers[key] { return known }
+    let reader = try TableReader(
+      table: table, layout: layout, database: store.database, filter: filter, limit: limit)
+    // Filters with lists of keys vary without end: keep a few dozen.
+    if readers.count >= 64 { readers.removeAll() }
+    readers[key] = reader
+    return reader
   }
 
   func register(_ record: ObjectRecord) throws(StoreError) -> ManagedObject {
@@ -259,9 +279,19 @@ public final class ObjectContext {
   private func reserve(_ key: Int64, root: String) throws(StoreError) {
     guard key > 0 else { throw fail(.invalidValue, "primary key \(key) is not positive") }
     let hierarchy = model.hierarchy(from: root).map(\.name)
-    let taken =
-      hierarchy.contains { registered[ObjectReference(entity: $0, primaryKey: key)] != nil }
-      || (try? load(table(for: root), filter: "Z_PK = ?", bindings: [.integer(key)]).first) != nil
+    var taken = hierarchy.contains {
+      registered[ObjectReference(entity: $0, primaryKey: key)] != nil
+    }
+    if !taken {
+      let table = try table(for: root)
+      do {
+        let statement = try statements.statement("SELECT 1 FROM \(table.name) WHERE Z_PK = ?")
+        try statement.bind(.integer(key), at: 1)
+        taken = try statement.scalar() != .null
+      } catch {
+        throw wrap(error, "cannot read \(table.name)")
+      }
+    }
     guard !taken else {
       throw fail(.invalidValue, "primary key \(key) of \(root)'s hierarchy is already used")
     }

@@ -55,12 +55,15 @@ public struct FixtureCutter {
   let store: CoreDataStore
   let model: ObjectModel
   let layout: StoreLayout
+  /// The closure's queries, asked key after key, prepared once.
+  let statements: StatementCache
 
   /// A cutter over `store`, which `model` describes.
   public init(store: CoreDataStore, model: ObjectModel) throws(StoreError) {
     self.store = store
     self.model = model
     layout = try store.layout(for: model)
+    statements = StatementCache(database: store.database)
     do {
       try PredicateSQL.registerFunctions(on: store.database)
     } catch {
@@ -211,8 +214,7 @@ public struct FixtureCutter {
         return []
       }
       return try run("cannot read \(table)") {
-        let statement = try store.database.prepare(
-          "SELECT \(column) FROM \(table) WHERE Z_PK = ?")
+        let statement = try statements.statement("SELECT \(column) FROM \(table) WHERE Z_PK = ?")
         try statement.bind([.integer(key)])
         return try statement.allRows().compactMap { $0[0].integerValue }
       }
@@ -227,7 +229,7 @@ public struct FixtureCutter {
     }
     return try run("cannot read \(entity).\(relationship.name)") {
       // `from` reads "FROM … WHERE … = o.Z_PK": the outer object is the one bound here.
-      let statement = try store.database.prepare(
+      let statement = try statements.statement(
         "SELECT m.Z_PK FROM (SELECT ? AS Z_PK) o, \(from.dropFirst("FROM ".count)) ORDER BY m.Z_PK")
       try statement.bind([.integer(key)])
       return try statement.allRows().compactMap { $0[0].integerValue }
@@ -500,7 +502,7 @@ public struct FixtureCutter {
     mutating func finish() throws(StoreError) {
       while let (table, key) = queue.popLast() {
         let number: Int64 = try cutter.run("cannot read \(table)") {
-          let statement = try cutter.store.database.prepare(
+          let statement = try cutter.statements.statement(
             "SELECT Z_ENT FROM \(table) WHERE Z_PK = ?")
           try statement.bind([.integer(key)])
           return try statement.scalar().integerValue ?? 0
