@@ -72,18 +72,21 @@ final class SourceStore {
   }
 
   /// What `selection` reaches of the framed archive at `source` (``SelectionArchive``), when
-  /// `accept` takes the archive's model. Nil when `source` is not a framed archive on a disk or
-  /// in a bucket, or part of it will not do: then read it whole.
+  /// `accept` takes the archive's model, with the members of the objects `insertable` may
+  /// insert. Nil when `source` is not a framed archive on a disk or in a bucket, or part of it
+  /// will not do: then read it whole.
   /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
   ///   given (unless `allowingUnencrypted`).
   convenience init?(
     partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
-    selection: FixtureCutter.Selection, accept: (ObjectModel) throws -> Bool
+    selection: FixtureCutter.Selection, accept: (ObjectModel) throws -> Bool,
+    insertable: SelectionArchive.Insertable
   ) throws {
     try self.init(
       partOf: source, password: password, allowingUnencrypted: allowingUnencrypted
     ) { archive, path in
-      try SelectionArchive.load(archive, into: path, selection: selection, accept: accept)?.model
+      try SelectionArchive.load(
+        archive, into: path, selection: selection, accept: accept, insertable: insertable)?.model
     }
   }
 

@@ -133,4 +133,25 @@ struct MergeFromPartOfAnArchiveCommandTests {
     ])
     #expect(pages.status == 65, "\(pages.stderr)")
   }
+
+  /// A chunk of tags damaged: books the store still holds are matched, not inserted, so the
+  /// tags they link to are never read and their merge is done; books the store lost come back
+  /// with their tags, which reads the damaged chunk (65).
+  @Test func theMembersOfObjectsTheStoreHoldsAreNotRead() throws {
+    try damageMember(startingWith: "objects/Tag/", inArchive: archive)
+    let held = try BuiltTool.run([
+      "merge", archive, "--into", store, "--entity", "Book", "--where",
+      "title BEGINSWITH 'Book 2'", "--json",
+    ])
+    #expect(held.status == 0, "\(held.stderr)")
+    let report = try self.report(held)
+    let books = (report?["entities"] as? [String: Any])?["Book"] as? [String: Any]
+    #expect((books?["present"] as? Int ?? 0) > 0, "\(String(describing: report))")
+    #expect((Self.inserted(report, "Book") ?? 0) == 0, "\(String(describing: report))")
+    let lost = try BuiltTool.run([
+      "merge", archive, "--into", store, "--entity", "Book", "--where",
+      "title BEGINSWITH 'Book 1'", "--dry-run",
+    ])
+    #expect(lost.status == 65, "\(lost.stderr)")
+  }
 }

@@ -42,7 +42,7 @@ enum PartialArchive {
         }
       }
     }
-    try loader.finish(indexesAndTriggers: [], journalMode: "delete")
+    try finish(loader, model: model)
     return (model, header.created.map(\.description), header.sourceUUID)
   }
 
@@ -81,6 +81,17 @@ enum PartialArchive {
         .binaryPropertyList(),
       modelCache: nil)
     return loader
+  }
+
+  /// Creates the plain indexes a store laid out from `model` has (the foreign keys', the fetch
+  /// indexes), commits and closes it: a selection's closure and a merge's members are found by
+  /// foreign key, and without them each lookup scans a table. Uniqueness constraints' indexes
+  /// are left out: a private copy of rows is no place to enforce the source's constraints.
+  static func finish(_ loader: StoreLoader, model: ObjectModel) throws {
+    let indexes = try StoreSchema(model: model).schemaObjects.filter {
+      $0.type == "index" && $0.sql.hasPrefix("CREATE INDEX")
+    }
+    try loader.finish(indexesAndTriggers: indexes, journalMode: "delete")
   }
 
   /// Whether the archive's rows name their owner columns (`Z<n><NAME>`, of to-many

@@ -1,5 +1,6 @@
 import ObjectModel
 import ObjectStore
+import SQLite
 
 /// The work of one merge: each source object matched with the store's (``match(subset:roots:)``),
 /// then the store's context changed to hold them (``apply(replacing:)``). See ``MergeService``.
@@ -52,6 +53,25 @@ struct MergePlan {
   }
 
   // MARK: Matching
+
+  /// Whether an object may be inserted into `store`, before anything is matched: false only
+  /// for an object matched by primary key (no key attribute along its lineage) that the store
+  /// holds under that key as the same entity, which ``match(subset:roots:)`` finds present.
+  static func insertable(model: ObjectModel, keys: [String: String], store: CoreDataStore)
+    throws -> (ObjectReference) throws -> Bool
+  {
+    let layout = try store.layout(for: model)
+    let statements = StatementCache(database: store.database)
+    return { object in
+      guard !model.lineage(of: object.entity).contains(where: { keys[$0.name] != nil }),
+        let table = layout.table(for: object.entity),
+        let number = layout.entityNumbers[object.entity]
+      else { return true }
+      let statement = try statements.statement("SELECT Z_ENT FROM \(table.name) WHERE Z_PK = ?")
+      try statement.bind(.integer(object.primaryKey), at: 1)
+      return try statement.scalar().integerValue != Int64(number)
+    }
+  }
 
   /// Reads the subset's objects from the source and finds each in the store.
   mutating func match(subset: FixtureCutter.Subset, roots: [String: String]) throws {

@@ -97,7 +97,12 @@ public enum MergeService {
         try SourceStore(
           partOf: sourcePath, password: options.password,
           allowingUnencrypted: options.allowUnencrypted, selection: options.selection,
-          accept: { $0.isSameVersion(as: model) })
+          accept: { $0.isSameVersion(as: model) },
+          insertable: { uuid in
+            let matching = ConstraintKeys(
+              model: model, given: keys, differentStores: uuid != target.uuid)
+            return try MergePlan.insertable(model: model, keys: matching.keys, store: target)
+          })
         ?? SourceStore(
           sourcePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
           meter: options.meter)

@@ -11,8 +11,9 @@ import ObjectStore
 ///    selection query's own condition, per chunk), or all of them;
 /// 2. the objects the `--include` paths reach from them, hop by hop;
 /// 3. the to-one closure of all of these;
-/// 4. the members of every to-many relationship of all of these (what a merge links an
-///    inserted object to), without their own closure.
+/// 4. the members of every to-many relationship of those of them the merge may insert (what
+///    it links an inserted object to; an object the store holds already is not linked), without
+///    their own closure.
 ///
 /// Each step reads only the chunks of the entities it needs, each member checked against the
 /// archive's index (``FramedArchive``); rows found are loaded once. What the selection reads
@@ -46,6 +47,11 @@ struct SelectionArchive {
     }
   }
 
+  /// Whether the merge may insert an object it reads: given the UUID of the store the
+  /// archive was made of (objects are matched otherwise between different stores), the test
+  /// for one object. Conservative: an object it answers false for is never inserted.
+  typealias Insertable = (_ sourceUUID: String?) throws -> (ObjectReference) throws -> Bool
+
   /// Part of the archive will not do.
   private struct NotByParts: Error {}
 
@@ -75,14 +81,15 @@ struct SelectionArchive {
   }
 
   /// Loads what `selection` reaches of `archive` into a new store at `path`, when
-  /// `accept` takes the archive's model (else nothing is loaded).
+  /// `accept` takes the archive's model (else nothing is loaded); the members of an object's
+  /// to-many relationships only when `insertable` says it may be inserted.
   /// - Returns: the archive's model and the UUID of the store it was made of; nil when part
   ///   of the archive will not do, or `accept` refused the model.
   /// - Throws: ``ArchiveFormatError`` for a member that does not match the index, and what
-  ///   `accept` throws.
+  ///   `accept` and `insertable` throw.
   static func load(
     _ archive: FramedArchive, into path: String, selection: FixtureCutter.Selection,
-    accept: (ObjectModel) throws -> Bool
+    accept: (ObjectModel) throws -> Bool, insertable: Insertable
   ) throws -> (model: ObjectModel, uuid: String?)? {
     let header = try PartialArchive.header(of: archive)
     let model = try PartialArchive.model(of: archive)
@@ -102,15 +109,18 @@ struct SelectionArchive {
     let loader = try PartialArchive.store(at: path, model: model, header: header)
     var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
     do {
-      try reading.run(selection, filter: filter)
+      try reading.run(selection, filter: filter, insertable: insertable(header.sourceUUID))
     } catch is NotByParts {
       return nil
     }
-    try loader.finish(indexesAndTriggers: [], journalMode: "delete")
+    try PartialArchive.finish(loader, model: model)
     return (model, header.sourceUUID)
   }
 
-  private mutating func run(_ selection: FixtureCutter.Selection, filter: SelectionFilter?) throws {
+  private mutating func run(
+    _ selection: FixtureCutter.Selection, filter: SelectionFilter?,
+    insertable: (ObjectReference) throws -> Bool
+  ) throws {
     let root = try table(of: selection.entity)
     let selected = try scan(concrete(selection.entity)) { batch in
       try filter?.matches(batch) ?? Array(0..<batch.count)
@@ -131,12 +141,14 @@ struct SelectionArchive {
       }
     }
     try closeOverToOne()
-    // The members of every to-many relationship of the objects read: a merge links an
-    // inserted object to those it finds.
+    // The members of every to-many relationship of the objects read that the merge may
+    // insert: it links an inserted object to those it finds.
     var wanted: [String: Wanted] = [:]
     for (table, keys) in core {
       for key in keys {
-        guard let object = loaded[table]?[key] else { continue }
+        guard let object = loaded[table]?[key],
+          try insertable(ObjectReference(entity: object.entity, primaryKey: key))
+        else { continue }
         for relationship in model.relationships(of: object.entity)
         where relationship.isToMany && !relationship.isTransient
           && !(membersLoaded[relationshipKey(object.entity, relationship.name)]?.contains(key)

@@ -40,7 +40,7 @@ public final class CoreDataStore {
 
   /// The store's path.
   public let path: String
-  let database: Database
+  package let database: Database
   /// `Z_METADATA.Z_UUID`.
   public let uuid: String
   /// The metadata dictionary (`Z_METADATA.Z_PLIST`), unknown keys included.
