@@ -54,13 +54,15 @@ func bestOfThree(
 }
 
 /// Copies the store at `source` to `target`, first removing whatever is at `target` with its
-/// write-ahead log and shared memory: a last round's log beside a fresh copy would be read as
-/// part of it.
+/// write-ahead log and shared memory (a last round's log beside a fresh copy would be read as
+/// part of it), then flushes the copy to disk: the timed command's commit must not pay for
+/// writing back hundreds of megabytes it did not write.
 func copyStore(_ source: String, to target: String) throws {
   for suffix in ["", "-wal", "-shm"] {
     try? FileManager.default.removeItem(atPath: target + suffix)
   }
   try FileManager.default.copyItem(atPath: source, toPath: target)
+  sync()
 }
 
 /// Generates sample stores of `objects` and 5 × `objects` objects, backs each up and restores

@@ -47,8 +47,6 @@ func migrateBenchmark(objects: Int) throws {
     let target = path("target-\(size).sqlite")
     let inPlace = try bestOfThree(workspace.tool) { _ in
       try copyStore(store, to: target)
-      // The copy on disk first: the migration's commit must not pay for flushing it.
-      sync()
       return ["migrate", target, "--model", model, "-q"]
     }
     let mistake = try bestOfThree(workspace.tool, accepting: [64]) { _ in
