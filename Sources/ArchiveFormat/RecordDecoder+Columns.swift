@@ -3,10 +3,29 @@ import ObjectStore
 import PropertyList
 
 extension RecordDecoder {
+  /// A format-2 chunk's columns before they are decoded (``decodeBatch(_:only:)``), so that a
+  /// scan can test a few of them and decode the rest only for a chunk it keeps; nil for a
+  /// format-1 chunk of records.
+  /// - Throws: ``ArchiveFormatError`` when the bytes are not a property list.
+  package func columnChunk(_ bytes: [UInt8]) throws(ArchiveFormatError) -> PropertyListValue? {
+    do {
+      let reader = try BinaryPropertyListReader(bytes: bytes)
+      guard case .dictionary = try reader.kind(of: reader.topObject) else { return nil }
+      return try reader.decode()
+    } catch {
+      throw bad("not a valid property list: \(error)")
+    }
+  }
+
   /// The objects of a format-2 chunk (``ColumnLayout``) as columns, checked against the model
   /// column by column; ``ObjectBatch/records`` gives each with the keys and values format 1
-  /// would hold for it.
-  func decodeBatch(_ chunk: PropertyListValue) throws(ArchiveFormatError) -> ObjectBatch {
+  /// would hold for it. With `names`, only the columns of the attributes, relationships and
+  /// stored columns it names are decoded (primary keys and versions always are); the others
+  /// are left unread and unchecked: for a scan that decides from them whether it needs the
+  /// chunk at all.
+  package func decodeBatch(_ chunk: PropertyListValue, only names: Set<String>? = nil)
+    throws(ArchiveFormatError) -> ObjectBatch
+  {
     guard let entity = chunk[RecordKey.entity]?.stringValue else {
       throw bad("the chunk has no class")
     }
@@ -49,11 +68,28 @@ extension RecordDecoder {
     for raw in columns {
       let column = try ColumnReader(raw, count: batch.count, member: member)
       if column.key.hasPrefix(ColumnLayout.storedColumnPrefix) {
+        if let names,
+          !names.contains(String(column.key.dropFirst(ColumnLayout.storedColumnPrefix.count)))
+        {
+          continue
+        }
         batch.storedColumns.append(try storedColumn(column))
         continue
       }
       guard let field = shape.fields[column.key] else {
         throw bad("\(entity) has a value for \(column.key), which the model does not describe")
+      }
+      if let names {
+        let name: String
+        switch field {
+        case .attribute(let position): name = shape.attributes[position].name
+        case .toOne(let position), .toMany(let position):
+          name = shape.relationships[position].name
+        case .toOneEntity: name = String(column.key.dropLast(RecordKey.entitySuffix.count))
+        case .order: name = String(column.key.dropLast(RecordKey.orderSuffix.count))
+        case .entity, .primaryKey, .version, .columns, .composite: name = column.key
+        }
+        guard names.contains(name) else { continue }
       }
       func expect(_ kind: ColumnBuilder.Kind, _ what: String) throws(ArchiveFormatError) {
         guard column.kind == kind else {

@@ -93,6 +93,43 @@ struct ColumnChunkTests {
         && keys.contains("@columns/ZAPPCOLUMN"))
   }
 
+  /// A scan that tests a few columns of a chunk decodes those and the keys; the objects it
+  /// gives hold exactly the named columns' values of the whole decode.
+  @Test func aChunkDecodedInPartHoldsTheNamedColumnsOfTheWholeAndNothingElse() throws {
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let chunk = try #require(try decoder.columnChunk(Self.chunk()))
+    let whole = try decoder.decodeBatch(chunk)
+    let names: Set = ["title", "author", "tags", "ZAPPCOLUMN"]
+    let part = try decoder.decodeBatch(chunk, only: names)
+    #expect(part.primaryKeys == whole.primaryKeys)
+    #expect(part.versions == whole.versions)
+    #expect(part.attributes.map(\.name) == ["title"])
+    #expect(part.toOne.map(\.name) == ["author"])
+    #expect(part.toMany.map(\.name) == ["tags"])
+    #expect(part.storedColumns.map(\.name) == ["ZAPPCOLUMN"])
+    for ((partial, partialLinks), (full, fullLinks)) in zip(part.records, whole.records) {
+      #expect(partial.reference == full.reference)
+      #expect(partial.attributes == full.attributes.filter { names.contains($0.key) })
+      #expect(partial.toOne == full.toOne.filter { names.contains($0.key) })
+      #expect(partial.extraColumns == full.extraColumns.filter { names.contains($0.key) })
+      #expect(partialLinks["tags"]?.map(\.0) == fullLinks["tags"]?.map(\.0))
+      #expect(partialLinks["tags"]?.map(\.1) == fullLinks["tags"]?.map(\.1))
+    }
+    #expect(whole.attributes.count > 1 && whole.storedColumns.count > 1)
+    let keys = try decoder.decodeBatch(chunk, only: [])
+    #expect(keys.primaryKeys == whole.primaryKeys)
+    #expect(
+      keys.attributes.isEmpty && keys.toOne.isEmpty && keys.toMany.isEmpty
+        && keys.storedColumns.isEmpty)
+    // Format 1's chunk of records is no chunk of columns.
+    var writer = BinaryPropertyListWriter()
+    let encoder = RecordEncoder(model: try SampleLibrary.model())
+    writer.push(encoder.encode(Self.novels[0].0, manyToMany: [], into: &writer))
+    let root = writer.makeArray(fromStackIndex: 0)
+    let records = writer.serialized(root: root)
+    #expect(try decoder.columnChunk(records) == nil)
+  }
+
   @Test(arguments: SampleWorkload.allCases)
   func rowsAndRecordsOfAStoreMakeTheSameChunks(workload: SampleWorkload) throws {
     let directory = try TemporaryDirectory()

@@ -122,8 +122,8 @@ struct SelectionArchive {
     insertable: (ObjectReference) throws -> Bool
   ) throws {
     let root = try table(of: selection.entity)
-    let selected = try scan(concrete(selection.entity)) { batch in
-      try filter?.matches(batch) ?? Array(0..<batch.count)
+    let selected = try scan(concrete(selection.entity), testing: filter?.testedAttributes) {
+      batch in try filter?.matches(batch) ?? Array(0..<batch.count)
     }
     core[root, default: []].formUnion(selected.map(\.key))
     for path in selection.includes {
@@ -284,7 +284,8 @@ struct SelectionArchive {
   /// Reads the chunks of each entity `wanted` names, loading the objects it asks for.
   private mutating func scan(_ wanted: [String: Wanted]) throws {
     for (entity, wants) in wanted.sorted(by: { $0.key < $1.key }) where !wants.isEmpty {
-      try scan([entity]) { batch in
+      let tested = Set(wants.byToOne.keys).union(wants.byJoin.keys).union(wants.byOwner.keys)
+      try scan([entity], testing: tested) { batch in
         var rows: [Int] = []
         var chosen = [Bool](repeating: false, count: batch.count)
         for (row, key) in batch.primaryKeys.enumerated() where wants.keys.contains(key) {
@@ -320,22 +321,27 @@ struct SelectionArchive {
 
   /// Reads the chunks of `entities` (concrete), loading the rows `pick` chooses in each that
   /// are not loaded yet; returns the keys of the objects chosen (loaded now or before).
+  /// `pick` sees the primary keys and the columns `testing` names (every column when nil);
+  /// the rest of a chunk is decoded only when it has rows to load.
   @discardableResult
-  private mutating func scan(_ entities: [String], pick: (ObjectBatch) throws -> [Int]) throws
-    -> [(entity: String, key: Int64)]
-  {
+  private mutating func scan(
+    _ entities: [String], testing: Set<String>?, pick: (ObjectBatch) throws -> [Int]
+  ) throws -> [(entity: String, key: Int64)] {
     var chosen: [(entity: String, key: Int64)] = []
     for entity in entities {
       let table = try self.table(of: entity)
       let ownerColumns = Set(layout.table(for: entity)?.ownerKeys.values.map { $0 } ?? [])
       for member in chunks[entity] ?? [] {
-        let chunk = try RecordDecoder(model: model, member: member.path).decodeObjects(
-          archive.read(member))
-        guard case .batch(let batch) = chunk else { throw NotByParts() }
-        let rows = try pick(batch)
-        chosen += rows.map { (entity, batch.primaryKeys[$0]) }
-        let fresh = rows.filter { loaded[table]?[batch.primaryKeys[$0]] == nil }
+        let decoder = RecordDecoder(model: model, member: member.path)
+        guard let chunk = try decoder.columnChunk(archive.read(member)) else {
+          throw NotByParts()
+        }
+        let tested = try decoder.decodeBatch(chunk, only: testing)
+        let rows = try pick(tested)
+        chosen += rows.map { (entity, tested.primaryKeys[$0]) }
+        let fresh = rows.filter { loaded[table]?[tested.primaryKeys[$0]] == nil }
         guard !fresh.isEmpty else { continue }
+        let batch = testing == nil ? tested : try decoder.decodeBatch(chunk)
         let picked = batch.picking(rows: fresh)
         do {
           try loader.insert(picked)

@@ -55,6 +55,10 @@ package final class SelectionFilter {
     }
   }
 
+  /// The attributes the predicate reads (what ``matches(_:)`` needs of a batch); nil for
+  /// every attribute.
+  package var testedAttributes: Set<String>? { attributes }
+
   /// The positions (ascending) of `batch`'s objects the predicate chooses.
   /// - Throws: ``StoreError`` when SQLite fails.
   package func matches(_ batch: ObjectBatch) throws(StoreError) -> [Int] {
