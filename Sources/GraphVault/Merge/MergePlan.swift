@@ -40,6 +40,14 @@ struct MergePlan {
 
   /// The entity along `entity`'s lineage that has a key attribute, and the attribute.
   private func key(of entity: String) -> (entity: String, attribute: String)? {
+    Self.key(of: entity, keys: keys, model: model)
+  }
+
+  /// The entity along `entity`'s lineage that `keys` gives a key attribute, and the attribute:
+  /// the rule both matching and ``insertable(model:keys:store:)`` follow.
+  private static func key(of entity: String, keys: [String: String], model: ObjectModel)
+    -> (entity: String, attribute: String)?
+  {
     for ancestor in model.lineage(of: entity) {
       if let attribute = keys[ancestor.name] { return (ancestor.name, attribute) }
     }
@@ -63,7 +71,7 @@ struct MergePlan {
     let layout = try store.layout(for: model)
     let statements = StatementCache(database: store.database)
     return { object in
-      guard !model.lineage(of: object.entity).contains(where: { keys[$0.name] != nil }),
+      guard key(of: object.entity, keys: keys, model: model) == nil,
         let table = layout.table(for: object.entity),
         let number = layout.entityNumbers[object.entity]
       else { return true }
