@@ -1,5 +1,7 @@
+import ArchiveStorage
 import DurableIO
 import Foundation
+import ObjectStore
 
 /// A store about to be written by a restore or an import: one writer at a time per destination
 /// (a lock file `.NAME.lock` beside it), what killed writers left removed, and an existing
@@ -14,7 +16,8 @@ struct StoreDestination {
   ///   - wait: how long to wait for another writer, in seconds (nil: fail at once).
   /// - Throws: ``VaultError``: usage (64) when the destination is the file being read (a
   ///   `--force` would replace the only copy), locked (75) when another writer holds it,
-  ///   destination exists (73) unless `force`.
+  ///   destination exists (73) unless `force`, locked (75) when the store to replace is open
+  ///   in another process (``StoreUsers``) after `wait`.
   init(_ destination: String, for what: String, reading source: String, force: Bool, wait: Double?)
     throws
   {
@@ -39,19 +42,33 @@ struct StoreDestination {
     for leftover in DurableFile.abandonedTemporaries(in: folder.path, of: url.lastPathComponent) {
       unlink(leftover)
     }
-    if FileManager.default.fileExists(atPath: destination) && !force {
-      lock.release()
-      throw VaultError(
-        .destinationExists, "the store exists (use --force to replace it) (\(destination))")
+    if FileManager.default.fileExists(atPath: destination) {
+      guard force else {
+        lock.release()
+        throw VaultError(
+          .destinationExists, "the store exists (use --force to replace it) (\(destination))")
+      }
+      // Refused before the work, not only at the move that ends it.
+      do {
+        try StoreUsers.requireNone(of: destination, before: "replace", wait: wait ?? 0)
+      } catch {
+        lock.release()
+        throw error
+      }
     }
   }
 
-  /// Whether `a` and `b` name one existing file (links followed).
+  /// Whether `a` and `b` name one existing file (links followed); `-` names what standard
+  /// input reads, when that is a file.
   static func sameFile(_ a: String, _ b: String) -> Bool {
     var first = stat()
     var second = stat()
-    guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+    guard status(of: a, &first), status(of: b, &second) else { return false }
     return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+  }
+
+  private static func status(of path: String, _ status: inout stat) -> Bool {
+    path == StandardStream.name ? fstat(STDIN_FILENO, &status) == 0 : stat(path, &status) == 0
   }
 
   /// Lets the next writer in.

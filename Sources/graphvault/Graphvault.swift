@@ -85,7 +85,7 @@ struct ReadingOptions: ParsableArguments {
 struct LockOptions: ParsableArguments {
   @Option(
     help: ArgumentHelp(
-      "Wait up to this many seconds for another run's lock (default: fail at once with 75).",
+      "Wait up to this many seconds for another run's lock, or for an app that has the store to be replaced open to close it (default: fail at once with 75).",
       valueName: "seconds"))
   var wait: Double?
 

@@ -75,7 +75,7 @@ public enum ImportService {
       let claim = try StoreDestination(
         destination, for: "import", reading: file, force: options.force, wait: options.wait)
       defer { claim.release() }
-      let counts = try StoreFile.build(at: destination) { temporary in
+      let counts = try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
         var creation = StoreCreator.Options()
         creation.overwrite = true
         try StoreCreator.create(at: temporary, model: model, options: creation)

@@ -115,6 +115,11 @@ public enum MigrateService {
           store: storePath, from: from, to: report.to, objects: objects, migration: report,
           original: nil, dryRun: false)
       }
+      // The store is replaced by a new file: never under another process's open connection
+      // (checked again just before the move).
+      if !options.dryRun {
+        try StoreUsers.requireNone(of: storePath, before: "replace", wait: options.wait ?? 0)
+      }
       let scratch = try ScratchFolder()
       options.meter?.startPhase("reading \(storePath)")
       let archive = try StoreMigration.unmigratedArchive(

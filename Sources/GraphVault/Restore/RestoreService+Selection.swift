@@ -45,7 +45,7 @@ extension RestoreService {
     let claim = try StoreDestination(
       destination, for: "restore", reading: archivePath, force: options.force, wait: options.wait)
     defer { claim.release() }
-    try StoreFile.build(at: destination) { temporary in
+    try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
       try store.read { _ in try cutter.write(subset, to: temporary) }
     }
     return (result, model)

@@ -139,7 +139,7 @@ public enum RestoreService {
       destination, for: "restore", reading: archivePath, force: options.force,
       wait: options.wait)
     defer { claim.release() }
-    return try StoreFile.build(at: destination) { temporary in
+    return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
       try load(
         archivePath: archivePath, into: temporary, destination: destination, target: target,
         options: options)

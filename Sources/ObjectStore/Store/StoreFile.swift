@@ -10,10 +10,22 @@ public enum StoreFile {
   /// has its write-ahead log folded into its main file (``foldJournal(of:)``), so that if the
   /// move fails it is whole without its sidecars' help, and once the move succeeds no old log
   /// is left to be read as the new store's.
+  ///
+  /// A store that another process has open (``StoreUsers``) is never replaced: its app would go
+  /// on writing to the old file, unlinked. The move waits up to `wait` seconds for it to close.
   /// - Throws: what `body` throws; ``StoreError`` (``StoreError/Kind/conflict``) when the store
   ///   being replaced is in use by another process; ``DurableIOError``.
-  public static func build<R>(at path: String, _ body: (String) throws -> R) throws -> R {
-    try DurableFile.buildDatabase(at: path, beforeReplacing: foldJournal(of:), body)
+  public static func build<R>(at path: String, wait: Double = 0, _ body: (String) throws -> R)
+    throws -> R
+  {
+    try DurableFile.buildDatabase(
+      at: path,
+      beforeReplacing: { old in
+        try StoreUsers.requireNone(of: old, before: "replace", wait: wait)
+        try foldJournal(of: old)
+        // Folding opened and closed a connection: look again, just before the move.
+        try StoreUsers.requireNone(of: old, before: "replace", wait: wait)
+      }, body)
   }
 
   /// The size of the store at `path`'s sidecar `suffix` (`-wal`, `-journal`), 0 when absent.
