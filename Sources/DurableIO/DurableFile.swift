@@ -29,15 +29,19 @@ public enum DurableFile {
   /// file's).
   /// - Throws: ``DurableIOError``, or what `body` or `beforeReplacing` throws.
   ///
-  /// The temporary file is created (empty, mode 0644 less the umask, as SQLite makes them) and
-  /// locked before `body` runs, so ``abandonedTemporaries(in:of:)`` never takes it for a dead
+  /// The temporary file is created (empty, mode 0644 less the umask, as SQLite makes them, or
+  /// the mode of the store it replaces) and locked before `body` runs, so ``abandonedTemporaries(in:of:)`` never takes it for a dead
   /// run's leftover.
   public static func buildDatabase<R>(
     at path: String, beforeReplacing: ((String) throws -> Void)? = nil,
     _ body: (String) throws -> R
   ) throws -> R {
     let temporary = temporaryPath(beside: path)
-    let fd = try createLocked(temporary, mode: 0o644)
+    // A store replacing another is never readable by more users than the old one, not even
+    // while it is written (SQLite gives its journals the main file's mode).
+    var existing = stat()
+    let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o777 : 0o644
+    let fd = try createLocked(temporary, mode: mode)
     defer { close(fd) }
     do {
       let result = try body(temporary)

@@ -71,10 +71,7 @@ public final class FileLock: @unchecked Sendable {
     self.shared = shared
     let deadline = Date().addingTimeInterval(max(Self.releaseGrace, wait ?? 0))
     while true {
-      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-      guard fd >= 0 else {
-        throw .io(DurableIOError("cannot open the lock file", path: path, errno: errno))
-      }
+      let fd = try Self.openLockFile(path)
       while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
         let reason = errno
         guard reason == EWOULDBLOCK || reason == EINTR else {
@@ -97,6 +94,35 @@ public final class FileLock: @unchecked Sendable {
       close(fd)
     }
     Self.record(in: fd)
+  }
+
+  /// Opens (creating it, mode 0600, when missing) the lock file at `path`, which must be what
+  /// graphvault makes: a plain file with one name. A symbolic link is never followed, and a
+  /// hard link, a device or a pipe is refused, so that a file planted under the lock's name
+  /// in a shared folder can never make a run write to (or block on) a file that is not its
+  /// own.
+  private static func openLockFile(_ path: String) throws(Failure) -> Int32 {
+    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      let reason = errno
+      throw .io(
+        DurableIOError(
+          "cannot open the lock file", path: path, errno: reason,
+          explanation: reason == ELOOP
+            ? "it is a symbolic link, which graphvault never makes (planted?): remove it" : nil))
+    }
+    var status = stat()
+    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1
+    else {
+      close(fd)
+      throw .io(
+        DurableIOError(
+          "cannot use the lock file", path: path, errno: EPERM,
+          explanation:
+            "it is not a plain file with one name, as graphvault makes them (a hard link, a device or a pipe, planted?): remove it"
+        ))
+    }
+    return fd
   }
 
   /// How long a taker that is told not to wait still tries: a shared holder letting go holds
@@ -144,6 +170,11 @@ public final class FileLock: @unchecked Sendable {
     let formatter = ISO8601DateFormatter()
     let line = "\(getpid()) \(String(cString: host)) \(formatter.string(from: Date()))\n"
     // Shared holders overwrite one another's line: a refused taker names the latest of them.
+    // A file holding anything else was not written by a run: it is left as it is.
+    var status = stat()
+    guard fstat(fd, &status) == 0, status.st_size == 0 || holder(of: fd).pid != nil else {
+      return
+    }
     ftruncate(fd, 0)
     _ = line.utf8CString.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
   }

@@ -160,4 +160,64 @@ final class Tally: @unchecked Sendable {
   func fail(_ text: String) {
     guardian.withLock { failureTexts.append(text) }
   }
+
+  /// A secret file of another's that a planted name points at, with its bytes and mode.
+  func secret(in directory: TemporaryDirectory) throws -> String {
+    let secret = directory.path("secret").path
+    try Data("root's secret\n".utf8).write(to: URL(fileURLWithPath: secret))
+    chmod(secret, 0o600)
+    return secret
+  }
+
+  func isUntouched(_ secret: String) throws -> Bool {
+    let attributes = try FileManager.default.attributesOfItem(atPath: secret)
+    return try String(contentsOfFile: secret, encoding: .utf8) == "root's secret\n"
+      && (attributes[.posixPermissions] as? Int) == 0o600
+  }
+
+  @Test(arguments: [false, true])
+  func aSymbolicLinkPlantedAtTheLocksNameIsRefusedAndItsTargetUntouched(shared: Bool) throws {
+    let directory = try TemporaryDirectory()
+    let secret = try secret(in: directory)
+    let path = directory.path(".lock").path
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: secret)
+    #expect {
+      _ = try FileLock(path: path, shared: shared)
+    } throws: { error in
+      guard case .io(let failure) = error as? FileLock.Failure else { return false }
+      return failure.description.contains("symbolic link")
+    }
+    #expect(try isUntouched(secret))
+    // A dangling link is not followed into a new file either.
+    let dangling = directory.path(".dangling.lock").path
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling, withDestinationPath: directory.path("made-by-us").path)
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: dangling, shared: shared) }
+    #expect(!FileManager.default.fileExists(atPath: directory.path("made-by-us").path))
+  }
+
+  @Test func aHardLinkOrAPipePlantedAtTheLocksNameIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let secret = try secret(in: directory)
+    let linked = directory.path(".linked.lock").path
+    #expect(link(secret, linked) == 0)
+    #expect {
+      _ = try FileLock(path: linked)
+    } throws: { error in
+      "\(error)".contains("not a plain file with one name")
+    }
+    #expect(try isUntouched(secret))
+    let pipe = directory.path(".pipe.lock").path
+    #expect(mkfifo(pipe, 0o600) == 0)
+    #expect(throws: FileLock.Failure.self) { _ = try FileLock(path: pipe) }
+  }
+
+  @Test func aPlainFileThatHoldsSomethingElseIsLockedButNotOverwritten() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path(".lock").path
+    try Data("not a holder line".utf8).write(to: URL(fileURLWithPath: path))
+    let lock = try FileLock(path: path)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "not a holder line")
+    lock.release()
+  }
 }

@@ -57,6 +57,23 @@ struct PendingFileTests {
     }
   }
 
+  @Test func aDatabaseReplacingAPrivateOneIsPrivateFromItsFirstByte() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("store.sqlite").path
+    try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+    chmod(path, 0o600)
+    var seen: mode_t = 0
+    try DurableFile.buildDatabase(at: path) { temporary in
+      var status = stat()
+      #expect(stat(temporary, &status) == 0)
+      seen = status.st_mode & 0o777
+      try Data("new".utf8).write(to: URL(fileURLWithPath: temporary))
+    }
+    #expect(seen == 0o600)
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+  }
+
   @Test func aDatabaseBuiltBesideReplacesTheOldOneAndItsSidecars() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("store.sqlite").path
