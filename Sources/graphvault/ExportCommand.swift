@@ -29,8 +29,12 @@ struct ExportCommand: ParsableCommand {
     help: "The model, for stores without Z_MODELCACHE: .xcdatamodeld, .momd, .xcdatamodel or .mom.")
   var model: String?
 
-  @Option(help: "The file to write (default: - for standard output).")
+  @Option(
+    help: "The file to write (default: - for standard output); an existing one only with --force.")
   var output: String = "-"
+
+  @Flag(help: "Replace the file at --output (never the file being read).")
+  var force = false
 
   @OptionGroup var reading: ReadingOptions
 
@@ -43,6 +47,7 @@ struct ExportCommand: ParsableCommand {
       settings.entities = entity
       settings.modelPath = model
       settings.output = output
+      settings.force = force
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
       let result = try StatusLine(command: "export", options: options).showing { meter in

@@ -45,6 +45,8 @@ public enum ExportService {
     public var modelPath: String?
     /// The file to write, or `-` for standard output.
     public var output = "-"
+    /// Replace a file already at ``output`` (never the file being read).
+    public var force = false
     /// The password of an encrypted archive.
     public var password: PasswordSource?
     /// Read an archive that is not encrypted although a password was given.
@@ -64,11 +66,24 @@ public enum ExportService {
   static let chunkSize = 1 << 16
 
   /// Exports the store or archive at `source`.
-  /// - Throws: ``VaultError``: 64 for an unknown `--entity`, 66 for a missing source.
+  /// - Throws: ``VaultError``: 64 for an unknown `--entity` or an output that is the file being
+  ///   read (standard input's included), 66 for a missing source, 73 for an existing output
+  ///   without ``Options/force``.
   public static func export(source path: String, options: Options) throws(VaultError)
     -> ExportResult
   {
     try vault {
+      if options.output != StandardStream.name {
+        if StoreDestination.sameFile(path, options.output) {
+          throw VaultError(
+            .usage,
+            "the output is the file being read: the export would replace it (\(options.output))")
+        }
+        if !options.force && FileManager.default.fileExists(atPath: options.output) {
+          throw VaultError(
+            .destinationExists, "the file exists (use --force to replace it) (\(options.output))")
+        }
+      }
       let source = try SourceStore(
         path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
         meter: options.meter)

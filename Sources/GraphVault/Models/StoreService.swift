@@ -21,6 +21,11 @@ public enum StoreService {
     persistentHistory: Bool = false
   ) throws(VaultError) -> String {
     try vault {
+      if StoreDestination.sameFile(modelPath, path) {
+        throw VaultError(
+          .usage, "the store to create is the model's own store: --force would replace it (\(path))"
+        )
+      }
       let model = try ModelSource.model(at: modelPath, versionName: versionName)
       var options = StoreCreator.Options()
       options.overwrite = force
