@@ -24,9 +24,7 @@ enum ExitStatus: Int32, CaseIterable {
     case .noInput: return "input missing or unreadable"
     case .cannotCreate: return "destination exists (use --force), or its folder is missing"
     case .ioError: return "I/O error (disk full, write failed)"
-    case .temporaryFailure:
-      return
-        "locked by another run or a writer, or a store to replace is open in another process; retry later (or use --wait)"
+    case .temporaryFailure: return "in use by another run or process; retry later (or use --wait)"
     case .permissionDenied:
       return "password missing or wrong, archive not encrypted, or access denied"
     case .configuration:
