@@ -17,7 +17,9 @@ struct PruneCommand: ParsableCommand {
       made within that span before the newest. An archive any policy keeps stays; when a period \
       policy finds fewer periods than N, the oldest archive stays too. Every archive is read and \
       checked against its index first: incomplete or damaged ones are listed, kept, and never \
-      counted. Hidden temporary files that killed runs left (and no living run holds) are \
+      counted. With a password, only the archives it opens are counted and removed: plain ones \
+      (unless --allow-unencrypted) and ones encrypted with another password are listed, kept, \
+      and never counted; a password that opens none of them is refused (77). Hidden temporary files that killed runs left (and no living run holds) are \
       removed. A prune waits for no backup into the folder unless --wait: it is refused (75) \
       while one runs.
       """
@@ -59,7 +61,7 @@ struct PruneCommand: ParsableCommand {
   @Flag(name: .customLong("dry-run"), help: "Say what would be removed; remove nothing.")
   var dryRun = false
 
-  @OptionGroup var password: PasswordOptions
+  @OptionGroup var reading: ReadingOptions
   @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
 
@@ -102,7 +104,8 @@ struct PruneCommand: ParsableCommand {
       var settings = PruneService.Options()
       settings.policy = policy
       settings.dryRun = dryRun
-      settings.password = password.source
+      settings.password = reading.password.source
+      settings.allowUnencrypted = reading.allowUnencrypted
       settings.wait = lock.wait
       let report = try StatusLine(command: "prune", options: options).showing { meter in
         settings.meter = meter
@@ -140,6 +143,10 @@ struct PruneCommand: ParsableCommand {
     }
     for unusable in report.unusable {
       lines.append("unusable (kept, not counted): \(unusable.archive): \(unusable.problem)")
+    }
+    for archive in report.notOpened {
+      lines.append(
+        "not opened by the password (kept, not counted): \(archive.archive): \(archive.reason)")
     }
     for leftover in report.leftovers {
       lines.append("left by a killed run, \(verb): \(leftover.name) (\(leftover.bytes) bytes)")

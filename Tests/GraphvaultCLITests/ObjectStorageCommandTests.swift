@@ -106,9 +106,14 @@ struct ObjectStorageCommandTests {
       ],
       env)
     #expect(prune.status == 0, "\(prune.stderr)")
+    // The plain archive is not the password's: kept, never counted; of the encrypted three,
+    // the newest two stay.
     let keys = try moto.keys("backups")
-    #expect(keys.count == 2, "\(keys)")
+    #expect(keys.count == 3, "\(keys)")
     #expect(keys.contains(String(url.dropFirst("s3://backups/".count))))
+    let report =
+      try JSONSerialization.jsonObject(with: Data(prune.stdoutBytes)) as? [String: Any]
+    #expect((report?["notOpened"] as? [[String: Any]])?.count == 1)
   }
 
   @Test func diffFindSelectiveRestoreAndMergeWorkOnABucket() throws {

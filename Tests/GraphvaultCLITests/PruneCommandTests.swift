@@ -186,6 +186,68 @@ struct PruneCommandTests {
     #expect(text.stdout.contains("(last)"))
   }
 
+  @Test func aPlantedPlainArchiveDatedInTheFutureNeverMakesAPruneWithAPasswordRemoveAnything()
+    throws
+  {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore()
+    let password = try workspace.passwordFile("right")
+    var encrypted: [String] = []
+    for day in 1...3 {
+      let archive = try workspace.backup(
+        store, ["--password-file", password, "--time", "2026-01-0\(day)T03:00:00Z"])
+      encrypted.append(URL(fileURLWithPath: archive).lastPathComponent)
+    }
+    // Anyone who can write to the folder can add a plain archive of the same store, dated as
+    // they like; and a backup made with another password lands beside the others.
+    let planted = URL(
+      fileURLWithPath: try workspace.backup(store, ["--time", "2099-01-01T03:00:00Z"])
+    ).lastPathComponent
+    let other = URL(
+      fileURLWithPath: try workspace.backup(
+        store,
+        [
+          "--password-file", try workspace.passwordFile("other", name: "other"),
+          "--time", "2026-01-04T03:00:00Z",
+        ])
+    ).lastPathComponent
+
+    let result = try BuiltTool.run([
+      "prune", workspace.backups, "--keep-last", "1", "--password-file", password, "--json",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try CronWorkspace.json(result)
+    #expect(Array(Self.kept(report).keys) == [encrypted[2]])
+    let notOpened = (report["notOpened"] as? [[String: Any]])?.compactMap {
+      $0["archive"] as? String
+    }
+    #expect(notOpened?.sorted() == [other, planted].sorted())
+    #expect(try workspace.archives().sorted() == [encrypted[2], other, planted].sorted())
+
+    let text = try BuiltTool.run([
+      "prune", workspace.backups, "--keep-last", "1", "--password-file", password, "--dry-run",
+    ])
+    #expect(text.stdout.contains("not opened by the password (kept, not counted): \(planted)"))
+  }
+
+  @Test func aPasswordThatOpensNoArchiveOfTheFolderIsSeventySevenAndRemovesNothing() throws {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore()
+    let password = try workspace.passwordFile("right")
+    for day in 1...2 {
+      try workspace.backup(
+        store, ["--password-file", password, "--time", "2026-01-0\(day)T03:00:00Z"])
+    }
+    let before = try workspace.archives()
+    let wrong = try workspace.passwordFile("wrong", name: "wrong")
+    let result = try BuiltTool.run([
+      "prune", workspace.backups, "--keep-last", "1", "--password-file", wrong,
+    ])
+    #expect(result.status == 77, "\(result.stderr)")
+    #expect(result.stderr.contains("the password opens none of the folder's 2 archive(s)"))
+    #expect(try workspace.archives() == before)
+  }
+
   @Test func badPoliciesAreUsageErrors() throws {
     let workspace = try CronWorkspace()
     for (arguments, message) in [

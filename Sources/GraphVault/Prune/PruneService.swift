@@ -43,6 +43,16 @@ public struct PruneReport: Codable, Sendable {
     public let problem: String
   }
 
+  /// An archive a prune with a password did not count, because the password does not open it:
+  /// a plain archive (anyone can write one), or one encrypted with another password. Never
+  /// counted by a policy, never removed.
+  public struct NotOpened: Codable, Sendable {
+    /// The archive's name.
+    public let archive: String
+    /// Why it was not counted.
+    public let reason: String
+  }
+
   /// What a killed run left (a hidden temporary file no living run holds).
   public struct Leftover: Codable, Sendable {
     /// The file's name.
@@ -59,6 +69,8 @@ public struct PruneReport: Codable, Sendable {
   public let groups: [Group]
   /// Incomplete or damaged archives, kept and not counted.
   public let unusable: [Unusable]
+  /// Archives the password does not open (a prune with a password), kept and not counted.
+  public let notOpened: [NotOpened]
   /// Leftovers of killed runs (removed unless dry run).
   public let leftovers: [Leftover]
 }
@@ -72,8 +84,12 @@ public enum PruneService {
     public var policy = RetentionPolicy()
     /// Say what would go; remove nothing.
     public var dryRun = false
-    /// The password of encrypted archives (prune reads each archive's header and index).
+    /// The password of encrypted archives (prune reads each archive's header and index). With
+    /// a password, only the archives it opens are counted and removed.
     public var password: PasswordSource?
+    /// With a password, count plain archives too (they are refused otherwise: anyone who can
+    /// write to the folder can write one, dated as they like).
+    public var allowUnencrypted = false
     /// How long to wait for running backups into the folder, in seconds.
     public var wait: Double?
     /// Where the run reports how far it has got: the archives checked (and their bytes read),
@@ -91,8 +107,14 @@ public enum PruneService {
   /// archive's members authenticated): one that fails is unusable, reported and kept, and
   /// never counts toward a policy. The others are grouped by the source store their header
   /// names, and each group is pruned on its own by the creation times their headers record.
-  /// - Throws: ``VaultError``: no folder, a locked folder, an encrypted archive without its
-  ///   password (before anything is removed), an empty policy.
+  ///
+  /// With a password, the archives it does not open (plain ones, unless
+  /// ``Options/allowUnencrypted``, and ones encrypted with another password) are reported and
+  /// neither counted nor removed: a planted plain archive, dated in the future, can never make
+  /// a prune remove the archives it was given the password of.
+  /// - Throws: ``VaultError``: no folder, a locked folder, an encrypted archive without a
+  ///   password, or a password that opens none of the archives (77, before anything is
+  ///   removed), an empty policy.
   public static func prune(folder: String, options: Options) throws(VaultError) -> PruneReport {
     try vault {
       guard !options.policy.isEmpty else {
@@ -108,6 +130,7 @@ public enum PruneService {
 
       var usable: [(archive: StoredArchive, header: ArchiveHeader, created: Date)] = []
       var unusable: [PruneReport.Unusable] = []
+      var notOpened: [PruneReport.NotOpened] = []
       let archives = try backend.list().sorted(by: { $0.name < $1.name })
       let meter = options.meter
       meter?.startPhase("checking archives")
@@ -119,7 +142,8 @@ public enum PruneService {
         defer { meter?.add(objects: 1) }
         do {
           let header = try check(
-            backend.address(of: archive.name), password: options.password, meter: meter)
+            backend.address(of: archive.name), password: options.password,
+            allowingUnencrypted: options.allowUnencrypted, meter: meter)
           guard let created = header.created, header.sourcePath != nil else {
             unusable.append(
               .init(archive: archive.name, problem: "its header records no creation time or source")
@@ -129,6 +153,10 @@ public enum PruneService {
           usable.append((archive, header, Date(timeIntervalSince1970: created.secondsSince1970)))
         } catch {
           let failure = VaultError(wrapping: error)
+          if failure.kind == .accessDenied && options.password != nil {
+            notOpened.append(.init(archive: archive.name, reason: failure.detail))
+            continue
+          }
           guard failure.kind != .accessDenied else {
             throw VaultError(
               .accessDenied,
@@ -139,6 +167,12 @@ public enum PruneService {
         }
       }
 
+      if usable.isEmpty, let first = notOpened.first {
+        throw VaultError(
+          .accessDenied,
+          "the password opens none of the folder's \(notOpened.count) archive(s) (\(first.archive): \(first.reason)); nothing was removed"
+        )
+      }
       var groups: [PruneReport.Group] = []
       var doomed: [String] = []
       let bySource = Dictionary(grouping: usable, by: { $0.header.sourcePath ?? "" })
@@ -175,20 +209,21 @@ public enum PruneService {
       }
       return PruneReport(
         folder: folder, dryRun: options.dryRun, groups: groups, unusable: unusable,
-        leftovers: leftovers.map { .init(name: $0.name, bytes: $0.size) })
+        notOpened: notOpened, leftovers: leftovers.map { .init(name: $0.name, bytes: $0.size) })
     }
   }
 
   /// Reads the whole archive at `path` and checks every member against its index.
   /// - Returns: its header.
   /// - Throws: what makes it unusable.
-  static func check(_ path: String, password: PasswordSource?, meter: ProgressMeter? = nil)
-    throws -> ArchiveHeader
-  {
-    // Prune judges archives to keep or forget them, and restores nothing: a plain archive
-    // among encrypted ones is listed like any other.
+  /// - Throws: what makes it unusable; ``VaultError/Kind/accessDenied`` when `password` does
+  ///   not open it (a plain archive is refused unless `allowingUnencrypted`).
+  static func check(
+    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false,
+    meter: ProgressMeter? = nil
+  ) throws -> ArchiveHeader {
     let stream = try ArchiveAccess.members(
-      path, password: password, allowingUnencrypted: true, meter: meter)
+      path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var seen: [(path: String, size: Int, sha256: String)] = []
