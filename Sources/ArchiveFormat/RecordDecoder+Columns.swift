@@ -39,6 +39,11 @@ extension RecordDecoder {
     else {
       throw bad("the chunk of \(entity) lacks its count, or pk or opt for every object")
     }
+    guard count <= ArchiveLayout.chunkRecords else {
+      throw bad(
+        "the chunk of \(entity) holds \(count) objects; a chunk holds at most \(ArchiveLayout.chunkRecords)"
+      )
+    }
     var keyReader = Varint.Reader(keyBytes)
     var versionReader = Varint.Reader(versionBytes)
     var keys: [Int64] = []

@@ -210,10 +210,46 @@ package struct RecordDecoder {
       return text
     }
     var result: [(ObjectRecord, [String: [(Int64, Int64?)]])] = []
-    for element in try reader.arrayElements(of: reader.topObject) {
+    let elements = try reader.arrayElements(of: reader.topObject)
+    guard elements.count <= ArchiveLayout.chunkRecords else {
+      throw bad(
+        "the chunk holds \(elements.count) records; a chunk holds at most \(ArchiveLayout.chunkRecords)"
+      )
+    }
+    // Each record, and each list or dictionary in one, is written once: a container met twice
+    // is a forgery that would be decoded as many copies. Scalars may be shared (the writer
+    // uniques strings and numbers), but what they decode to is bounded like a whole decode.
+    var met = [Bool](repeating: false, count: reader.objectCount)
+    func once(_ index: Int) throws {
+      guard !met[index] else {
+        throw bad("object \(index) is referenced twice; a record's containers are written once")
+      }
+      met[index] = true
+    }
+    let budget = reader.decodedSizeBudget
+    var spent = 0
+    func scalar(_ index: Int) throws -> PropertyListValue {
+      let value = try reader.scalar(at: index)
+      try charge(value)
+      return value
+    }
+    func charge(_ value: PropertyListValue) throws {
+      switch value {
+      case .string(let text): spent &+= 16 + text.utf8.count
+      case .data(let data): spent &+= 16 + data.count
+      default: spent &+= 16
+      }
+      guard spent <= budget else {
+        throw bad(
+          "decoding would take more than \(budget) bytes, \(BinaryPropertyListReader.decodedSizeFactor) times the chunk's (its references repeat values)"
+        )
+      }
+    }
+    for element in elements {
       guard case .dictionary = try reader.kind(of: element) else {
         throw bad("a record is not a dictionary")
       }
+      try once(element)
       let entries = try reader.dictionaryEntries(of: element)
       var entity: String?
       for (key, value) in entries where try name(key) == RecordKey.entity {
@@ -251,11 +287,11 @@ package struct RecordDecoder {
         }
         switch field {
         case .entity: break
-        case .primaryKey: pk = try reader.scalar(at: value).integerValue
-        case .version: version = try reader.scalar(at: value).integerValue
+        case .primaryKey: pk = try scalar(value).integerValue
+        case .version: version = try scalar(value).integerValue
         case .columns: columns = value
         case .attribute(let attribute):
-          attributes.append((attribute, try reader.scalar(at: value)))
+          attributes.append((attribute, try scalar(value)))
         case .toOne(let relationship): toOne.append((relationship, value))
         case .toOneEntity:
           toOneEntities[String(try name(key).dropLast(RecordKey.entitySuffix.count))] =
@@ -263,12 +299,14 @@ package struct RecordDecoder {
         case .toMany(let position): toMany.append((position, value))
         case .order: orders[String(try name(key).dropLast(RecordKey.orderSuffix.count))] = value
         case .composite:
+          if case .scalar = try reader.kind(of: value) {} else { try once(value) }
           try flatten(
             try reader.value(at: value), path: try name(key), into: &elements, depth: 0,
             in: entity)
         }
       }
       for (path, raw) in elements {
+        try charge(raw)
         guard case .attribute(let position)? = shape.fields[path] else {
           throw bad("\(entity) has a value for \(path), which the model does not describe")
         }
@@ -288,7 +326,7 @@ package struct RecordDecoder {
       }
       for (position, value) in toOne {
         let relationship = shape.relationships[position]
-        guard let target = try reader.scalar(at: value).integerValue else {
+        guard let target = try scalar(value).integerValue else {
           throw bad("\(entity) p\(pk): \(relationship.name) is not a primary key")
         }
         record.toOne[relationship.name] = ObjectReference(
@@ -301,16 +339,14 @@ package struct RecordDecoder {
         guard case .array = try reader.kind(of: value) else {
           throw bad("\(entity) p\(pk): \(relationship.name) is not an array of primary keys")
         }
-        let keys = try reader.arrayElements(of: value).map {
-          try reader.scalar(at: $0).integerValue
-        }
+        try once(value)
+        let keys = try reader.arrayElements(of: value).map { try scalar($0).integerValue }
         var orderKeys: [Int64?] = []
         if let orderIndex = orders[relationship.name],
           case .array = try reader.kind(of: orderIndex)
         {
-          orderKeys = try reader.arrayElements(of: orderIndex).map {
-            try reader.scalar(at: $0).integerValue
-          }
+          try once(orderIndex)
+          orderKeys = try reader.arrayElements(of: orderIndex).map { try scalar($0).integerValue }
         }
         var rows: [(Int64, Int64?)] = []
         rows.reserveCapacity(keys.count)
@@ -328,9 +364,10 @@ package struct RecordDecoder {
         guard case .dictionary = try reader.kind(of: columns) else {
           throw bad("\(entity) p\(pk): @columns is not a dictionary")
         }
+        try once(columns)
         for (key, value) in try reader.dictionaryEntries(of: columns) {
           let column = try name(key)
-          switch try reader.scalar(at: value) {
+          switch try scalar(value) {
           case .integer(let v): record.extraColumns[column] = .integer(v)
           case .real(let v): record.extraColumns[column] = .double(v)
           case .string(let v): record.extraColumns[column] = .string(v)

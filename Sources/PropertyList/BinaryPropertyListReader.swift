@@ -4,10 +4,25 @@
 ///
 /// Malformed input is an error, never a crash or unbounded memory: every offset, count and
 /// reference is checked against the buffer; reference cycles and nesting deeper than
-/// ``maximumDepth`` are refused; shared containers are decoded once.
+/// ``maximumDepth`` are refused; shared containers are decoded once. What a whole-tree decode
+/// builds is bounded by the list's own size (``decodedSizeFactor``): an object referenced from
+/// many places costs each time it is met, so a small list whose references repeat one large
+/// string, or nest shared arrays, is refused instead of growing without bound.
 public struct BinaryPropertyListReader: Sendable {
   /// How deeply containers may nest in ``decode()``.
   public static let maximumDepth = 512
+
+  /// How many times its own size a list may take once decoded, counting each value met (a
+  /// string or data by its bytes, every value and container element 16 bytes more), beyond
+  /// ``decodedSizeAllowance``.
+  public static let decodedSizeFactor = 16
+  /// What any list may take once decoded, however small.
+  public static let decodedSizeAllowance = 1 << 20
+
+  /// The most a whole-tree decode of this list may take (see ``decodedSizeFactor``).
+  public var decodedSizeBudget: Int {
+    bytes.count * Self.decodedSizeFactor + Self.decodedSizeAllowance
+  }
 
   /// The kind of an object in the table.
   public enum ObjectKind: Sendable, Equatable {
@@ -349,7 +364,8 @@ public struct BinaryPropertyListReader: Sendable {
     return try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
       // A scalar, or a container of scalars only (an extended-attribute bucket, mostly), needs
       // no record of the objects visited: nothing below it can repeat or contain itself.
-      if let value = try decoder(over: buffer).flatValue(index) { return value }
+      var flat = decoder(over: buffer)
+      if let value = try flat.flatValue(index) { return value }
       // The per-object states in scratch memory: on the stack for small lists, the heap for
       // large ones.
       return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: objectCount) {
@@ -375,7 +391,7 @@ public struct BinaryPropertyListReader: Sendable {
   {
     // nil: not all scalars; true or false: the answer.
     let flat: Bool? = try bytes.withUnsafeBufferPointer { buffer throws(PropertyListError) in
-      let decoder = decoder(over: buffer)
+      var decoder = decoder(over: buffer)
       let start = try decoder.offset(of: topObject)
       let marker = buffer[start]
       guard marker >> 4 == 0xD else { return false }
@@ -397,7 +413,8 @@ public struct BinaryPropertyListReader: Sendable {
   ) -> TreeDecoder {
     TreeDecoder(
       bytes: buffer, offsetSize: offsetSize, referenceSize: referenceSize,
-      objectCount: objectCount, tableOffset: tableOffset, reader: self, state: state)
+      objectCount: objectCount, tableOffset: tableOffset, reader: self, state: state,
+      budget: decodedSizeBudget)
   }
 
   /// Decodes a whole tree over the raw buffer: one read of each object's marker, no bounds
@@ -412,7 +429,33 @@ public struct BinaryPropertyListReader: Sendable {
     let reader: BinaryPropertyListReader
     // Per object: 0 never decoded, 1 being decoded (meeting it again is a cycle), 2 decoded.
     let state: UnsafeMutableBufferPointer<UInt8>
-    var shared: [Int: PropertyListValue] = [:]
+    /// Containers met more than once, with what each cost to decode.
+    var shared: [Int: (value: PropertyListValue, cost: Int)] = [:]
+    /// What the decode may take, and has taken (``BinaryPropertyListReader/decodedSizeFactor``).
+    let budget: Int
+    var spent = 0
+
+    /// Counts `amount` bytes of decoded values against the budget.
+    @inline(__always)
+    mutating func charge(_ amount: Int, _ index: Int) throws(PropertyListError) {
+      spent &+= amount
+      guard spent <= budget else {
+        throw PropertyListError(
+          .invalidStructure,
+          "decoding would take more than \(budget) bytes, \(BinaryPropertyListReader.decodedSizeFactor) times the list's \(bytes.count) (its references repeat objects)",
+          location: "object \(index)")
+      }
+    }
+
+    /// What a decoded scalar costs: its bytes, and 16 for the value.
+    @inline(__always)
+    static func cost(of value: PropertyListValue) -> Int {
+      switch value {
+      case .string(let text): return 16 + text.utf8.count
+      case .data(let data): return 16 + data.count
+      default: return 16
+      }
+    }
 
     @inline(__always)
     func unsigned(at offset: Int, size: Int) -> UInt64 {
@@ -469,24 +512,30 @@ public struct BinaryPropertyListReader: Sendable {
 
     /// Object `index`, not a container, whose marker is at `start`.
     @inline(__always)
-    func scalar(_ index: Int, start: Int, marker: UInt8) throws(PropertyListError)
+    mutating func scalar(_ index: Int, start: Int, marker: UInt8) throws(PropertyListError)
       -> PropertyListValue
     {
       if marker >> 4 == 0x5 && marker != 0x5F {
         // Short ASCII strings (dictionary keys, mostly): decode inline.
         let count = Int(marker & 0x0F)
-        guard count <= tableOffset - start - 1 else { return try reader.scalar(at: index) }
-        let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(start + 1 + count)])
-        var combined: UInt8 = 0
-        for byte in slice { combined |= byte }
-        if combined < 0x80 { return .string(String(decoding: slice, as: UTF8.self)) }
+        if count <= tableOffset - start - 1 {
+          let slice = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<(start + 1 + count)])
+          var combined: UInt8 = 0
+          for byte in slice { combined |= byte }
+          if combined < 0x80 {
+            try charge(16 + count, index)
+            return .string(String(decoding: slice, as: UTF8.self))
+          }
+        }
       }
-      return try reader.scalar(at: index)
+      let value = try reader.scalar(at: index)
+      try charge(Self.cost(of: value), index)
+      return value
     }
 
     /// Object `index` when it is a scalar, nil when it is a container.
     @inline(__always)
-    func flatElement(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
+    mutating func flatElement(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
       let start = try offset(of: index)
       let marker = bytes[start]
       return Self.isContainer(marker) ? nil : try scalar(index, start: start, marker: marker)
@@ -496,7 +545,7 @@ public struct BinaryPropertyListReader: Sendable {
     /// below it is a container (then ``value(_:depth:)`` decodes it, with `state`). Meets
     /// the objects in the order ``value(_:depth:)`` does, so a malformed one is reported as
     /// it would be.
-    func flatValue(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
+    mutating func flatValue(_ index: Int) throws(PropertyListError) -> PropertyListValue? {
       let start = try offset(of: index)
       let marker = bytes[start]
       guard Self.isContainer(marker) else { return try scalar(index, start: start, marker: marker) }
@@ -511,6 +560,7 @@ public struct BinaryPropertyListReader: Sendable {
       }
       let (count, payload) = try containerExtent(
         index, start: start, marker: marker, refsPerElement: 1)
+      try charge(16 + 16 * count, index)
       var array: [PropertyListValue] = []
       array.reserveCapacity(count)
       for i in 0..<count {
@@ -525,7 +575,7 @@ public struct BinaryPropertyListReader: Sendable {
     /// after telling `begin` their count, when every key is a string and every value a scalar;
     /// otherwise false, calling neither (``value(_:depth:)`` then decodes or refuses it).
     @inline(__always)
-    func flatEntries(
+    mutating func flatEntries(
       _ index: Int, start: Int, marker: UInt8, begin: (Int) -> Void,
       each: (String, PropertyListValue) -> Void
     ) throws(PropertyListError) -> Bool {
@@ -538,6 +588,7 @@ public struct BinaryPropertyListReader: Sendable {
         let isString = marker >> 4 == 0x5 || marker >> 4 == 0x6
         guard i < count ? isString : !Self.isContainer(marker) else { return false }
       }
+      try charge(16 + 32 * count, index)
       begin(count)
       for i in 0..<count {
         guard
@@ -561,7 +612,11 @@ public struct BinaryPropertyListReader: Sendable {
         throw PropertyListError(
           .referenceCycle, "object \(index) contains itself", location: "object \(index)")
       case 2:
-        if let remembered = shared[index] { return remembered }
+        if let remembered = shared[index] {
+          // Shared, not copied, in memory; but whoever walks the tree meets it again.
+          try charge(remembered.cost, index)
+          return remembered.value
+        }
       default:
         break
       }
@@ -573,10 +628,12 @@ public struct BinaryPropertyListReader: Sendable {
       }
       let secondVisit = state[index] == 2
       state[index] = 1
+      let before = spent
       let result: PropertyListValue
       if high == 0xD {
         let (count, payload) = try containerExtent(
           index, start: start, marker: marker, refsPerElement: 2)
+        try charge(16 + 32 * count, index)
         var dictionary: [String: PropertyListValue] = [:]
         dictionary.reserveCapacity(count)
         for i in 0..<count {
@@ -592,6 +649,7 @@ public struct BinaryPropertyListReader: Sendable {
       } else {
         let (count, payload) = try containerExtent(
           index, start: start, marker: marker, refsPerElement: 1)
+        try charge(16 + 16 * count, index)
         var array: [PropertyListValue] = []
         array.reserveCapacity(count)
         for i in 0..<count {
@@ -600,7 +658,7 @@ public struct BinaryPropertyListReader: Sendable {
         result = .array(array)
       }
       state[index] = 2
-      if secondVisit { shared[index] = result }
+      if secondVisit { shared[index] = (result, spent - before) }
       return result
     }
   }

@@ -24,6 +24,43 @@ public struct KeyedArchive: Sendable {
   /// How deeply Foundation collections may nest while being decoded.
   public static let maximumDepth = 256
 
+  /// What one decode may build: ``BinaryPropertyListReader/decodedSizeFactor`` times the size
+  /// of `$objects` (each value 16 bytes, strings and data their bytes too), and
+  /// ``BinaryPropertyListReader/decodedSizeAllowance`` more. A collection that holds the same
+  /// object many times, or nests shared collections, costs each time it is met, so a small
+  /// archive cannot decode to a large tree.
+  let decodedSizeBudget: Int
+
+  /// What a decode has taken so far, checked against ``decodedSizeBudget``.
+  final class Spending {
+    let budget: Int
+    var spent = 0
+
+    init(_ budget: Int) { self.budget = budget }
+
+    func charge(_ amount: Int, _ path: String) throws(PropertyListError) {
+      spent &+= amount
+      guard spent <= budget else {
+        throw PropertyListError(
+          .invalidKeyedArchive,
+          "decoding would take more than \(budget) bytes, \(BinaryPropertyListReader.decodedSizeFactor) times the archive's objects (it holds objects many times over)",
+          location: path)
+      }
+    }
+  }
+
+  /// The size `$objects` counts as, for the decode budget.
+  private static func size(of value: PropertyListValue) -> Int {
+    switch value {
+    case .string(let text): return 16 + text.utf8.count
+    case .data(let data): return 16 + data.count
+    case .array(let elements): return elements.reduce(16) { $0 + size(of: $1) }
+    case .dictionary(let entries):
+      return entries.reduce(16) { $0 + 16 + $1.key.utf8.count + size(of: $1.value) }
+    default: return 16
+    }
+  }
+
   /// Reads an archive from its property-list form.
   /// - Throws: ``PropertyListError`` of kind ``PropertyListError/Kind/invalidKeyedArchive``
   ///   when `$top` or `$objects` is missing or malformed.
@@ -42,6 +79,9 @@ public struct KeyedArchive: Sendable {
     self.version = root["$version"]?.integerValue ?? 0
     self.objects = objects
     self.top = top
+    self.decodedSizeBudget =
+      objects.reduce(0) { $0 + Self.size(of: $1) } * BinaryPropertyListReader.decodedSizeFactor
+      + BinaryPropertyListReader.decodedSizeAllowance
   }
 
   /// Reads an archive from property-list bytes (binary or XML).
@@ -62,7 +102,9 @@ public struct KeyedArchive: Sendable {
       throw PropertyListError(
         .invalidKeyedArchive, "$top has no key \(key) (keys: \(topKeys.joined(separator: ", ")))")
     }
-    return try decode(reference, depth: 0, inProgress: [], path: "$top.\(key)")
+    return try decode(
+      reference, depth: 0, inProgress: [], path: "$top.\(key)",
+      spending: Spending(decodedSizeBudget))
   }
 
   /// The top object under `key`, which must be an object of a non-Foundation class.
@@ -79,16 +121,27 @@ public struct KeyedArchive: Sendable {
 
   /// The value stored at `$objects[uid]`.
   public func value(forUID uid: UInt64) throws(PropertyListError) -> KeyedArchiveValue {
-    try decode(.uid(uid), depth: 0, inProgress: [], path: "$objects[\(uid)]")
+    try decode(
+      .uid(uid), depth: 0, inProgress: [], path: "$objects[\(uid)]",
+      spending: Spending(decodedSizeBudget))
   }
 
   // MARK: Decoding
 
-  func decode(_ raw: PropertyListValue, depth: Int, inProgress: Set<UInt64>, path: String)
-    throws(PropertyListError) -> KeyedArchiveValue
-  {
+  func decode(
+    _ raw: PropertyListValue, depth: Int, inProgress: Set<UInt64>, path: String,
+    spending: Spending
+  ) throws(PropertyListError) -> KeyedArchiveValue {
     switch raw {
-    case .uid(let uid): return try resolve(uid, depth: depth, inProgress: inProgress, path: path)
+    case .string(let text): try spending.charge(16 + text.utf8.count, path)
+    case .data(let data): try spending.charge(16 + data.count, path)
+    case .array(let elements): try spending.charge(16 + 16 * elements.count, path)
+    case .dictionary(let entries): try spending.charge(16 + 32 * entries.count, path)
+    default: try spending.charge(16, path)
+    }
+    switch raw {
+    case .uid(let uid):
+      return try resolve(uid, depth: depth, inProgress: inProgress, path: path, spending: spending)
     case .null: return .null
     case .bool(let v): return .bool(v)
     case .integer(let v): return .integer(v)
@@ -102,7 +155,9 @@ public struct KeyedArchive: Sendable {
       result.reserveCapacity(elements.count)
       for (i, element) in elements.enumerated() {
         result.append(
-          try decode(element, depth: depth + 1, inProgress: inProgress, path: "\(path)[\(i)]"))
+          try decode(
+            element, depth: depth + 1, inProgress: inProgress, path: "\(path)[\(i)]",
+            spending: spending))
       }
       return .array(result)
     case .dictionary(let entries):
@@ -113,7 +168,8 @@ public struct KeyedArchive: Sendable {
           (
             .string(key),
             try decode(
-              entries[key]!, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)")
+              entries[key]!, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)",
+              spending: spending)
           ))
       }
       return .dictionary(result)
@@ -136,17 +192,19 @@ public struct KeyedArchive: Sendable {
     return objects[Int(uid)]
   }
 
-  private func resolve(_ uid: UInt64, depth: Int, inProgress: Set<UInt64>, path: String)
-    throws(PropertyListError) -> KeyedArchiveValue
-  {
+  private func resolve(
+    _ uid: UInt64, depth: Int, inProgress: Set<UInt64>, path: String, spending: Spending
+  ) throws(PropertyListError) -> KeyedArchiveValue {
     let raw = try entry(uid, path: path)
     guard case .dictionary(let fields) = raw else {
       if uid == 0, raw == .string("$null") { return .null }
       // Strings, numbers and data are stored inline in $objects.
-      return try decode(raw, depth: depth, inProgress: inProgress, path: path)
+      return try decode(
+        raw, depth: depth, inProgress: inProgress, path: path, spending: spending)
     }
     guard case .uid(let classUID)? = fields["$class"] else {
-      return try decode(raw, depth: depth, inProgress: inProgress, path: path)
+      return try decode(
+        raw, depth: depth, inProgress: inProgress, path: path, spending: spending)
     }
     let (className, hierarchy) = try classInfo(classUID, path: path)
     let object = KeyedArchiveObject(
@@ -171,7 +229,8 @@ public struct KeyedArchive: Sendable {
       for (i, reference) in references.enumerated() {
         result.append(
           try decode(
-            reference, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)[\(i)]"))
+            reference, depth: depth + 1, inProgress: inProgress, path: "\(path).\(key)[\(i)]",
+            spending: spending))
       }
       return result
     }

@@ -22,7 +22,8 @@ public struct KeyedArchiveObject: Sendable {
   public func value(forKey key: String) throws(PropertyListError) -> KeyedArchiveValue {
     guard let raw = fields[key] else { return .null }
     return try archive.decode(
-      raw, depth: 0, inProgress: [], path: "\(className)(UID \(uid)).\(key)")
+      raw, depth: 0, inProgress: [], path: "\(className)(UID \(uid)).\(key)",
+      spending: KeyedArchive.Spending(archive.decodedSizeBudget))
   }
 
   /// The raw property-list value encoded under `key` (UIDs not followed).

@@ -39,7 +39,7 @@ struct FuzzedArchiveTests {
     let members = forger.members.indices.filter { forger.members[$0].path != ArchiveForger.index }
     let target = members[random.below(members.count)]
     var bytes = forger.members[target].bytes
-    switch random.below(9) {
+    switch random.below(11) {
     case 0, 1:  // flip a few bits
       for _ in 0...random.below(4) where !bytes.isEmpty {
         bytes[random.below(bytes.count)] ^= UInt8(1 << random.below(8))
@@ -73,6 +73,14 @@ struct FuzzedArchiveTests {
         forger.members.swapAt(target, other)
       }
       return
+    case 9:  // one object met many times (shared references)
+      if let value = try? PropertyListValue(binaryPropertyList: bytes) {
+        bytes = sharingReferences(value, &random)
+      }
+    case 10:  // a chunk past the format's bound of objects
+      if let value = try? PropertyListValue(binaryPropertyList: bytes) {
+        bytes = oversized(value, &random)
+      }
     default:  // an integer nudged (keys, counts, lengths)
       if var value = try? PropertyListValue(binaryPropertyList: bytes) {
         nudgeSomeInteger(in: &value, &random)
@@ -80,6 +88,75 @@ struct FuzzedArchiveTests {
       }
     }
     forger.members[target].bytes = bytes
+  }
+
+  /// `value` written with one object referenced from many places: a large string or data
+  /// repeated in an array, arrays doubling shared arrays, or (in a chunk of records) one record
+  /// repeated; put in place of a random reference.
+  static func sharingReferences(_ value: PropertyListValue, _ random: inout Random) -> [UInt8] {
+    var list = SharingPropertyList()
+    var top = list.add(tree: value)
+    let bomb: Int
+    switch random.below(3) {
+    case 0:
+      let leaf =
+        random.below(2) == 0
+        ? list.add(.string(String(repeating: "é", count: 1 + random.below(40_000))))
+        : list.add(.data([UInt8](repeating: 1, count: 1 + random.below(80_000))))
+      bomb = list.add(.array(Array(repeating: leaf, count: 1 + random.below(30_000))))
+    case 1:
+      bomb = list.doublingChain(levels: 1 + random.below(70), above: list.add(.integer(7)))
+    default:
+      // The top array's first element (a record, in a chunk of records) over and over.
+      guard case .array(let references) = list.objects[top], let first = references.first
+      else { return list.bytes(top: top) }
+      let repeated = list.add(.array(Array(repeating: first, count: 2 + random.below(20_000))))
+      return list.bytes(top: repeated)
+    }
+    let containers = list.objects.indices.filter { index in
+      switch list.objects[index] {
+      case .array(let references): return !references.isEmpty && index != bomb
+      case .dictionary(let pairs): return !pairs.isEmpty && index != bomb
+      default: return false
+      }
+    }
+    guard !containers.isEmpty else { return list.bytes(top: bomb) }
+    let container = containers[random.below(containers.count)]
+    switch list.objects[container] {
+    case .array(var references):
+      references[random.below(references.count)] = bomb
+      list.set(container, .array(references))
+    case .dictionary(var pairs):
+      pairs[random.below(pairs.count)].value = bomb
+      list.set(container, .dictionary(pairs))
+    default: break
+    }
+    if random.below(8) == 0 { top = bomb }
+    return list.bytes(top: top)
+  }
+
+  /// A chunk claiming more objects than the format allows: a chunk of records with records
+  /// repeated past the bound, or a chunk of columns whose count (and keys) say so.
+  static func oversized(_ value: PropertyListValue, _ random: inout Random) -> [UInt8] {
+    let count = ArchiveLayout.chunkRecords + 1 + random.below(100_000)
+    switch value {
+    case .array(let records) where !records.isEmpty:
+      var list = SharingPropertyList()
+      let first = list.add(tree: records[0])
+      let repeated = list.add(.array(Array(repeating: first, count: count)))
+      return list.bytes(top: repeated)
+    case .dictionary(var chunk) where chunk["count"] != nil:
+      chunk["count"] = .integer(Int64(count))
+      for key in ["pk", "opt"] {
+        if case .data(var bytes)? = chunk[key] {
+          bytes.append(contentsOf: [UInt8](repeating: 0, count: max(0, count - bytes.count)))
+          chunk[key] = .data(bytes)
+        }
+      }
+      return PropertyListValue.dictionary(chunk).binaryPropertyList()
+    default:
+      return value.binaryPropertyList()
+    }
   }
 
   static func replaceSomeValue(in value: inout PropertyListValue, _ random: inout Random) {
@@ -186,8 +263,12 @@ struct FuzzedArchiveTests {
       #expect(leftovers.isEmpty, "\(label): \(leftovers)")
     }
     #expect(disagreements.isEmpty, "\(disagreements.prefix(10).joined(separator: "\n"))")
+    // The test process's peak (every suite running beside this one included): a case that
+    // decoded a forged list's copies would have taken gigabytes.
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     print(
-      "fuzzed archives: \(Self.cases) cases from seed \(Self.firstSeed), \(refused) refused by both, \(Self.cases - refused - disagreements.count) accepted by both, \(disagreements.count) disagreements"
+      "fuzzed archives: \(Self.cases) cases from seed \(Self.firstSeed), \(refused) refused by both, \(Self.cases - refused - disagreements.count) accepted by both, \(disagreements.count) disagreements; peak RSS of the test process \(usage.ru_maxrss / 1024) MiB"
     )
   }
 }

@@ -129,24 +129,35 @@ struct BinaryPropertyListTests {
     #expect(!called)
   }
 
-  @Test func sharedContainersAreDecodedOnceSoADagCannotExplode() throws {
-    // 60 levels of an array holding the level below twice: 2^60 paths, 61 objects.
+  /// An array holding the level below twice, `levels` deep: 2^levels paths, levels+1 objects.
+  func doublingArrays(levels: Int) -> [UInt8] {
     var writer = BinaryPropertyListWriter()
     var level = writer.integer(1)
-    for _ in 0..<60 {
+    for _ in 0..<levels {
       let start = writer.stackCount
       writer.push(level)
       writer.push(level)
       level = writer.makeArray(fromStackIndex: start)
     }
-    let value = try PropertyListValue(binaryPropertyList: writer.serialized(root: level))
+    return writer.serialized(root: level)
+  }
+
+  @Test func aDagOfSharedContainersDecodesWithinItsBudgetAndIsRefusedBeyondIt() throws {
+    // 10 levels: 1,024 leaves, well within the budget, every path there.
+    let value = try PropertyListValue(binaryPropertyList: doublingArrays(levels: 10))
     var depth = 0
     var current = value
     while case .array(let elements) = current {
       depth += 1
       current = elements[1]
     }
-    #expect(depth == 60)
+    #expect(depth == 10)
+    // 60 levels: a walk of the tree would meet 2^60 leaves; refused, not built.
+    #expect {
+      try PropertyListValue(binaryPropertyList: doublingArrays(levels: 60))
+    } throws: { error in
+      "\(error)".contains("decoding would take more than")
+    }
   }
 
   @Test func aWritersGenerationChangesOnResetAndDiffersBetweenWriters() throws {

@@ -106,7 +106,12 @@ public enum ListService {
       let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
       while let member = try stream.next(hash: false, wantBytes: wanted) {
         guard let bytes = member.bytes else { continue }
-        let value = try PropertyListValue(binaryPropertyList: bytes)
+        let value: PropertyListValue
+        do {
+          value = try PropertyListValue(binaryPropertyList: bytes)
+        } catch {
+          throw ArchiveFormatError(member: member.path, "not a valid property list: \(error)")
+        }
         if member.path == ArchiveLayout.header {
           header = ArchiveHeader(reading: value)
         } else {

@@ -232,12 +232,19 @@ public enum PruneService {
       if index != nil {
         throw VaultError(.invalidInput, "\(member.path) follows index.plist, which must be last")
       }
+      func decoded(_ bytes: [UInt8]) throws -> PropertyListValue {
+        do {
+          return try PropertyListValue(binaryPropertyList: bytes)
+        } catch {
+          throw ArchiveFormatError(member: member.path, "not a valid property list: \(error)")
+        }
+      }
       if member.path == ArchiveLayout.index, let bytes = member.bytes {
-        index = try PropertyListValue(binaryPropertyList: bytes)
+        index = try decoded(bytes)
         continue
       }
       if member.path == ArchiveLayout.header, let bytes = member.bytes {
-        header = ArchiveHeader(reading: try PropertyListValue(binaryPropertyList: bytes))
+        header = ArchiveHeader(reading: try decoded(bytes))
       }
       seen.append((member.path, member.size, member.sha256 ?? ""))
     }
