@@ -117,7 +117,7 @@ public final class FileLock: @unchecked Sendable {
       close(fd)
       throw .io(
         DurableIOError(
-          "cannot use the lock file", path: path, errno: EPERM,
+          "cannot use the lock file", path: path, errno: EEXIST,
           explanation:
             "it is not a plain file with one name, as graphvault makes them (a hard link, a device or a pipe, planted?): remove it"
         ))

@@ -42,6 +42,25 @@ public enum PasswordSource: Sendable, Equatable {
     return password
   }
 
+  /// Why the password file may not be as private as a password should be (restic and ssh
+  /// warn likewise): others may read it (its mode gives group or others any access), or it
+  /// belongs to another user than the one running (root excepted). Nil when it is private,
+  /// missing, or the password comes from a command.
+  public var exposure: String? {
+    guard case .file(let path) = self else { return nil }
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    let mode = status.st_mode & 0o777
+    if mode & 0o077 != 0 {
+      return
+        "the password file \(path) can be read by others (mode \(String(mode, radix: 8))): chmod 600 it"
+    }
+    if status.st_uid != geteuid() && status.st_uid != 0 {
+      return "the password file \(path) belongs to another user (uid \(status.st_uid))"
+    }
+    return nil
+  }
+
   /// What messages call the source (never its content).
   var whence: String {
     switch self {

@@ -25,19 +25,31 @@ final class ReadableStore {
     }
     let folder = try ScratchFolder()
     let copy = folder.path(URL(fileURLWithPath: source).lastPathComponent)
-    for suffix in ["", "-wal"] {
+    for suffix in ["", "-wal"] where suffix.isEmpty || Self.exists(source + suffix) {
       try FileManager.default.copyItem(atPath: source + suffix, toPath: copy + suffix)
     }
     path = copy
     scratch = folder
   }
 
-  /// Whether the store at `path` is a WAL store whose `-shm` is missing in a folder that cannot
-  /// take one.
+  /// Whether the store at `path` is a WAL store (by its `-wal`, or by its header when it has
+  /// none) whose `-shm` is missing in a folder that cannot take one.
   static func needsCopy(_ path: String) -> Bool {
-    let files = FileManager.default
     let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    return files.fileExists(atPath: path + "-wal") && !files.fileExists(atPath: path + "-shm")
+    return (exists(path + "-wal") || isWriteAheadLogged(path)) && !exists(path + "-shm")
       && access(folder, W_OK) != 0
+  }
+
+  private static func exists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: path)
+  }
+
+  /// Whether the database header at `path` says WAL (its read and write versions, bytes 18
+  /// and 19, are 2).
+  private static func isWriteAheadLogged(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+    return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
   }
 }

@@ -54,8 +54,27 @@ enum Output {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let handle = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
-    handle.write(try encoder.encode(value))
+    var bytes = try encoder.encode(value)
+    // The run's warnings go beside a document's keys (a list of archives stays a list).
+    if !Warnings.all.isEmpty && bytes.first == UInt8(ascii: "{") {
+      bytes = try encoder.encode(Warned(value: value, warnings: Warnings.all))
+    }
+    handle.write(bytes)
     handle.write(Data("\n".utf8))
+  }
+
+  /// A document with the run's warnings added to its keys.
+  private struct Warned<T: Encodable>: Encodable {
+    let value: T
+    let warnings: [String]
+
+    enum Key: String, CodingKey { case warnings }
+
+    func encode(to encoder: any Encoder) throws {
+      try value.encode(to: encoder)
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(warnings, forKey: .warnings)
+    }
   }
 }
 

@@ -39,8 +39,28 @@ struct Graphvault: ParsableCommand {
   static func main() {
     #if os(Linux)
       mallopt(M_MMAP_THRESHOLD, 1 << 20)
+      FatalSignals.install()
     #endif
-    main(nil)
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      exit(withError: error, json: CommandLine.arguments.contains("--json"))
+    }
+  }
+
+  /// Ends the run as argument-parser would for `error` (help, version, usage errors, exit
+  /// codes); with `--json`, a usage error also prints the failure document on standard output,
+  /// as every other failure does.
+  static func exit(withError error: any Error, json: Bool) -> Never {
+    let code = exitCode(for: error)
+    // An ExitCode was thrown by a command that has reported its failure already.
+    if json && !(error is ExitCode) && code.rawValue == ExitStatus.usage.rawValue {
+      FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+      try? Output.json(Failure.Document(status: code.rawValue, error: message(for: error)))
+      Foundation.exit(code.rawValue)
+    }
+    exit(withError: error)
   }
 }
 
@@ -65,6 +85,24 @@ struct PasswordOptions: ParsableArguments {
   /// The source named by the option or the environment.
   var source: PasswordSource? {
     PasswordSource.resolve(file: passwordFile, environment: ProcessInfo.processInfo.environment)
+  }
+
+  /// Warns (once, as the command line is parsed) about a password file others may read.
+  func validate() throws {
+    if let exposure = source?.exposure { Warnings.add(exposure) }
+  }
+}
+
+/// Warnings of the run: each printed on standard error as it comes, and listed under
+/// `"warnings"` in the `--json` document.
+enum Warnings {
+  /// The warnings so far. Written while the command line is parsed, before any other thread.
+  nonisolated(unsafe) private(set) static var all: [String] = []
+
+  /// Prints `warning` on standard error and keeps it for the JSON document.
+  static func add(_ warning: String) {
+    all.append(warning)
+    FileHandle.standardError.write(Data("graphvault: warning: \(warning)\n".utf8))
   }
 }
 

@@ -27,36 +27,41 @@ struct ListCommand: ParsableCommand {
       var isDirectory: ObjCBool = false
       _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       if !isDirectory.boolValue, let summary = summaries.first {
-        print(
+        say(
           "archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")\(summary.encrypted ? " (encrypted)" : "")"
         )
-        print("  created \(summary.created ?? "?")")
-        print("  source \(summary.source ?? "?")")
-        print(
+        say("  created \(summary.created ?? "?")")
+        say("  source \(summary.source ?? "?")")
+        say(
           "  model \(summary.model ?? "?")\(summary.modelVersion.map { " version \($0)" } ?? "")")
-        print("  size \(summary.bytes) bytes")
-        print("  format \(summary.format.map(String.init) ?? "?")")
+        say("  size \(summary.bytes) bytes")
+        say("  format \(summary.format.map(String.init) ?? "?")")
         for (entity, count) in summary.objects.sorted(by: { $0.key < $1.key }) {
-          print("  \(entity): \(count)")
+          say("  \(entity): \(count)")
         }
         for (table, count) in summary.tables.sorted(by: { $0.key < $1.key }) {
-          print("  table \(table): \(count) rows")
+          say("  table \(table): \(count) rows")
         }
         return
       }
       for summary in summaries {
         if summary.leftover {
-          print("-  LEFTOVER \(summary.bytes) bytes  \(summary.archive)  (\(summary.error ?? ""))")
+          say("-  LEFTOVER \(summary.bytes) bytes  \(summary.archive)  (\(summary.error ?? ""))")
           continue
         }
         let state =
           summary.error.map { "UNREADABLE: \($0)" }
           ?? (summary.complete ? "complete" : "INCOMPLETE")
           + (summary.encrypted ? ", encrypted" : "")
-        print(
+        say(
           "\(summary.created ?? "-")  \(summary.totalObjects) objects  \(summary.bytes) bytes  \(state)  \(summary.archive)"
         )
       }
     }
+  }
+
+  /// Prints a line of the listing, its archive-given text escaped (``TerminalText``).
+  private func say(_ line: String) {
+    print(TerminalText.escaped(line))
   }
 }

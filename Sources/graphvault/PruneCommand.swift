@@ -151,6 +151,7 @@ struct PruneCommand: ParsableCommand {
     for leftover in report.leftovers {
       lines.append("left by a killed run, \(verb): \(leftover.name) (\(leftover.bytes) bytes)")
     }
-    return lines.joined(separator: "\n") + "\n"
+    // Sources and names come from the archives: shown escaped, never as terminal codes.
+    return lines.map(TerminalText.escaped).joined(separator: "\n") + "\n"
   }
 }

@@ -62,4 +62,44 @@ struct ReadOnlyStoreCommandTests {
     let list = try BuiltTool.run(["list", output + "/" + archive])
     #expect(list.stdout.contains("source \(mount)/Wal.sqlite"), "\(list.stdout)")
   }
+
+  @Test("a WAL store with neither -wal nor -shm on a read-only mount is backed up whole")
+  func aStoreWhoseLogWasCheckpointedAwayIsBackedUp() throws {
+    let directory = try TemporaryDirectory()
+    let source = directory.path("Wal.sqlite").path
+    #expect(try BuiltTool.run(["sample", source, "--objects", "300"]).status == 0)
+    // A clean close checkpoints the log and removes both sidecars; the header still says WAL.
+    let closed = try Subprocess.python(
+      """
+      import sqlite3, sys
+      db = sqlite3.connect(sys.argv[1], isolation_level=None)
+      print(db.execute("PRAGMA journal_mode").fetchone()[0])
+      db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      db.close()
+      """, [source])
+    #expect(closed.stdout == "wal\n", "\(closed.stderr)")
+    for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: source + suffix) }
+    let mount = directory.path("mount").path
+    let output = directory.path("backups").path
+    for folder in [mount, output] {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    let script = """
+      set -e
+      mount -t tmpfs tmpfs "$1"
+      cp "$2" "$1/"
+      mount -o remount,ro "$1"
+      "$3" backup "$1/Wal.sqlite" --output "$4/" -q
+      ls -a "$1"
+      """
+    let run = try Subprocess.run(
+      "unshare", ["-m", "sh", "-c", script, "sh", mount, source, BuiltTool.path, output])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.split(separator: "\n").suffix(3) == [".", "..", "Wal.sqlite"])
+    let archive = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: output).first { $0.hasSuffix(".gvault") })
+    let restored = directory.path("restored.sqlite").path
+    #expect(try BuiltTool.run(["restore", output + "/" + archive, "--to", restored]).status == 0)
+    #expect(try storeRows(restored) == storeRows(source))
+  }
 }
