@@ -96,6 +96,9 @@ package final class ArchiveScanner: @unchecked Sendable {
   private var ledger: KeyLedger?
   private var storedColumns: [String: Set<String>] = [:]
   private var otherTables: [String: String] = [:]
+  /// The highest `Z_PK` read of each table outside the model (the history tables' keys come
+  /// from `Z_PRIMARYKEY` too).
+  private var highestRowKeys: [String: Int64] = [:]
 
   /// The members before the objects, in their order.
   static let storeMembers = [
@@ -295,6 +298,26 @@ package final class ArchiveScanner: @unchecked Sendable {
     {
       try problem(path, "NSStoreModelVersionHashes is not a dictionary of data")
       return
+    }
+    // The hashes are how Core Data finds the store's model: ones that are not the model's
+    // would have it take the restored store for another version (or none) of its model.
+    if let model, case .dictionary(let hashes)? = dictionary["NSStoreModelVersionHashes"] {
+      let expected = model.versionHashes
+      let unreproduced = model.unreproducedVersionHashes
+      for (entity, value) in hashes.sorted(by: { $0.key < $1.key }) {
+        guard let mine = expected[entity] else {
+          try problem(
+            path, "NSStoreModelVersionHashes names \(entity), which the model does not have")
+          return
+        }
+        if unreproduced[entity] == nil, value.dataValue != mine {
+          try problem(
+            path,
+            "the version hash of \(entity) in NSStoreModelVersionHashes is not the model's: Core Data would take the restored store for another version of its model"
+          )
+          return
+        }
+      }
     }
     if let identifiers = dictionary["NSStoreModelVersionIdentifiers"],
       identifiers.arrayValue?.allSatisfy({ $0.stringValue != nil }) != true
@@ -564,6 +587,12 @@ package final class ArchiveScanner: @unchecked Sendable {
       try problem(path, "the chunk is not an array of rows")
       return
     }
+    guard items.count <= ArchiveLayout.chunkRecords else {
+      try problem(
+        path,
+        "the chunk holds \(items.count) rows; a chunk holds at most \(ArchiveLayout.chunkRecords)")
+      return
+    }
     var rows: [[String: AttributeValue]] = []
     rows.reserveCapacity(items.count)
     for item in items {
@@ -580,6 +609,11 @@ package final class ArchiveScanner: @unchecked Sendable {
       }
     }
     tables[name, default: 0] += rows.count
+    for row in rows {
+      if case .integer(let key)? = row["Z_PK"], key > highestRowKeys[table, default: 0] {
+        highestRowKeys[table] = key
+      }
+    }
     pending.append(.rows(rows, table: table, member: path))
   }
 
@@ -632,6 +666,19 @@ package final class ArchiveScanner: @unchecked Sendable {
           "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
         )
       }
+    }
+    // Core Data numbers the rows of its history tables (ACHANGE, ATRANSACTION, …) from the
+    // Z_PRIMARYKEY row named after the table without its "A" (CHANGE, TRANSACTION, …).
+    for (table, highest) in highestRowKeys.sorted(by: { $0.key < $1.key }) {
+      let upper = table.uppercased()
+      guard upper.hasPrefix("A"),
+        let row = store.entityRows.first(where: { "A" + $0.name.uppercased() == upper }),
+        row.maxPrimaryKey < highest
+      else { continue }
+      try problem(
+        ArchiveLayout.storePrimaryKeys,
+        "Z_MAX of \(row.name) is \(row.maxPrimaryKey), below the highest key of \(table), \(highest): the app's next history row would reuse a key"
+      )
     }
     // The header's counts, when it has them, are the objects read: a streamed comparison
     // relies on them to know which entities the other side holds.

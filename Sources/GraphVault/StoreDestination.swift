@@ -29,8 +29,7 @@ struct StoreDestination {
     let url = URL(fileURLWithPath: destination)
     let folder = url.deletingLastPathComponent()
     do throws(FileLock.Failure) {
-      lock = try FileLock(
-        path: folder.appendingPathComponent(".\(url.lastPathComponent).lock").path, wait: wait)
+      lock = try FileLock(path: Self.lockPath(of: destination), wait: wait)
     } catch {
       switch error {
       case .held(let holder):
@@ -56,6 +55,28 @@ struct StoreDestination {
         throw error
       }
     }
+  }
+
+  /// The lock file of writers to `destination`: `.NAME.lock` beside it.
+  static func lockPath(of destination: String) -> String {
+    let url = URL(fileURLWithPath: destination)
+    return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock")
+      .path
+  }
+
+  /// Removes what killed writers of `destination` left beside it (hidden temporary stores
+  /// and their journals, and the lock file when no one holds it), for a run that changes the
+  /// store without claiming it as a destination (`migrate` finding it migrated already).
+  static func removeLeftovers(of destination: String) {
+    let url = URL(fileURLWithPath: destination)
+    for leftover in DurableFile.abandonedTemporaries(
+      in: url.deletingLastPathComponent().path, of: url.lastPathComponent)
+    {
+      unlink(leftover)
+    }
+    // Taken and let go, a lock file no one holds is removed; a held one stays its holder's.
+    let lock = lockPath(of: destination)
+    if FileManager.default.fileExists(atPath: lock) { (try? FileLock(path: lock))?.release() }
   }
 
   /// Whether `a` and `b` name one existing file (links followed); `-` names what standard

@@ -162,6 +162,15 @@ struct Forgery: CustomStringConvertible, Sendable {
       forger.replace(
         ArchiveLayout.storeMetadata, with: PropertyListValue.array([1]).binaryPropertyList())
     },
+    Forgery("a version hash in the metadata that is not the model's") { forger, _, _ in
+      try forger.edit(ArchiveLayout.storeMetadata) { metadata in
+        var fields = metadata.dictionaryValue ?? [:]
+        var hashes = fields["NSStoreModelVersionHashes"]?.dictionaryValue ?? [:]
+        hashes["Book"] = .data([UInt8](repeating: 0, count: 32))
+        fields["NSStoreModelVersionHashes"] = .dictionary(hashes)
+        metadata = .dictionary(fields)
+      }
+    },
     Forgery("a model cache that is not a model") { forger, _, _ in
       forger.replace(ArchiveLayout.storeModelCache, with: [0xFF, 0x00, 0x13, 0x37])
     },
@@ -224,6 +233,39 @@ struct ForgedArchiveTests {
 
   static var cases: [(Forgery, Int64)] {
     Forgery.all.flatMap { forgery in forgery.formats.map { (forgery, $0) } }
+  }
+
+  @Test func historyRowsAboveTheirZMaxAreRefusedByVerifyAndRestore() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("History.sqlite").path
+    var creation = StoreCreator.Options()
+    creation.persistentHistory = true
+    try StoreCreator.create(at: store, model: try SampleLibrary.model(), options: creation)
+    // A history row numbered 5 while Z_PRIMARYKEY says CHANGE has used none: Core Data's
+    // next change would be numbered 1, then 2, …, then 5 again.
+    let database = try Database(path: store, mode: .readWrite)
+    let change = try database.prepare("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'CHANGE'")
+      .scalar().integerValue
+    try database.execute(
+      "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT) VALUES (5, \(try #require(change)), 1)")
+    var options = BackupService.Options()
+    options.output = directory.path("history.gvault").path
+    let archive = try BackupService.backup(storePath: store, options: options).archive
+    let report = try VerifyService.verify(archivePath: archive)
+    #expect(!report.ok)
+    #expect(
+      report.problems.contains {
+        $0.contains("Z_MAX of CHANGE is 0, below the highest key of ACHANGE, 5")
+      },
+      "\(report.problems)")
+    #expect(throws: VaultError.self) {
+      try RestoreService.restore(archivePath: archive, to: directory.path("r.sqlite").path)
+    }
+    // Numbered as Core Data numbers them, the same row passes.
+    try database.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 5 WHERE Z_NAME = 'CHANGE'")
+    options.output = directory.path("numbered.gvault").path
+    let numbered = try BackupService.backup(storePath: store, options: options).archive
+    #expect(try VerifyService.verify(archivePath: numbered).ok)
   }
 
   @Test("the unforged archives pass verify and restore")

@@ -79,6 +79,7 @@ public enum MigrateService {
         options.dryRun
         ? nil : try StoreWriteLock(path: storePath, wait: options.wait ?? defaultWait)
       defer { lock?.release() }
+      if lock != nil { StoreDestination.removeLeftovers(of: storePath) }
       let store = try CoreDataStore(path: storePath)
       // A version of the set, or (not one) the store's own model from its cache.
       let (current, located) = try BackupService.locate(store, in: set)
