@@ -68,18 +68,24 @@ struct OpenStoreCommandTests {
     return App(process: process, stop: stop, done: done)
   }
 
+  /// The app's store, another store, and an archive of the other to restore over the app's.
+  func appStoreAndAnotherArchive() throws -> (store: String, other: String, archive: String) {
+    let store = workspace.path("App.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "300"]).status == 0)
+    let other = workspace.path("Other.sqlite").path
+    #expect(try BuiltTool.run(["sample", other, "--objects", "200", "--seed", "9"]).status == 0)
+    let archive = workspace.path("other.gvault").path
+    #expect(try BuiltTool.run(["backup", other, "--output", archive]).status == 0)
+    return (store, other, archive)
+  }
+
   func changes(in store: String) throws -> Int {
     Int(try sqlRows(store, "SELECT total(Z_OPT) FROM ZBOOK").first.flatMap(Double.init) ?? -1)
   }
 
   @Test(arguments: ["wal", "delete"])
   func restoreForceOntoAStoreAnAppHasOpenIsSeventyFiveAndEveryCommitStays(mode: String) throws {
-    let store = workspace.path("App.sqlite").path
-    #expect(try BuiltTool.run(["sample", store, "--objects", "300"]).status == 0)
-    let archive = workspace.path("other.gvault").path
-    let other = workspace.path("Other.sqlite").path
-    #expect(try BuiltTool.run(["sample", other, "--objects", "200", "--seed", "9"]).status == 0)
-    #expect(try BuiltTool.run(["backup", other, "--output", archive]).status == 0)
+    let (store, _, archive) = try appStoreAndAnotherArchive()
     let before = try changes(in: store)
     let app = try startApp(on: store, mode: mode)
     let restore = try BuiltTool.run(["restore", archive, "--to", store, "--force"])
@@ -108,12 +114,7 @@ struct OpenStoreCommandTests {
   }
 
   @Test func restoreForceWithWaitReplacesTheStoreOnceTheAppHasClosedIt() throws {
-    let store = workspace.path("App.sqlite").path
-    #expect(try BuiltTool.run(["sample", store, "--objects", "300"]).status == 0)
-    let archive = workspace.path("other.gvault").path
-    let other = workspace.path("Other.sqlite").path
-    #expect(try BuiltTool.run(["sample", other, "--objects", "200", "--seed", "9"]).status == 0)
-    #expect(try BuiltTool.run(["backup", other, "--output", archive]).status == 0)
+    let (store, other, archive) = try appStoreAndAnotherArchive()
     // The app's process stays alive after it closes its store: the connection is what counts.
     let app = try startApp(on: store, mode: "wal", closingAfter: 1)
     let restore = try BuiltTool.run(["restore", archive, "--to", store, "--force", "--wait", "30"])

@@ -12,6 +12,36 @@ import Testing
     if: getuid() == 0 && ((try? Subprocess.run("unshare", ["-m", "true"]).status) == 0),
     "needs root and mount namespaces (unshare -m) to mount a read-only folder"))
 struct ReadOnlyStoreCommandTests {
+  /// Backs `source` up from a read-only mount holding it and its sidecars `files` (suffixes),
+  /// in a mount namespace of its own: a tmpfs, filled, made read-only, backed up into a
+  /// folder of `directory`, then listed.
+  /// - Returns: the run (its output ends with the mount's listing), the backup folder and the
+  ///   archive's name.
+  func backUpOnAReadOnlyMount(_ source: String, files: [String], in directory: TemporaryDirectory)
+    throws -> (run: ProcessResult, output: String, archive: String)
+  {
+    let mount = directory.path("mount").path
+    let output = directory.path("backups").path
+    for folder in [mount, output] {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+    let copies = files.map { "\"$2\($0)\"" }.joined(separator: " ")
+    let script = """
+      set -e
+      mount -t tmpfs tmpfs "$1"
+      cp \(copies) "$1/"
+      mount -o remount,ro "$1"
+      "$3" backup "$1/Wal.sqlite" --output "$4/" -q
+      ls -a "$1"
+      """
+    let run = try Subprocess.run(
+      "unshare", ["-m", "sh", "-c", script, "sh", mount, source, BuiltTool.path, output])
+    #expect(run.status == 0, "\(run.stderr)")
+    let archive = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: output).first { $0.hasSuffix(".gvault") })
+    return (run, output, archive)
+  }
+
   @Test("a backup holds the rows only the -wal has, and the read-only folder gains nothing")
   func everyCommittedTransactionIsBackedUp() throws {
     let directory = try TemporaryDirectory()
@@ -31,28 +61,10 @@ struct ReadOnlyStoreCommandTests {
       """, [source])
     #expect(writer.status == 0, "\(writer.stderr)")
     try FileManager.default.removeItem(atPath: source + "-shm")
-    let mount = directory.path("mount").path
-    let output = directory.path("backups").path
-    for folder in [mount, output] {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
-    // In a mount namespace of its own: a tmpfs with the store and its -wal, made read-only,
-    // backed up, then listed.
-    let script = """
-      set -e
-      mount -t tmpfs tmpfs "$1"
-      cp "$2" "$2-wal" "$1/"
-      mount -o remount,ro "$1"
-      "$3" backup "$1/Wal.sqlite" --output "$4/"
-      ls -a "$1"
-      """
-    let run = try Subprocess.run(
-      "unshare", ["-m", "sh", "-c", script, "sh", mount, source, BuiltTool.path, output])
-    #expect(run.status == 0, "\(run.stderr)")
+    let (run, output, archive) = try backUpOnAReadOnlyMount(
+      source, files: ["", "-wal"], in: directory)
     #expect(
       run.stdout.split(separator: "\n").suffix(4) == [".", "..", "Wal.sqlite", "Wal.sqlite-wal"])
-    let archive = try #require(
-      try FileManager.default.contentsOfDirectory(atPath: output).first { $0.hasSuffix(".gvault") })
     let restored = directory.path("restored.sqlite").path
     let restore = try BuiltTool.run(["restore", output + "/" + archive, "--to", restored])
     #expect(restore.status == 0, "\(restore.stderr)")
@@ -60,7 +72,8 @@ struct ReadOnlyStoreCommandTests {
     #expect(
       try db.prepare("SELECT count(*) FROM ZTAG WHERE ZNAME = 'wal only'").scalar() == .integer(30))
     let list = try BuiltTool.run(["list", output + "/" + archive])
-    #expect(list.stdout.contains("source \(mount)/Wal.sqlite"), "\(list.stdout)")
+    #expect(
+      list.stdout.contains("source \(directory.path("mount").path)/Wal.sqlite"), "\(list.stdout)")
   }
 
   @Test("a WAL store with neither -wal nor -shm on a read-only mount is backed up whole")
@@ -79,25 +92,8 @@ struct ReadOnlyStoreCommandTests {
       """, [source])
     #expect(closed.stdout == "wal\n", "\(closed.stderr)")
     for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: source + suffix) }
-    let mount = directory.path("mount").path
-    let output = directory.path("backups").path
-    for folder in [mount, output] {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    }
-    let script = """
-      set -e
-      mount -t tmpfs tmpfs "$1"
-      cp "$2" "$1/"
-      mount -o remount,ro "$1"
-      "$3" backup "$1/Wal.sqlite" --output "$4/" -q
-      ls -a "$1"
-      """
-    let run = try Subprocess.run(
-      "unshare", ["-m", "sh", "-c", script, "sh", mount, source, BuiltTool.path, output])
-    #expect(run.status == 0, "\(run.stderr)")
+    let (run, output, archive) = try backUpOnAReadOnlyMount(source, files: [""], in: directory)
     #expect(run.stdout.split(separator: "\n").suffix(3) == [".", "..", "Wal.sqlite"])
-    let archive = try #require(
-      try FileManager.default.contentsOfDirectory(atPath: output).first { $0.hasSuffix(".gvault") })
     let restored = directory.path("restored.sqlite").path
     #expect(try BuiltTool.run(["restore", output + "/" + archive, "--to", restored]).status == 0)
     #expect(try storeRows(restored) == storeRows(source))
