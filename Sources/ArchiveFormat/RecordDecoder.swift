@@ -234,11 +234,7 @@ package struct RecordDecoder {
       return value
     }
     func charge(_ value: PropertyListValue) throws {
-      switch value {
-      case .string(let text): spent &+= 16 + text.utf8.count
-      case .data(let data): spent &+= 16 + data.count
-      default: spent &+= 16
-      }
+      spent &+= BinaryPropertyListReader.decodedCost(of: value)
       guard spent <= budget else {
         throw bad(
           "decoding would take more than \(budget) bytes, \(BinaryPropertyListReader.decodedSizeFactor) times the chunk's (its references repeat values)"

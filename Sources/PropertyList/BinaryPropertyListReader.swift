@@ -24,6 +24,20 @@ public struct BinaryPropertyListReader: Sendable {
     bytes.count * Self.decodedSizeFactor + Self.decodedSizeAllowance
   }
 
+  /// What meeting `value` once costs against a decode budget, not counting what it contains:
+  /// 16 bytes for the value, a string's or data's bytes, 16 per array element and 32 per
+  /// dictionary entry (the contents cost again as they are met).
+  @inline(__always)
+  public static func decodedCost(of value: PropertyListValue) -> Int {
+    switch value {
+    case .string(let text): return 16 + text.utf8.count
+    case .data(let data): return 16 + data.count
+    case .array(let elements): return 16 + 16 * elements.count
+    case .dictionary(let entries): return 16 + 32 * entries.count
+    default: return 16
+    }
+  }
+
   /// The kind of an object in the table.
   public enum ObjectKind: Sendable, Equatable {
     /// A null, boolean, integer, real, date, data, string or UID.
@@ -447,16 +461,6 @@ public struct BinaryPropertyListReader: Sendable {
       }
     }
 
-    /// What a decoded scalar costs: its bytes, and 16 for the value.
-    @inline(__always)
-    static func cost(of value: PropertyListValue) -> Int {
-      switch value {
-      case .string(let text): return 16 + text.utf8.count
-      case .data(let data): return 16 + data.count
-      default: return 16
-      }
-    }
-
     @inline(__always)
     func unsigned(at offset: Int, size: Int) -> UInt64 {
       var value: UInt64 = 0
@@ -529,7 +533,7 @@ public struct BinaryPropertyListReader: Sendable {
         }
       }
       let value = try reader.scalar(at: index)
-      try charge(Self.cost(of: value), index)
+      try charge(BinaryPropertyListReader.decodedCost(of: value), index)
       return value
     }
 
@@ -560,6 +564,7 @@ public struct BinaryPropertyListReader: Sendable {
       }
       let (count, payload) = try containerExtent(
         index, start: start, marker: marker, refsPerElement: 1)
+      // As ``BinaryPropertyListReader/decodedCost(of:)`` counts the array, before it is built.
       try charge(16 + 16 * count, index)
       var array: [PropertyListValue] = []
       array.reserveCapacity(count)

@@ -51,13 +51,12 @@ public struct KeyedArchive: Sendable {
 
   /// The size `$objects` counts as, for the decode budget.
   private static func size(of value: PropertyListValue) -> Int {
+    let own = BinaryPropertyListReader.decodedCost(of: value)
     switch value {
-    case .string(let text): return 16 + text.utf8.count
-    case .data(let data): return 16 + data.count
-    case .array(let elements): return elements.reduce(16) { $0 + size(of: $1) }
+    case .array(let elements): return elements.reduce(own) { $0 + size(of: $1) }
     case .dictionary(let entries):
-      return entries.reduce(16) { $0 + 16 + $1.key.utf8.count + size(of: $1.value) }
-    default: return 16
+      return entries.reduce(own) { $0 + 16 + $1.key.utf8.count + size(of: $1.value) }
+    default: return own
     }
   }
 
@@ -132,13 +131,7 @@ public struct KeyedArchive: Sendable {
     _ raw: PropertyListValue, depth: Int, inProgress: Set<UInt64>, path: String,
     spending: Spending
   ) throws(PropertyListError) -> KeyedArchiveValue {
-    switch raw {
-    case .string(let text): try spending.charge(16 + text.utf8.count, path)
-    case .data(let data): try spending.charge(16 + data.count, path)
-    case .array(let elements): try spending.charge(16 + 16 * elements.count, path)
-    case .dictionary(let entries): try spending.charge(16 + 32 * entries.count, path)
-    default: try spending.charge(16, path)
-    }
+    try spending.charge(BinaryPropertyListReader.decodedCost(of: raw), path)
     switch raw {
     case .uid(let uid):
       return try resolve(uid, depth: depth, inProgress: inProgress, path: path, spending: spending)
