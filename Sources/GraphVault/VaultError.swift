@@ -14,7 +14,7 @@ import SQLite
 /// with the lower layer's error as its cause.
 public struct VaultError: Error, CustomStringConvertible, Sendable {
   /// What kind of failure it is.
-  public enum Kind: Sendable, Equatable {
+  public enum Kind: String, Codable, Sendable, Equatable {
     /// An input (store, archive, model file) does not exist or cannot be read.
     case inputMissing
     /// An input is not what it should be (not SQLite, not a Core Data store, damaged).

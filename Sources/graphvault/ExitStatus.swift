@@ -33,8 +33,11 @@ enum ExitStatus: Int32, CaseIterable {
   }
 
   /// The status for a failure.
-  init(_ error: VaultError) {
-    switch error.kind {
+  init(_ error: VaultError) { self.init(kind: error.kind) }
+
+  /// The status for a kind of failure.
+  init(kind: VaultError.Kind) {
+    switch kind {
     case .inputMissing: self = .noInput
     case .invalidInput: self = .dataError
     case .destinationExists, .destinationUnavailable: self = .cannotCreate
@@ -45,6 +48,17 @@ enum ExitStatus: Int32, CaseIterable {
     case .configuration: self = .configuration
     case .usage: self = .usage
     }
+  }
+
+  /// The status of a run that went on past archives it could not read (a listing, a search,
+  /// a check of a location), from their failures: 65 when any is damaged (what a monitor must
+  /// hear first), else 77 when a password did not open one, else the first one's; nil for none.
+  static func worst(of failures: [VaultError.Kind]) -> ExitStatus? {
+    let statuses = failures.map(ExitStatus.init(kind:))
+    for status in [ExitStatus.dataError, .permissionDenied] where statuses.contains(status) {
+      return status
+    }
+    return statuses.first
   }
 
   /// The table shown in `--help`.

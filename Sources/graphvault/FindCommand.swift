@@ -22,7 +22,8 @@ struct FindCommand: ParsableCommand {
       archive that held it, and the line says so. Names are the store's newest archive's: an \
       entity or property its model renamed (renaming identifier) is looked for under its older \
       name in older archives. Exits 0 when something was found, 1 when \
-      nothing was, 65 when an archive could not be read (after reporting the others).
+      nothing was; when an archive could not be read (after reporting the others), 65 if one is \
+      damaged, else 77 if a password is missing or wrong, else that archive's status.
       """
   )
 
@@ -99,8 +100,8 @@ struct FindCommand: ParsableCommand {
         FileHandle.standardError.write(
           Data("graphvault: \(result.archive): \(result.error ?? "")\n".utf8))
       }
-      if results.contains(where: { $0.error != nil }) {
-        status = ExitStatus.dataError.rawValue
+      if let worst = ExitStatus.worst(of: results.compactMap(\.failure)) {
+        status = worst.rawValue
       } else if !results.contains(where: { !$0.objects.isEmpty }) {
         status = 1
       }

@@ -17,19 +17,20 @@ struct ListCommand: ParsableCommand {
   @OptionGroup var options: GlobalOptions
 
   func run() throws {
+    var failed: ExitStatus?
     try Failure.exitOnError(json: options.json) {
       let summaries = try ListService.list(path: path, password: password.source)
+      // Every archive is listed; one that a password could not open, or that is damaged,
+      // still sets the status (an encrypted one listed without a password does not).
+      failed = ExitStatus.worst(
+        of: summaries.filter { $0.state != .passwordNeeded }.compactMap(\.failure))
       if options.json {
         try Output.json(summaries)
         return
       }
       guard !options.quiet else { return }
-      var isDirectory: ObjCBool = false
-      _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      if !isDirectory.boolValue, let summary = summaries.first {
-        say(
-          "archive \(summary.archive)\(summary.complete ? "" : " (INCOMPLETE: no index)")\(summary.encrypted ? " (encrypted)" : "")"
-        )
+      if !ListService.isLocation(path), let summary = summaries.first {
+        say("archive \(summary.archive)  \(summary.stateText)")
         say("  created \(summary.created ?? "?")")
         say("  source \(summary.source ?? "?")")
         say(
@@ -49,15 +50,12 @@ struct ListCommand: ParsableCommand {
           say("-  LEFTOVER \(summary.bytes) bytes  \(summary.archive)  (\(summary.error ?? ""))")
           continue
         }
-        let state =
-          summary.error.map { "UNREADABLE: \($0)" }
-          ?? (summary.complete ? "complete" : "INCOMPLETE")
-          + (summary.encrypted ? ", encrypted" : "")
         say(
-          "\(summary.created ?? "-")  \(summary.totalObjects) objects  \(summary.bytes) bytes  \(state)  \(summary.archive)"
+          "\(summary.created ?? "-")  \([.complete, .incomplete].contains(summary.state) ? String(summary.totalObjects) : "?") objects  \(summary.bytes) bytes  \(summary.stateText)  \(summary.archive)"
         )
       }
     }
+    if let failed { throw ExitCode(failed.rawValue) }
   }
 
   /// Prints a line of the listing, its archive-given text escaped (``TerminalText``).

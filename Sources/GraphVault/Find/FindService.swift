@@ -70,6 +70,9 @@ public enum FindService {
     public let bytes: Int64
     /// Why the archive could not be searched, when it could not.
     public let error: String?
+    /// What kind of failure kept it from being searched (a wrong password, damage), when one
+    /// did.
+    public var failure: VaultError.Kind?
   }
 
   /// Searches every archive at `location` (a folder, an `s3://` prefix, or one archive),
@@ -234,11 +237,12 @@ public enum FindService {
       )
     } catch {
       if let vault = error as? VaultError, vault.kind == .usage { throw vault }
-      let message = (error as? VaultError)?.detail ?? VaultError(wrapping: error).detail
+      let failure = VaultError(wrapping: error)
       return (
         ArchiveResult(
           archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
-          objects: [], bytesRead: bytesRead, bytes: size, error: message), nil
+          objects: [], bytesRead: bytesRead, bytes: size, error: failure.detail,
+          failure: failure.kind), nil
       )
     }
   }

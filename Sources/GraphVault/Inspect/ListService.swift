@@ -5,6 +5,22 @@ import PropertyList
 
 /// One archive as `graphvault list` shows it.
 public struct ArchiveSummary: Codable, Sendable {
+  /// What could be read of an archive.
+  public enum State: String, Codable, Sendable {
+    /// Its header and index were read: every member it should have is there.
+    case complete
+    /// Its header was read and it has no index: a backup that did not finish writing it.
+    case incomplete
+    /// It is encrypted and no password was given.
+    case passwordNeeded = "password needed"
+    /// It is encrypted and the password given does not open it.
+    case wrongPassword = "wrong password"
+    /// It could not be read (``ArchiveSummary/error`` says why): damaged, or not an archive.
+    case unreadable
+    /// No archive, but what a run that died mid-write left.
+    case leftover
+  }
+
   /// The archive's path.
   public let archive: String
   /// When the backup was made (ISO 8601, UTC), from the header.
@@ -29,9 +45,28 @@ public struct ArchiveSummary: Codable, Sendable {
   public let encrypted: Bool
   /// Why the archive could not be read, when it could not.
   public let error: String?
+  /// What could be read of it.
+  public var state: State
+  /// What kind of failure kept it from being read, when one did.
+  public var failure: VaultError.Kind?
+
   /// Whether this is no archive but what a run that died mid-write left (a temporary file, an
-  /// unfinished upload): the next backup of its store, or a prune, removes it.
+  /// unfinished upload): the next backup of its store, or a prune, removes it (the state
+  /// ``State/leftover``).
   public var leftover = false
+
+  /// The state as a listing shows it: `complete`, `complete, encrypted`, `INCOMPLETE`,
+  /// `encrypted: password needed`, `encrypted: wrong password`, `unreadable: why`, `LEFTOVER`.
+  public var stateText: String {
+    switch state {
+    case .complete: return encrypted ? "complete, encrypted" : "complete"
+    case .incomplete: return "INCOMPLETE (no index)" + (encrypted ? ", encrypted" : "")
+    case .passwordNeeded: return "encrypted: password needed"
+    case .wrongPassword: return "encrypted: wrong password"
+    case .unreadable: return "unreadable: \(error ?? "unknown")"
+    case .leftover: return "LEFTOVER"
+    }
+  }
 
   /// The total number of objects.
   public var totalObjects: Int { objects.values.reduce(0, +) }
@@ -39,9 +74,15 @@ public struct ArchiveSummary: Codable, Sendable {
 
 /// `graphvault list`: what archives hold, from their headers and indexes.
 public enum ListService {
+  /// Whether `path` names a location of archives (a folder or an `s3://` prefix), which `list`
+  /// shows one line an archive, rather than one archive.
+  public static func isLocation(_ path: String) -> Bool { ArchiveAccess.isFolder(path) }
+
   /// Summaries of one archive (`-`: standard input), or of every `.gvault` archive in a
-  /// folder, newest first. Encrypted archives are opened with the password from `password`;
-  /// in a folder, one that cannot be opened is listed with the reason.
+  /// folder or `s3://` prefix, newest first (an archive whose header cannot be read by the
+  /// time in its name), then what killed runs left. Encrypted archives are opened with the
+  /// password from `password`; in a location, every archive is listed, one that cannot be
+  /// opened with its ``ArchiveSummary/state`` and the reason.
   /// - Throws: ``VaultError``; for a single archive, also when it cannot be read or opened.
   public static func list(path: String, password: PasswordSource? = nil) throws(VaultError)
     -> [ArchiveSummary]
@@ -67,25 +108,32 @@ public enum ListService {
         summarize(backend.address(of: $0.name), bytes: $0.size, password: password).summary
       }
       let leftovers = try backend.leftovers().map { leftover in
-        var summary = ArchiveSummary(
+        ArchiveSummary(
           archive: backend.address(of: leftover.name), created: nil, source: nil, model: nil,
           modelVersion: nil, objects: [:], tables: [:], bytes: leftover.size, format: nil,
           complete: false, encrypted: false,
           error:
-            "left by a run that did not finish: the next backup of its store, or a prune, removes it"
-        )
-        summary.leftover = true
-        return summary
+            "left by a run that did not finish: the next backup of its store, or a prune, removes it",
+          state: .leftover, leftover: true)
       }
-      return summaries.sorted { ($0.created ?? "", $0.archive) > ($1.created ?? "", $1.archive) }
+      // An archive whose header could not be read is placed by the time in its name.
+      func time(_ summary: ArchiveSummary) -> String {
+        summary.created ?? ArchiveNaming.time(ofArchive: lastComponent(summary.archive)) ?? ""
+      }
+      return summaries.sorted { (time($0), $0.archive) > (time($1), $1.archive) }
         + leftovers.sorted { $0.archive < $1.archive }
     }
+  }
+
+  /// The last component of a path or URL.
+  private static func lastComponent(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
   }
 
   /// Reads the header and the index of the archive at `archive`; object chunks are skipped,
   /// not decoded (a sealed archive's are opened, to reach its index).
   /// - Parameter bytes: the archive's size, when known (else the bytes read are counted).
-  /// - Returns: the summary, and why the archive could not be read when it could not.
+  /// - Returns: the summary, and why the archive could not be read when its header could not.
   static func summarize(_ archive: String, bytes: Int64?, password: PasswordSource?) -> (
     summary: ArchiveSummary, failure: VaultError?
   ) {
@@ -94,6 +142,8 @@ public enum ListService {
     var failure: VaultError?
     var size = bytes ?? 0
     var encrypted = false
+    // What the summary reports; only a failure before the header is thrown for one archive.
+    var summaryFailure: VaultError?
     do {
       let reader = try ArchiveAccess.reader(archive)
       let stream = MemberStream(reader: reader, name: ArchiveAccess.displayName(archive)) {
@@ -132,13 +182,31 @@ public enum ListService {
     func counts(_ key: String) -> [String: Int] {
       (index?[key]?.dictionaryValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }
     }
+    let state: ArchiveSummary.State
+    if header != nil, let failure {
+      // Damage past the header: the archive is not merely unfinished.
+      state = .unreadable
+      summaryFailure = failure
+    } else if header == nil {
+      switch (failure?.cause as? VaultError)?.cause ?? failure?.cause {
+      case let error as ArchiveFormatError where error.kind == .passwordRequired:
+        state = .passwordNeeded
+      case let error as ArchiveFormatError where error.kind == .wrongPassword:
+        state = .wrongPassword
+      default: state = .unreadable
+      }
+    } else {
+      state = index == nil ? .incomplete : .complete
+    }
+    if header == nil { summaryFailure = failure }
     let summary = ArchiveSummary(
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
       tables: counts("tables"), bytes: size,
       format: header.map { Int($0.formatVersion) }, complete: index != nil && header != nil,
-      encrypted: encrypted, error: header == nil ? failure?.detail : nil)
+      encrypted: encrypted, error: summaryFailure?.detail, state: state,
+      failure: summaryFailure?.kind)
     return (summary, header == nil ? failure : nil)
   }
 }
