@@ -50,30 +50,39 @@ enum Output {
     }
   }
 
+  /// Writes `value` as one JSON document. A document that is an object gets `"ok": true`
+  /// unless it says itself (a failure's document, a verify's report), so that a monitor finds
+  /// `ok` in every document; and the run's warnings beside its keys (a list stays a list).
   static func json<T: Encodable>(_ value: T, toStandardError: Bool = false) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let handle = toStandardError ? FileHandle.standardError : FileHandle.standardOutput
     var bytes = try encoder.encode(value)
-    // The run's warnings go beside a document's keys (a list of archives stays a list).
-    if !Warnings.all.isEmpty && bytes.first == UInt8(ascii: "{") {
-      bytes = try encoder.encode(Warned(value: value, warnings: Warnings.all))
+    if bytes.first == UInt8(ascii: "{") {
+      let keys = (try? JSONSerialization.jsonObject(with: bytes)) as? [String: Any]
+      let ok: Bool? = keys?["ok"] == nil ? true : nil
+      if ok != nil || !Warnings.all.isEmpty {
+        bytes = try encoder.encode(
+          Stamped(value: value, ok: ok, warnings: Warnings.all.isEmpty ? nil : Warnings.all))
+      }
     }
     handle.write(bytes)
     handle.write(Data("\n".utf8))
   }
 
-  /// A document with the run's warnings added to its keys.
-  private struct Warned<T: Encodable>: Encodable {
+  /// A document with `ok` and the run's warnings added to its keys.
+  private struct Stamped<T: Encodable>: Encodable {
     let value: T
-    let warnings: [String]
+    let ok: Bool?
+    let warnings: [String]?
 
-    enum Key: String, CodingKey { case warnings }
+    enum Key: String, CodingKey { case ok, warnings }
 
     func encode(to encoder: any Encoder) throws {
       try value.encode(to: encoder)
       var container = encoder.container(keyedBy: Key.self)
-      try container.encode(warnings, forKey: .warnings)
+      try container.encodeIfPresent(ok, forKey: .ok)
+      try container.encodeIfPresent(warnings, forKey: .warnings)
     }
   }
 }
