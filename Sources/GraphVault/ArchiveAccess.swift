@@ -133,6 +133,23 @@ enum ArchiveAccess {
     isStandardStream(path) ? "standard input" : path
   }
 
+  /// Whether `password` opens the archive at `path`: the password's problem when it does not
+  /// (``ArchiveFormatError/Kind/passwordRequired``, ``ArchiveFormatError/Kind/wrongPassword``),
+  /// nil when it does, the archive is plain, or it cannot be read for another reason. Reads
+  /// the archive's first member only.
+  static func passwordProblem(_ path: String, password: PasswordSource?) -> ArchiveFormatError.Kind?
+  {
+    do {
+      let stream = try members(path, password: password, allowingUnencrypted: true)
+      _ = try stream.next(hash: false) { $0 == ArchiveLayout.header }
+      return nil
+    } catch let error as ArchiveFormatError {
+      return error.kind == .malformed ? nil : error.kind
+    } catch {
+      return nil
+    }
+  }
+
   /// The members of the archive at `path`, opened with the password from `password` when the
   /// archive is sealed (the password is read only then). With a password and without
   /// `allowingUnencrypted`, an archive that is not encrypted is refused (77).

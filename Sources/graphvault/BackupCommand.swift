@@ -10,7 +10,7 @@ struct BackupCommand: ParsableCommand {
     commandName: "backup",
     abstract: "Back up a store into a compressed, verifiable archive; print the archive's path.",
     discussion:
-      "Without --model, the model is read from the store's Z_MODELCACHE. The store is never changed; the archive (mode 0600) appears under its final name only when complete, and names never collide. With a password (--password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND) the archive is encrypted. With --output -, the archive goes to standard output and the summary (--json) to standard error."
+      "Without --model, the model is read from the store's Z_MODELCACHE. The store is never changed; the archive (mode 0600) appears under its final name only when complete, and names never collide. With a password (--password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND) the archive is encrypted; a folder or s3:// prefix keeps one password per store (see --new-password). With --output -, the archive goes to standard output and the summary (--json) to standard error."
   )
 
   @Argument(help: "The store (a Core Data SQLite file; its -wal is read too).")
@@ -22,7 +22,7 @@ struct BackupCommand: ParsableCommand {
 
   @Option(
     help:
-      "The archive file, a folder for <store>-<UTC time>.gvault (default: the current folder), or - for standard output."
+      "The archive file, a folder or s3://BUCKET/PREFIX/ for <store>-<UTC time>.gvault (default: the current folder), or - for standard output."
   )
   var output: String?
 
@@ -40,6 +40,12 @@ struct BackupCommand: ParsableCommand {
       "The archive format: 2 (the default, objects in columns) or 1 (for graphvault 0.1, which reads only format 1).",
       valueName: "version"))
   var formatVersion: Int64 = ArchiveLayout.formatVersion
+
+  @Flag(
+    help:
+      "Back up into a folder or prefix whose newest archive of this store is under another password (or none): the change is meant. Without it such a backup is refused (77)."
+  )
+  var newPassword = false
 
   @OptionGroup var password: PasswordOptions
   @OptionGroup var lock: LockOptions
@@ -67,6 +73,7 @@ struct BackupCommand: ParsableCommand {
       settings.formatVersion = formatVersion
       settings.now = time.flatMap(TimeOption.parse)
       settings.password = password.source
+      settings.newPassword = newPassword
       settings.wait = lock.wait
       let result = try StatusLine(command: "backup", options: options).showing { meter in
         settings.meter = meter

@@ -199,17 +199,19 @@ struct PruneCommandTests {
       encrypted.append(URL(fileURLWithPath: archive).lastPathComponent)
     }
     // Anyone who can write to the folder can add a plain archive of the same store, dated as
-    // they like; and a backup made with another password lands beside the others.
-    let planted = URL(
-      fileURLWithPath: try workspace.backup(store, ["--time", "2099-01-01T03:00:00Z"])
-    ).lastPathComponent
+    // they like; and a backup made with another password lands beside the others when the
+    // change is said to be meant.
     let other = URL(
       fileURLWithPath: try workspace.backup(
         store,
         [
           "--password-file", try workspace.passwordFile("other", name: "other"),
-          "--time", "2026-01-04T03:00:00Z",
+          "--time", "2026-01-04T03:00:00Z", "--new-password",
         ])
+    ).lastPathComponent
+    let planted = URL(
+      fileURLWithPath: try workspace.backup(
+        store, ["--time", "2099-01-01T03:00:00Z", "--new-password"])
     ).lastPathComponent
 
     let result = try BuiltTool.run([

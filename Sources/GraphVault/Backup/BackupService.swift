@@ -35,6 +35,9 @@ public enum BackupService {
     public var now: Date?
     /// Encrypt the archive with the password from here (``ArchiveSeal``).
     public var password: PasswordSource?
+    /// Back up into a location whose newest archive of the store is under another password
+    /// (or none, or encrypted while this backup is not): the change of password is meant.
+    public var newPassword = false
     /// How long to wait for another run's lock, in seconds (not at all when nil).
     public var wait: Double?
     /// Where the run reports how far it has got (objects of the store's total, bytes written).
@@ -101,6 +104,9 @@ public enum BackupService {
         for leftover in (try? backend.leftovers()) ?? []
         where ArchiveNaming.storeName(ofArchive: leftover.name) == storeName {
           try? backend.removeLeftover(leftover.name)
+        }
+        if fixedName == nil && !options.newPassword {
+          try requireLocationPassword(backend, storeName: storeName, password: options.password)
         }
         // The time is taken once the locks are held, so names follow the order runs write in.
         now = options.now ?? Date()
@@ -233,6 +239,35 @@ public enum BackupService {
 
   /// The lock of backups of stores named `storeName` into one folder.
   static func storeLock(_ storeName: String) -> String { "graphvault-backup-\(storeName)" }
+
+  /// A location keeps one password per store, as a restic repository has one: a backup whose
+  /// password does not open the newest archive of the same store there (or that has none
+  /// while that archive is encrypted) is refused (77) naming that archive, since a prune with
+  /// either password could then not apply its rules to the other's archives. Adding a
+  /// password to a store whose archives are plain is allowed.
+  static func requireLocationPassword(
+    _ backend: any StorageBackend, storeName: String, password: PasswordSource?
+  ) throws {
+    guard
+      let newest = try backend.list()
+        .filter({ ArchiveNaming.storeName(ofArchive: $0.name) == storeName })
+        .max(by: { $0.name < $1.name })
+    else { return }
+    let address = backend.address(of: newest.name)
+    switch ArchiveAccess.passwordProblem(address, password: password) {
+    case .passwordRequired:
+      throw VaultError(
+        .accessDenied,
+        "the newest archive of this store here (\(address)) is encrypted: give its password, or pass --new-password to back up without one"
+      )
+    case .wrongPassword:
+      throw VaultError(
+        .accessDenied,
+        "the password does not open the newest archive of this store here (\(address)): with archives under two passwords a prune could not apply its rules to both; give that archive's password, or pass --new-password if the change is meant"
+      )
+    default: return
+    }
+  }
 
   /// Where an archive goes.
   enum Destination {
