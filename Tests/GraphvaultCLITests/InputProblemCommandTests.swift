@@ -25,8 +25,12 @@ struct InputProblemCommandTests {
   func aFolderIsNoArchiveAndNoStore() throws {
     let folder = directory.path("folder").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // verify checks the archives of a folder: this one has none.
+    let verify = try BuiltTool.run(["verify", folder])
+    #expect(verify.status == 66)
+    #expect(verify.stderr.contains("no archive in \(folder)"))
     for arguments in [
-      ["verify", folder], ["restore", folder, "--to", directory.path("r.sqlite").path],
+      ["restore", folder, "--to", directory.path("r.sqlite").path],
       ["export", folder, "--output", directory.path("e.json").path],
     ] {
       let result = try BuiltTool.run(arguments)
