@@ -4,6 +4,9 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
   public enum Kind: Sendable, Equatable {
     /// libarchive reported a failure (its message is in ``ArchiveError/message``).
     case library(code: Int32)
+    /// The caller's stream the archive is read from or written to failed (a network error, a
+    /// full disk): ``ArchiveError/message`` is what it threw, said first.
+    case stream
     /// The archive ended inside an entry, or an entry held fewer bytes than its header said.
     case truncated
     /// An entry's data was longer or shorter than the size it was begun with.
@@ -50,6 +53,7 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
     var text: String
     switch kind {
     case .library(let code): text = "archive error (libarchive \(code))"
+    case .stream: text = ""
     case .truncated: text = "archive is truncated"
     case .sizeMismatch(let declared, let written):
       text = "entry size mismatch: declared \(declared) bytes, got \(written)"
@@ -57,7 +61,7 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
     case .misuse(let what): text = "archive API misuse: \(what)"
     case .unsupported(let what): text = "unsupported: \(what)"
     }
-    if let message, !message.isEmpty { text += ": \(message)" }
+    if let message, !message.isEmpty { text += text.isEmpty ? message : ": \(message)" }
     if let entry { text += " [entry \(entry)" + (entryOffset.map { " at byte \($0)" } ?? "") + "]" }
     if let archiveOffset { text += " [archive byte \(archiveOffset)]" }
     if let archivePath { text += " [\(archivePath)]" }

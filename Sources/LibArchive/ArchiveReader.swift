@@ -53,6 +53,7 @@ public final class ArchiveReader {
           block?.pointee = UnsafeRawPointer(stream.buffer.baseAddress)
           return count
         } catch {
+          stream.failed = true
           gv_archive_set_error(archive, EIO, "reading the archive failed: \(error)")
           return -1
         }
@@ -212,8 +213,11 @@ public final class ArchiveReader {
   private func makeError(code: Int32, entry: String?, offset: Int64?) -> ArchiveError {
     let message = archive_error_string(archive).map { String(cString: $0) }
     let truncated = message?.lowercased().contains("truncated") ?? false
+    // The stream's own failure is the cause, whatever libarchive made of it.
+    let kind: ArchiveError.Kind =
+      stream?.failed == true ? .stream : truncated ? .truncated : .library(code: code)
     return ArchiveError(
-      kind: truncated ? .truncated : .library(code: code), message: message,
+      kind: kind, message: message,
       errno: archive_errno(archive), archivePath: path, entry: entry, entryOffset: offset,
       archiveOffset: archive_filter_bytes(archive, -1))
   }
@@ -224,6 +228,8 @@ public final class ArchiveReader {
 private final class ReadStream {
   let read: (UnsafeMutableRawBufferPointer) throws -> Int
   let buffer: UnsafeMutableRawBufferPointer
+  /// Whether `read` threw: the failure libarchive then reports is the stream's.
+  var failed = false
 
   init(read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int, blockSize: Int) {
     self.read = read

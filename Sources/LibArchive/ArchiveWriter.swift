@@ -101,6 +101,7 @@ public final class ArchiveWriter {
             try stream.write(UnsafeRawBufferPointer(start: bytes, count: count))
             return count
           } catch {
+            stream.failed = true
             gv_archive_set_error(archive, EIO, "writing the archive failed: \(error)")
             return -1
           }
@@ -261,8 +262,9 @@ public final class ArchiveWriter {
   }
 
   private func makeError(code: Int32, entry entryPath: String?, offset: Int64?) -> ArchiveError {
+    // The stream's own failure is the cause, whatever libarchive made of it.
     ArchiveError(
-      kind: .library(code: code),
+      kind: stream?.failed == true ? .stream : .library(code: code),
       message: archive_error_string(archive).map { String(cString: $0) },
       errno: archive_errno(archive), archivePath: path, entry: entryPath, entryOffset: offset,
       archiveOffset: archive_filter_bytes(archive, -1))
@@ -273,6 +275,8 @@ public final class ArchiveWriter {
 /// keeps it alive).
 private final class WriteStream {
   let write: (UnsafeRawBufferPointer) throws -> Void
+  /// Whether `write` threw: the failure libarchive then reports is the stream's.
+  var failed = false
 
   init(write: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.write = write }
 }
