@@ -19,7 +19,9 @@ struct RestoreCommand: ParsableCommand {
   @Option(help: "The store to create.")
   var to: String
 
-  @Option(help: "The target model: .xcdatamodeld, .momd, .xcdatamodel or .mom.")
+  @Option(
+    help:
+      "The target model: .xcdatamodeld, .momd, .xcdatamodel, .mom, or a store (its Z_MODELCACHE).")
   var model: String?
 
   @Option(name: .customLong("model-version"), help: "The target version (default: current).")
@@ -134,7 +136,9 @@ struct RestoreCommand: ParsableCommand {
       }
       for note in migration.notes { lines.append("note: \(note)") }
     } else {
-      lines.append("restore at the archive's version \(result.modelVersion ?? "?") (no migration)")
+      lines.append(
+        result.modelVersion.map { "restore at the archive's version \($0) (no migration)" }
+          ?? "restore at the archive's own model, which names no version (no migration)")
     }
     let total = result.objects.values.reduce(0, +)
     if let selected = result.selected {
