@@ -62,7 +62,8 @@ struct StreamTests {
       let archiveError = error as? ArchiveError
       return archiveError?.kind == .stream
         && archiveError?.description.hasPrefix("reading the archive failed: the disk went away")
-          == true && archiveError?.description.contains("libarchive") == false
+          == true
+        && archiveError?.description.contains("libarchive") == false
     }
   }
 }
