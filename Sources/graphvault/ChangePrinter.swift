@@ -5,6 +5,7 @@ import GraphVault
 final class ChangePrinter {
   private let json: Bool
   private let quiet: Bool
+  private let display: ValueDisplay
   private var first = true
   private var buffer = ""
   private let encoder: JSONEncoder = {
@@ -13,9 +14,10 @@ final class ChangePrinter {
     return encoder
   }()
 
-  init(json: Bool, quiet: Bool) {
+  init(json: Bool, quiet: Bool, display: ValueDisplay) {
     self.json = json
     self.quiet = quiet
+    self.display = display
   }
 
   func print(_ change: ObjectChange) throws {
@@ -23,7 +25,7 @@ final class ChangePrinter {
       buffer += first ? "{\n  \"changes\": [\n    " : ",\n    "
       buffer += String(decoding: try encoder.encode(change), as: UTF8.self)
     } else if !quiet {
-      buffer += Self.lines(change)
+      buffer += lines(change)
     }
     first = false
     if buffer.utf8.count >= 1 << 16 { flush() }
@@ -57,26 +59,26 @@ final class ChangePrinter {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// `M Book p5` and a line per property, or `- Book p17  title="Dune", …` on one line.
-  static func lines(_ change: ObjectChange) -> String {
+  /// `M Book p5` and a line per changed property, or `- Book p17  title="Dune", …` on one
+  /// line (key attributes first, or the `--show` properties).
+  func lines(_ change: ObjectChange) -> String {
     switch change.kind {
     case .changed:
       var text = "M \(change.entity) \(change.key)\n"
       for property in change.properties {
-        text += "    \(property.name): \(property.old ?? "nil") -> \(property.new ?? "nil")\n"
+        let (old, new) = (property.old ?? "nil", property.new ?? "nil")
+        text += "    \(property.name): \(display.value(old)) -> \(display.value(new))\n"
       }
       return text
     case .inserted, .deleted:
       let sign = change.kind == .inserted ? "+" : "-"
-      let values = oneLine(change.properties.map { "\($0.name)=\($0.new ?? $0.old ?? "nil")" })
-      return "\(sign) \(change.entity) \(change.key)\(values.isEmpty ? "" : "  " + values)\n"
+      var values: [String: String] = [:]
+      for property in change.properties {
+        values[property.name] = property.new ?? property.old ?? "nil"
+      }
+      // The service put the key attributes first.
+      let shown = display.line(values, keys: change.properties.map(\.name))
+      return "\(sign) \(change.entity) \(change.key)\(shown.isEmpty ? "" : "  " + shown)\n"
     }
-  }
-
-  /// `NAME=VALUE` pairs on one line, comma-separated, cut after 100 characters: an object
-  /// shown beside its key (diff's inserted and deleted objects, find's results).
-  static func oneLine(_ pairs: [String]) -> String {
-    let line = pairs.joined(separator: ", ")
-    return line.count > 100 ? String(line.prefix(100)) + "…" : line
   }
 }

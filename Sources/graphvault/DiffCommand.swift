@@ -20,7 +20,7 @@ struct DiffCommand: ParsableCommand {
       two models differ, OLD is migrated into NEW's model first, as restore would.
 
       Each object that differs is a line: '+' inserted, '-' deleted (with its first values), 'M' \
-      changed, followed by each changed property's old and new value (long values shortened); \
+      changed, followed by each changed property's old and new value (long values cut on a terminal unless --full; key attributes first); \
       relationships name their targets (Author/p3, or Author[name='Le Guin'] when Author has a \
       --key). A summary per entity follows. With --json, one document: {"changes": [...], \
       "summary": {...}}.
@@ -61,6 +61,7 @@ struct DiffCommand: ParsableCommand {
   )
   var model: String?
 
+  @OptionGroup var display: DisplayOptions
   @OptionGroup var reading: ReadingOptions
   @OptionGroup var options: GlobalOptions
 
@@ -74,7 +75,8 @@ struct DiffCommand: ParsableCommand {
       settings.modelPath = model
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
-      let printer = ChangePrinter(json: options.json, quiet: options.quiet)
+      let printer = ChangePrinter(
+        json: options.json, quiet: options.quiet, display: ValueDisplay(display))
       let summary = try StatusLine(command: "diff", options: options, printsAsItGoes: true)
         .showing { meter in
           settings.meter = meter

@@ -54,6 +54,7 @@ struct FindCommand: ParsableCommand {
       valueName: "ENTITY.ATTRIBUTE"))
   var key: String?
 
+  @OptionGroup var display: DisplayOptions
   @OptionGroup var reading: ReadingOptions
   @OptionGroup var options: GlobalOptions
 
@@ -73,12 +74,15 @@ struct FindCommand: ParsableCommand {
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
       let printsNow = history == nil && !options.json && !options.quiet
+      let shown = ValueDisplay(display)
       let results = try StatusLine(command: "find", options: options, printsAsItGoes: printsNow)
         .showing { meter in
           settings.meter = meter
           return try FindService.find(in: location, options: settings) { result in
             // Written unbuffered, so that the summary on standard error comes after it.
-            if printsNow { FileHandle.standardOutput.write(Data(Self.lines(result).utf8)) }
+            if printsNow {
+              FileHandle.standardOutput.write(Data(Self.lines(result, shown).utf8))
+            }
           }
         }
       let read = results.reduce(Int64(0)) { $0 + $1.bytesRead }
@@ -89,7 +93,7 @@ struct FindCommand: ParsableCommand {
           FindReport(archives: results, history: story, bytesRead: read, bytes: total))
       } else if !options.quiet {
         if let story {
-          FileHandle.standardOutput.write(Data(Self.lines(story).utf8))
+          FileHandle.standardOutput.write(Data(Self.lines(story, shown).utf8))
         }
         let share = total > 0 ? String(format: " (%.1f%%)", Double(read) * 100 / Double(total)) : ""
         FileHandle.standardError.write(
@@ -131,19 +135,21 @@ struct FindCommand: ParsableCommand {
     let matchedBy: String?
   }
 
-  /// An object's values as `NAME=VALUE`, by name.
-  static func pairs(_ values: [String: String]) -> [String] {
-    values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+  /// An object's values as `NAME=VALUE`, key attributes first, then by name.
+  static func pairs(_ object: FindService.Object) -> [String] {
+    KeyAttributes.ordered(object.values.keys, keys: object.keys).map {
+      "\($0)=\(object.values[$0]!)"
+    }
   }
 
-  static func lines(_ result: FindService.ArchiveResult) -> String {
+  static func lines(_ result: FindService.ArchiveResult, _ display: ValueDisplay) -> String {
     let when = result.created.map { "  \($0)" } ?? ""
     guard result.error == nil else { return "\(result.archive)\(when)  could not be read\n" }
     var text =
       "\(result.archive)\(when)  \(result.objects.isEmpty ? "none" : result.objects.count == 1 ? "1 object" : "\(result.objects.count) objects")\n"
     for object in result.objects {
       text +=
-        "  \(object.entity) p\(object.primaryKey)  \(ChangePrinter.oneLine(pairs(object.values)))\n"
+        "  \(object.entity) p\(object.primaryKey)  \(display.line(object.values, keys: object.keys))\n"
     }
     return text
   }
@@ -164,10 +170,11 @@ struct FindCommand: ParsableCommand {
         case (nil, nil): event = seen ? "gone" : "absent"
         case (nil, let now?):
           event = "appeared"
-          details = pairs(now.values)
+          details = pairs(now)
         case (_?, nil): event = "gone"
         case (let before?, let now?):
-          let names = Set(before.values.keys).union(now.values.keys).sorted()
+          let names = KeyAttributes.ordered(
+            Set(before.values.keys).union(now.values.keys), keys: now.keys)
           details = names.compactMap { name in
             before.values[name] == now.values[name]
               ? nil : "\(name): \(before.values[name] ?? "nil") -> \(now.values[name] ?? "nil")"
@@ -185,12 +192,12 @@ struct FindCommand: ParsableCommand {
     return events
   }
 
-  static func lines(_ events: [Event]) -> String {
+  static func lines(_ events: [Event], _ display: ValueDisplay) -> String {
     var text = ""
     for event in events {
       text += "\(event.created ?? event.archive)  \(event.event)"
       if event.event == "appeared" {
-        text += "  \(ChangePrinter.oneLine(event.details))"
+        text += "  \(display.line(event.details))"
       }
       text += "  \(event.archive)"
       if let matchedBy = event.matchedBy { text += "  (another store: found by \(matchedBy))" }

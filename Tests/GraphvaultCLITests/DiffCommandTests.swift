@@ -198,7 +198,7 @@ struct DiffCommandTests {
     // Pages are matched by number here only to show key ordering with duplicates: their
     // references to the moved book name it by its UUID, so nothing about it differs. The book
     // inserted without a UUID matches nothing: it is deleted on one side, inserted on the
-    // other.
+    // other. Its title, a key attribute, comes before the other values.
     #expect(byUUID.status == 1, "\(byUUID.stderr)")
     let author = try sqlRows(store, "SELECT ZAUTHOR FROM ZBOOK WHERE Z_PK = 1")[0]
     let lines = byUUID.stdout.split(separator: "\n").filter {
@@ -206,8 +206,8 @@ struct DiffCommandTests {
     }
     #expect(
       lines == [
-        "- Book uniqueID=NULL  author=Author/p\(author), title=\"A new book\"",
-        "+ Book uniqueID=NULL  author=Author/p\(author), title=\"A new book\"",
+        "- Book uniqueID=NULL  title=\"A new book\", author=Author/p\(author)",
+        "+ Book uniqueID=NULL  title=\"A new book\", author=Author/p\(author)",
       ], "\(byUUID.stdout)")
   }
 
@@ -268,5 +268,50 @@ struct DiffCommandTests {
       diff.stdout.contains(
         "(Book matched by its uniqueness constraint (uniqueID), as the sides are different stores;"),
       "\(diff.stdout)")
+  }
+
+  @Test func valuesAreWholeInAPipeCutOnATerminalAndKeyAttributesComeFirst() throws {
+    let long = String(repeating: "a title that goes on ", count: 8) + "and ends here"
+    try sqlScript(
+      store,
+      """
+      DELETE FROM Z_1TAGS WHERE Z_1BOOKS = 5; DELETE FROM ZPAGE WHERE ZBOOK = 5;
+      UPDATE ZBOOK SET ZTITLE = '\(long)' WHERE Z_PK = 5;
+      """)
+    let archive = workspace.path("long.gvault").path
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    try sqlScript(store, "DELETE FROM ZBOOK WHERE Z_PK = 5")
+
+    // Into a pipe: every value whole, the uniqueness constraint's attribute, then the title,
+    // first on a deleted object's line.
+    let piped = try BuiltTool.run(["diff", archive, store, "--entity", "Book"])
+    #expect(piped.status == 1, "\(piped.stderr)")
+    let deleted = try #require(
+      piped.stdout.split(separator: "\n").first { $0.hasPrefix("- Book p5") })
+    #expect(deleted.hasPrefix("- Book p5  uniqueID="), "\(deleted)")
+    #expect(deleted.contains(", title=\"\(long)\", author="), "\(deleted)")
+    #expect(!deleted.contains("…"))
+
+    // --show: the properties named, in that order, and no others.
+    let shown = try BuiltTool.run([
+      "diff", archive, store, "--entity", "Book", "--show", "title,edition",
+    ])
+    let line = try #require(shown.stdout.split(separator: "\n").first { $0.hasPrefix("- Book p5") })
+    let values = try #require(line.components(separatedBy: "  ").last)
+    #expect(values.hasPrefix("title=\"\(long)\", edition="), "\(line)")
+    #expect(values.components(separatedBy: ", ").count == 2, "\(line)")
+    #expect(!line.contains("uniqueID"))
+
+    // On a terminal, long values and lines are cut, unless --full.
+    guard Subprocess.isInstalled("script") else { return }
+    for (extra, cut) in [([String](), true), (["--full"], false)] {
+      let command =
+        "stty cols 200 rows 24; exec '\(BuiltTool.path)' "
+        + (["diff", archive, store, "--entity", "Book"] + extra).map { "'\($0)'" }.joined(
+          separator: " ")
+      let screen = try Subprocess.run("script", ["-qfec", command, "/dev/null"]).stdout
+      #expect(screen.contains(long) != cut, "\(extra): \(screen)")
+      #expect(screen.contains("…") == cut, "\(extra)")
+    }
   }
 }

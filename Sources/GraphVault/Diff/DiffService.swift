@@ -279,6 +279,7 @@ public enum DiffService {
   ) throws -> DiffSummary.Counts {
     var counts = DiffSummary.Counts()
     let attributes = model.attributes(of: entity).filter(\.isStored).map(\.name)
+    let keys = KeyAttributes.of(entity, in: model)
     var hasOld = try old.step()
     var hasNew = try new.step()
     var compared = 0
@@ -294,18 +295,22 @@ public enum DiffService {
       }
       if order < 0 {
         counts.deleted += 1
-        try report(change(.deleted, entity, old: old.object(), new: nil, attributes: attributes))
+        try report(
+          change(.deleted, entity, old: old.object(), new: nil, attributes: attributes, keys: keys))
         hasOld = try old.step()
       } else if order > 0 {
         counts.inserted += 1
-        try report(change(.inserted, entity, old: nil, new: new.object(), attributes: attributes))
+        try report(
+          change(.inserted, entity, old: nil, new: new.object(), attributes: attributes, keys: keys)
+        )
         hasNew = try new.step()
       } else {
         let difference =
           old.sameValues(as: new)
           ? nil
           : change(
-            .changed, entity, old: try old.object(), new: try new.object(), attributes: attributes)
+            .changed, entity, old: try old.object(), new: try new.object(), attributes: attributes,
+            keys: keys)
         if let difference, !difference.properties.isEmpty {
           counts.changed += 1
           try report(difference)
@@ -326,12 +331,12 @@ public enum DiffService {
   /// key as the newer side has it, and the properties that differ.
   private static func change(
     _ kind: ObjectChange.Kind, _ entity: String, old: ObjectCursor.Object?,
-    new: ObjectCursor.Object?, attributes: [String]
+    new: ObjectCursor.Object?, attributes: [String], keys: [String]
   ) -> ObjectChange {
     ObjectChange(
       kind: kind, entity: entity, key: keyText((new ?? old)!),
       oldPrimaryKey: old?.record.primaryKey, newPrimaryKey: new?.record.primaryKey,
-      properties: properties(old: old, new: new, attributes: attributes))
+      properties: properties(old: old, new: new, attributes: attributes, keys: keys))
   }
 
   /// `p12` for an object matched by primary key, else `name=value`, the value as its
@@ -342,11 +347,11 @@ public enum DiffService {
     return "\(attribute)=\(value.map(ValueText.text) ?? "NULL")"
   }
 
-  /// The properties whose values differ, sorted by name: attributes, relationships (their
-  /// targets' names, comma-separated) and stored columns the model does not describe (`@`
-  /// and the column).
+  /// The properties whose values differ, `keys` first (``KeyAttributes``), then by name:
+  /// attributes, relationships (their targets' names, comma-separated) and stored columns the
+  /// model does not describe (`@` and the column).
   private static func properties(
-    old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String]
+    old: ObjectCursor.Object?, new: ObjectCursor.Object?, attributes: [String], keys: [String]
   ) -> [ObjectChange.Property] {
     var result: [ObjectChange.Property] = []
     func compare<Value: Equatable>(
@@ -370,7 +375,7 @@ public enum DiffService {
       Set(old?.record.extraColumns.keys.map { $0 } ?? []).union(
         new?.record.extraColumns.keys.map { $0 } ?? []),
       as: "@", { $0?.record.extraColumns[$1] }, ValueText.text)
-    return result.sorted { $0.name < $1.name }
+    return result.sorted { KeyAttributes.rank($0.name, keys) < KeyAttributes.rank($1.name, keys) }
   }
 
   /// A relationship's targets as text: at most ten names, then how many more.

@@ -12,7 +12,7 @@ public struct ObjectChange: Codable, Sendable, Equatable {
   }
 
   /// One property's value on each side (nil where the side has none, or no such object),
-  /// as text: long values shortened, binary values by their size.
+  /// as text: strings whole, binary values by their size and first bytes.
   public struct Property: Codable, Sendable, Equatable {
     /// The attribute, relationship or stored column (`@Z_FOK_BOOKS`).
     public let name: String
@@ -34,6 +34,6 @@ public struct ObjectChange: Codable, Sendable, Equatable {
   /// Its primary key on the newer side (nil when deleted).
   public let newPrimaryKey: Int64?
   /// The properties that differ (changed), or every property that has a value (inserted,
-  /// deleted), sorted by name.
+  /// deleted): the key attributes first (``KeyAttributes``), then by name.
   public let properties: [Property]
 }

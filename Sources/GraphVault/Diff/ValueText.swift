@@ -3,20 +3,17 @@ import JSON
 import ObjectModel
 import PropertyList
 
-/// Attribute values as a person reads them in a diff or a search: strings quoted (and cut
-/// after ``limit`` characters), dates in ISO 8601 (UTC), binary values by their size and first
-/// bytes, UUIDs in their usual form.
+/// Attribute values as a person reads them in a diff or a search: strings quoted and whole
+/// (a terminal's display cuts them, not this), dates in ISO 8601 (UTC), binary values by their
+/// size and first bytes, UUIDs in their usual form.
 enum ValueText {
-  /// The characters of a string shown before it is cut.
-  static let limit = 60
-
   static func text(_ value: AttributeValue) -> String {
     switch value {
     case .integer(let number): return String(number)
     case .double(let number): return String(number)
     case .decimal(let text): return text
     case .string(let text): return quoted(text)
-    case .uri(let text): return "<\(shortened(text))>"
+    case .uri(let text): return "<\(text)>"
     case .bool(let flag): return flag ? "true" : "false"
     case .date(let seconds):
       let formatter = ISO8601DateFormatter()
@@ -39,7 +36,7 @@ enum ValueText {
 
   /// What a binary value holds, when it is JSON text (a Codable collection SwiftData keeps,
   /// `json ["Coffee"]`) or a property list that is not a keyed archive
-  /// (`plist {"a":1}`): read as data, never run, cut as strings are. Nil otherwise.
+  /// (`plist {"a":1}`): read as data, never run. Nil otherwise.
   static func decoded(_ bytes: [UInt8]) -> String? {
     guard bytes.count <= decodedLimit,
       let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) })
@@ -59,14 +56,13 @@ enum ValueText {
       return nil
     }
     let text = String(decoding: JSONWriter.encode(json, style: .compact), as: UTF8.self)
-    return "\(kind) \(shortened(text))"
+    return "\(kind) \(text)"
   }
 
-  /// The string in double quotes, with quotes, backslashes and control characters escaped,
-  /// cut after ``limit`` characters.
+  /// The string in double quotes, with quotes, backslashes and control characters escaped.
   static func quoted(_ text: String) -> String {
     var result = "\""
-    for scalar in shortened(text).unicodeScalars {
+    for scalar in text.unicodeScalars {
       switch scalar {
       case "\"": result += "\\\""
       case "\\": result += "\\\\"
@@ -79,9 +75,5 @@ enum ValueText {
       }
     }
     return result + "\""
-  }
-
-  private static func shortened(_ text: String) -> String {
-    text.count > limit ? String(text.prefix(limit)) + "…" : text
   }
 }

@@ -48,6 +48,8 @@ public enum FindService {
     public let primaryKey: Int64
     /// Its stored attributes and to-one relationships, as text (as `diff` shows them).
     public let values: [String: String]
+    /// Its key attributes (``KeyAttributes``), which are shown first.
+    public let keys: [String]
   }
 
   /// What one archive holds of what was asked.
@@ -309,7 +311,9 @@ public enum FindService {
           values[name] = targets.joined(separator: ", ")
         }
         found.append(
-          Object(entity: entity.name, primaryKey: object.record.primaryKey, values: values))
+          Object(
+            entity: entity.name, primaryKey: object.record.primaryKey, values: values,
+            keys: KeyAttributes.of(entity.name, in: model)))
       }
     }
     return (found, constrained)

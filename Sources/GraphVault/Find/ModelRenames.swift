@@ -70,6 +70,7 @@ struct ModelRenames {
       values[newer(property: name, of: object.entity)] = value
     }
     return FindService.Object(
-      entity: newer(entity: object.entity), primaryKey: object.primaryKey, values: values)
+      entity: newer(entity: object.entity), primaryKey: object.primaryKey, values: values,
+      keys: object.keys.map { newer(property: $0, of: object.entity) })
   }
 }
