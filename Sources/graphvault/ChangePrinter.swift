@@ -50,6 +50,13 @@ final class ChangePrinter {
           ? "\(entity): equal (\(counts.unchanged) objects)\n"
           : "\(entity): \(counts.inserted) inserted, \(counts.deleted) deleted, \(counts.changed) changed, \(counts.unchanged) unchanged\n"
       }
+      if !summary.renames.isEmpty {
+        buffer += "likely renamed (a deletion and an insertion with most values equal; not decided):\n"
+        for rename in summary.renames {
+          buffer +=
+            "  \(rename.entity) \(rename.old) -> \(rename.new)  (\(rename.equal) of \(rename.compared) values equal)\n"
+        }
+      }
     }
     flush()
   }

@@ -45,11 +45,26 @@ public enum DiffService {
   }
 
   /// Compares `old` with `new`, handing each object that differs to `report` (entities in the
-  /// archive format's order, objects in key order).
+  /// archive format's order, objects in key order); the summary points at deleted and inserted
+  /// objects that are likely one object renamed (``LikelyRename``).
   /// - Throws: ``VaultError``: 64 for an unknown entity, key or a bad predicate, 66 for a
   ///   missing side, 65 for a damaged archive, 78 when the older model cannot be migrated
   ///   into the newer.
   public static func diff(
+    old: String, new: String, options: Options, report: (ObjectChange) throws -> Void
+  ) throws(VaultError) -> DiffSummary {
+    // Every change goes by the rename finder on its way out.
+    var renames = RenameFinder()
+    var summary = try compare(old: old, new: new, options: options) { change in
+      renames.observe(change)
+      try report(change)
+    }
+    summary.renames = renames.likely()
+    return summary
+  }
+
+  /// ``diff(old:new:options:report:)`` without the likely renames.
+  private static func compare(
     old: String, new: String, options: Options, report: (ObjectChange) throws -> Void
   ) throws(VaultError) -> DiffSummary {
     try vault {

@@ -29,9 +29,12 @@ public struct DiffSummary: Codable, Sendable, Equatable {
   /// How objects were matched where the user did not say: an entity matched by its
   /// uniqueness constraint because the sides are different stores, one sentence each.
   public let notes: [String]
+  /// Deleted and inserted objects whose values are mostly equal (``LikelyRename``): pointed
+  /// at, never decided.
+  public var renames: [LikelyRename] = []
 
   private enum CodingKeys: String, CodingKey {
-    case old, new, equal, entities, migrated, notes
+    case old, new, equal, entities, migrated, notes, renames
   }
 
   /// A summary of a comparison.
@@ -54,6 +57,7 @@ public struct DiffSummary: Codable, Sendable, Equatable {
     entities = try container.decode([String: Counts].self, forKey: .entities)
     migrated = try container.decodeIfPresent(String.self, forKey: .migrated)
     notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
+    renames = try container.decodeIfPresent([LikelyRename].self, forKey: .renames) ?? []
   }
 
   /// Writes the summary with `equal`.
@@ -65,5 +69,6 @@ public struct DiffSummary: Codable, Sendable, Equatable {
     try container.encode(entities, forKey: .entities)
     try container.encodeIfPresent(migrated, forKey: .migrated)
     if !notes.isEmpty { try container.encode(notes, forKey: .notes) }
+    if !renames.isEmpty { try container.encode(renames, forKey: .renames) }
   }
 }
