@@ -51,7 +51,8 @@ final class ChangePrinter {
           : "\(entity): \(counts.inserted) inserted, \(counts.deleted) deleted, \(counts.changed) changed, \(counts.unchanged) unchanged\n"
       }
       if !summary.renames.isEmpty {
-        buffer += "likely renamed (a deletion and an insertion with most values equal; not decided):\n"
+        buffer +=
+          "likely renamed (a deletion and an insertion with most values equal; not decided):\n"
         for rename in summary.renames {
           buffer +=
             "  \(rename.entity) \(rename.old) -> \(rename.new)  (\(rename.equal) of \(rename.compared) values equal)\n"
