@@ -133,6 +133,9 @@ struct FindCommand: ParsableCommand {
     /// In an archive of another store than the one the object was first found in: the
     /// uniqueness constraint's value it was found by (`id='A1'`).
     let matchedBy: String?
+    /// For `gone`: the object there most like it, which may be it re-created under another
+    /// key (`Book p900, 9 of 10 values equal`); pointed at, never decided.
+    let likelySuccessor: String?
   }
 
   /// An object's values as `NAME=VALUE`, key attributes first, then by name.
@@ -182,10 +185,13 @@ struct FindCommand: ParsableCommand {
           event = details.isEmpty ? "unchanged" : "changed"
         }
         if object != nil { seen = true }
+        let successor = result.likelySuccessor.map {
+          "\($0.object.entity) p\($0.object.primaryKey), \($0.equal) of \($0.compared) values equal"
+        }
         events.append(
           Event(
             event: event, archive: result.archive, created: result.created, store: result.store,
-            details: details, matchedBy: result.matchedBy))
+            details: details, matchedBy: result.matchedBy, likelySuccessor: successor))
         previous = object
       }
     }
@@ -201,6 +207,9 @@ struct FindCommand: ParsableCommand {
       }
       text += "  \(event.archive)"
       if let matchedBy = event.matchedBy { text += "  (another store: found by \(matchedBy))" }
+      if let successor = event.likelySuccessor {
+        text += "  (most like it there, not decided: \(successor))"
+      }
       text += "\n"
       if event.event == "changed" { for detail in event.details { text += "    \(detail)\n" } }
     }

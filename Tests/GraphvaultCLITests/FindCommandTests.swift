@@ -76,6 +76,48 @@ struct FindCommandTests {
     }
     #expect(events == ["appeared", "unchanged", "changed", "gone", "gone"], "\(result.stdout)")
     #expect(result.stdout.contains("    title: \"\(title)\" -> \"Renamed\"\n"), "\(result.stdout)")
+    // Deleted for good: no other book is like it.
+    #expect(!result.stdout.contains("most like it"), "\(result.stdout)")
+  }
+
+  @Test func historyPointsAtTheObjectMostLikeOneThatIsGoneWithoutDecidingForTheUser() throws {
+    let later = workspace.path("later").path + "/"
+    try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+    let name = "Library-20261124T030000.000Z.gvault"
+    #expect(try BuiltTool.run(["backup", store, "--output", later + name, "-q"]).status == 0)
+    // The app re-creates book 3 under a new key, retitled, its tags and pages moved with it.
+    let newPK = try Int(sqlRows(store, "SELECT max(Z_PK) + 1 FROM ZBOOK")[0])!
+    // Book 3 may be a Book or a GraphicNovel.
+    let entity = try sqlRows(
+      store,
+      "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = (SELECT Z_ENT FROM ZBOOK WHERE Z_PK = 3)")[0]
+    try sqlScript(
+      store,
+      """
+      CREATE TEMP TABLE moved AS SELECT * FROM ZBOOK WHERE Z_PK = 3;
+      DELETE FROM ZBOOK WHERE Z_PK = 3;
+      UPDATE moved SET Z_PK = \(newPK), ZTITLE = 'Re-created';
+      INSERT INTO ZBOOK SELECT * FROM moved;
+      UPDATE Z_1TAGS SET Z_1BOOKS = \(newPK) WHERE Z_1BOOKS = 3;
+      UPDATE ZPAGE SET ZBOOK = \(newPK) WHERE ZBOOK = 3;
+      UPDATE Z_PRIMARYKEY SET Z_MAX = \(newPK) WHERE Z_NAME = 'Book';
+      """)
+    let newer = "Library-20261125T030000.000Z.gvault"
+    #expect(try BuiltTool.run(["backup", store, "--output", later + newer, "-q"]).status == 0)
+
+    let result = try BuiltTool.run(["find", later, "--entity", "Book", "--history", "p3"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let gone = try #require(
+      result.stdout.split(separator: "\n").first { $0.contains("  gone  ") }, "\(result.stdout)")
+    #expect(gone.contains(newer))
+    #expect(gone.contains("(most like it there, not decided: \(entity) p\(newPK), "), "\(gone)")
+    let json = try Self.document(
+      BuiltTool.run(["find", later, "--entity", "Book", "--history", "p3", "--json"]))
+    let archives = json["archives"] as? [[String: Any]] ?? []
+    let successor = archives.first?["likelySuccessor"] as? [String: Any]
+    #expect((successor?["object"] as? [String: Any])?["primaryKey"] as? Int == newPK)
+    let (equal, compared) = (successor?["equal"] as? Int, successor?["compared"] as? Int)
+    #expect(equal != nil && equal == compared.map { $0 - 1 }, "\(String(describing: successor))")
   }
 
   @Test func aSmallEntityIsFoundReadingAFractionOfTheArchives() throws {

@@ -66,8 +66,9 @@ public enum FindService {
     /// found in: the uniqueness constraint's value it was matched by (`id='A1'`), as primary
     /// keys name other objects there.
     public var matchedBy: String?
-    /// Bytes read of the archive.
-    public let bytesRead: Int64
+    /// Bytes read of the archive (for `--history`, the second reading that looked for a
+    /// likely successor included).
+    public var bytesRead: Int64
     /// The archive's size.
     public let bytes: Int64
     /// Why the archive could not be searched, when it could not.
@@ -75,6 +76,21 @@ public enum FindService {
     /// What kind of failure kept it from being searched (a wrong password, damage), when one
     /// did.
     public var failure: VaultError.Kind?
+    /// For `--history`, in the first archive of its store the object is gone from: the
+    /// object there whose values are most like its last ones, when at least two and two
+    /// thirds of them are equal (it may be the same object re-created under a new key).
+    /// Pointed at, never decided.
+    public var likelySuccessor: Successor?
+  }
+
+  /// An object most like one that is gone (``ArchiveResult/likelySuccessor``).
+  public struct Successor: Codable, Sendable, Equatable {
+    /// The object.
+    public let object: Object
+    /// How many of the two objects' properties hold equal values.
+    public let equal: Int
+    /// How many properties either has a value for.
+    public let compared: Int
   }
 
   /// Searches every archive at `location` (a folder, an `s3://` prefix, or one archive),
@@ -127,6 +143,9 @@ public enum FindService {
         try report(result)
         options.meter?.add(objects: 1)
       }
+      if options.history != nil {
+        try pointAtSuccessors(&results, backend: backend, options: options, models: references)
+      }
       return results
     }
   }
@@ -147,14 +166,50 @@ public enum FindService {
     let key: KeyedValue
   }
 
+  /// For `--history`: in each store's first archive (oldest first) that no longer holds the
+  /// object its previous one held, the object most like it (``ArchiveResult/likelySuccessor``).
+  /// Those archives are read a second time; an archive that fails now is left as it was.
+  private static func pointAtSuccessors(
+    _ results: inout [ArchiveResult], backend: any StorageBackend, options: Options,
+    models: [String: ObjectModel]
+  ) throws {
+    var previous: (store: String?, object: Object?) = (nil, nil)
+    // Results are by store, each store's newest first: walk each store oldest first.
+    let order = results.indices.sorted {
+      results[$0].store != results[$1].store
+        ? (results[$0].store ?? "") < (results[$1].store ?? "") : $0 > $1
+    }
+    for index in order {
+      let result = results[index]
+      if result.store != previous.store { previous = (result.store, nil) }
+      guard result.error == nil else { continue }
+      if let gone = previous.object, result.objects.isEmpty {
+        var none: HistoryAnchor?
+        let name = String(result.archive.split(separator: "/").last ?? "")
+        let (found, _) = try search(
+          backend, name, options: options, reference: models[result.store ?? name],
+          anchor: &none, likeness: gone)
+        results[index].bytesRead += found.bytesRead
+        if found.error == nil, let successor = found.likelySuccessor {
+          results[index].likelySuccessor = successor
+        }
+      }
+      previous.object = result.objects.first
+    }
+  }
+
   /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
-  /// - Parameter reference: the model of the store's newest archive read, whose names the
-  ///   result is given in: an entity or property it renamed (its renaming identifier) is
-  ///   looked for under its older name and reported under the newer.
+  /// - Parameters:
+  ///   - reference: the model of the store's newest archive read, whose names the result is
+  ///     given in: an entity or property it renamed (its renaming identifier) is looked for
+  ///     under its older name and reported under the newer.
+  ///   - likeness: instead of what the options ask, the object whose values are most like
+  ///     this one's, as the result's ``ArchiveResult/likelySuccessor`` (nil when none is
+  ///     enough like it).
   /// - Returns: the result, and the archive's model when it was read.
   private static func search(
     _ backend: any StorageBackend, _ name: String, options: Options, reference: ObjectModel?,
-    anchor: inout HistoryAnchor?
+    anchor: inout HistoryAnchor?, likeness: Object? = nil
   ) throws -> (ArchiveResult, ObjectModel?) {
     let address = backend.address(of: name)
     let scratch = try ScratchFolder()
@@ -202,6 +257,15 @@ public enum FindService {
       }
       let store = ArchiveNaming.storeName(ofArchive: name)
       let names = ModelRenames(model: model, reference: reference)
+      if let likeness {
+        var result = ArchiveResult(
+          archive: address, created: created, store: store, objects: [], bytesRead: bytesRead,
+          bytes: size, error: nil)
+        result.likelySuccessor = try mostAlike(
+          likeness, in: storePath, model: model, entity: names.older(options.entity),
+          names: names)
+        return (result, model)
+      }
       var older = options
       older.entity = names.older(options.entity)
       if let key = options.key, let dot = key.firstIndex(of: ".") {
@@ -305,18 +369,47 @@ public enum FindService {
         {
           constrained = KeyedValue(entity: owner.name, attribute: attribute, value: value)
         }
-        var values: [String: String] = [:]
-        for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
-        for (name, targets) in object.relationships {
-          values[name] = targets.joined(separator: ", ")
-        }
-        found.append(
-          Object(
-            entity: entity.name, primaryKey: object.record.primaryKey, values: values,
-            keys: KeyAttributes.of(entity.name, in: model)))
+        found.append(shown(object, entity: entity.name, model: model))
       }
     }
     return (found, constrained)
+  }
+
+  /// The object of `entity` (with its sub-entities) in the store at `path` whose values are
+  /// most like `object`'s (named as `names` gives them), when at least two and two thirds of
+  /// those either has are equal; read one at a time, the best kept.
+  private static func mostAlike(
+    _ object: Object, in path: String, model: ObjectModel, entity: String, names: ModelRenames
+  ) throws -> Successor? {
+    let store = try CoreDataStore(path: path)
+    let layout = try store.layout(for: model)
+    var best: Successor?
+    for described in model.hierarchy(from: entity) where !described.isAbstract {
+      let cursor = try ObjectCursor(
+        store: store, layout: layout, entity: described.name, keys: [:], predicate: nil)
+      while try cursor.step() {
+        let found = names.newer(try shown(cursor.object(), entity: described.name, model: model))
+        let (equal, compared) = RenameFinder.likeness(object.values, found.values)
+        guard equal >= 2, equal * 3 >= compared * 2 else { continue }
+        if let best, best.equal * compared >= equal * best.compared { continue }
+        best = Successor(object: found, equal: equal, compared: compared)
+      }
+    }
+    return best
+  }
+
+  /// An object of `entity` as find shows it: its attributes and relationships as text.
+  private static func shown(
+    _ object: ObjectCursor.Object, entity: String, model: ObjectModel
+  ) -> Object {
+    var values: [String: String] = [:]
+    for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
+    for (name, targets) in object.relationships {
+      values[name] = targets.joined(separator: ", ")
+    }
+    return Object(
+      entity: entity, primaryKey: object.record.primaryKey, values: values,
+      keys: KeyAttributes.of(entity, in: model))
   }
 
   /// What `body` gives; a predicate it finds bad becomes a usage error.
