@@ -29,7 +29,8 @@ struct MergeCommand: ParsableCommand {
       that read history see the objects brought back. The store is validated as Core Data \
       validates a save, except that an object brought back as the source held it (a required \
       to-many saved empty) is no new violation; --dry-run runs the same checks, prints what \
-      would be inserted, linked, kept or replaced, and writes nothing. A failed merge leaves \
+      would be inserted, linked, kept or replaced, counted and object by object, and writes \
+      nothing. A failed merge leaves \
       the store's files, its -wal and -shm included, as they were.
       """
   )
@@ -134,6 +135,26 @@ struct MergeCommand: ParsableCommand {
     }
     if !result.conflicts.isEmpty {
       lines.append("differing in the store: " + result.conflicts.prefix(10).joined(separator: "; "))
+    }
+    if result.dryRun && !result.objects.isEmpty {
+      // Which objects, one line each: what a person checks before running it for real.
+      lines.append("objects:")
+      for fate in result.objects {
+        let verb: String
+        switch fate.action {
+        case .insert: verb = "insert "
+        case .present: verb = "present"
+        case .keep: verb = "keep   "
+        case .replace: verb = "replace"
+        case .link: verb = "link   "
+        }
+        let key = (fate.source ?? fate.store).map { " p\($0)" } ?? ""
+        let store =
+          fate.source != nil && fate.store != nil && fate.store != fate.source
+          ? " (the store's p\(fate.store!))" : ""
+        lines.append(
+          "  \(verb)  \(fate.entity)\(key)\(store)\(fate.detail.map { "  \($0)" } ?? "")")
+      }
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -135,6 +135,44 @@ struct MergeCommandTests {
     #expect(walAfter == wal || (wal == nil && walAfter?.isEmpty == true))
   }
 
+  @Test func aDryRunListsTheObjectsItWouldInsertAndTheRealMergeInsertsExactlyThose() throws {
+    let dry = try BuiltTool.run(
+      ["merge", archive, "--into", store, "--dry-run", "--json"] + Self.selection)
+    #expect(dry.status == 0, "\(dry.stderr)")
+    let plan = try #require(
+      try JSONSerialization.jsonObject(with: Data(dry.stdoutBytes)) as? [String: Any])
+    let fates = plan["objects"] as? [[String: Any]] ?? []
+    let toInsert = Set(
+      fates.filter { $0["action"] as? String == "insert" }.compactMap { fate in
+        (fate["entity"] as? String).flatMap { entity in
+          (fate["source"] as? Int).map { "\(entity) p\($0)" }
+        }
+      })
+    // The two books and their pages.
+    #expect(toInsert.contains("Book p2") && toInsert.contains("Book p7"), "\(toInsert)")
+    #expect(toInsert.count == 2 + deletedPages.count, "\(toInsert)")
+    let counted = (plan["entities"] as? [String: [String: Int]] ?? [:]).values.reduce(0) {
+      $0 + ($1["inserted"] ?? 0)
+    }
+    #expect(counted == toInsert.count)
+    #expect(
+      fates.contains { $0["action"] as? String == "present" && $0["entity"] as? String == "Tag" })
+
+    // The text lists them one a line.
+    let text = try BuiltTool.run(["merge", archive, "--into", store, "--dry-run"] + Self.selection)
+    #expect(text.stdout.contains("\n  insert   Book p2\n"), "\(text.stdout)")
+
+    // The real merge inserts those objects under those keys (they were free), nothing else.
+    let booksBefore = Set(try sqlRows(store, "SELECT 'Book p' || Z_PK FROM ZBOOK"))
+    let pagesBefore = Set(try sqlRows(store, "SELECT 'Page p' || Z_PK FROM ZPAGE"))
+    let merged = try BuiltTool.run(["merge", archive, "--into", store] + Self.selection)
+    #expect(merged.status == 0, "\(merged.stderr)")
+    let added =
+      Set(try sqlRows(store, "SELECT 'Book p' || Z_PK FROM ZBOOK")).subtracting(booksBefore)
+      .union(Set(try sqlRows(store, "SELECT 'Page p' || Z_PK FROM ZPAGE")).subtracting(pagesBefore))
+    #expect(added == toInsert)
+  }
+
   @Test func eachConflictPolicyDoesWhatItSays() throws {
     let book3 = ["--entity", "Book", "--where", "title BEGINSWITH 'Book 3:'"]
     let original = try sqlRows(try restoredArchive(), "SELECT ZTITLE FROM ZBOOK WHERE Z_PK = 3")

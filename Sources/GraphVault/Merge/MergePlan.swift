@@ -30,6 +30,8 @@ struct MergePlan {
   private var found: [ObjectReference: ManagedObject?] = [:]
   private(set) var counts: [String: MergeResult.Counts] = [:]
   private(set) var conflicts: [String] = []
+  /// What became of each object, in order.
+  private(set) var fates: [MergeResult.Fate] = []
 
   init(model: ObjectModel, keys: [String: String], from: ObjectContext, into: ObjectContext) {
     self.model = model
@@ -174,6 +176,11 @@ struct MergePlan {
         insertedSources.insert(source.reference)
         counts[source.entity, default: .init()].inserted += 1
         if !free { counts[source.entity, default: .init()].renumbered += 1 }
+        fates.append(
+          .init(
+            action: .insert, entity: source.entity, source: source.primaryKey,
+            store: free ? source.primaryKey : nil,
+            detail: free ? nil : "under a new primary key"))
       }
     }
     for (source, fate) in objects {
@@ -182,7 +189,11 @@ struct MergePlan {
       case .present(let existing):
         merged[source.reference] = existing
         counts[source.entity, default: .init()].present += 1
-      case .conflict(let existing, _):
+        fates.append(
+          .init(
+            action: .present, entity: source.entity, source: source.primaryKey,
+            store: existing.primaryKey, detail: nil))
+      case .conflict(let existing, let differing):
         merged[source.reference] = existing
         if replacing {
           try copyAttributes(of: source, to: existing)
@@ -190,6 +201,11 @@ struct MergePlan {
         } else {
           counts[source.entity, default: .init()].kept += 1
         }
+        fates.append(
+          .init(
+            action: replacing ? .replace : .keep, entity: source.entity,
+            source: source.primaryKey, store: existing.primaryKey,
+            detail: "differs: " + differing.joined(separator: ", ")))
       }
     }
     for (source, fate) in objects {
@@ -259,6 +275,11 @@ struct MergePlan {
         if !insertedSources.contains(member.reference) {
           if try isHeld(mapped, through: relationship, inverse: inverse, of: target) { continue }
           counts[mapped.entity, default: .init()].linked += 1
+          let to = target.primaryKey > 0 ? " p\(target.primaryKey)" : " (inserted)"
+          fates.append(
+            .init(
+              action: .link, entity: mapped.entity, source: nil, store: mapped.primaryKey,
+              detail: "to \(source.entity)\(to) through \(relationship.name)"))
         }
         members.append(mapped)
       }

@@ -17,6 +17,47 @@ public struct MergeResult: Codable, Sendable, Equatable {
     public var linked = 0
   }
 
+  /// What became of one object: inserted, present, kept, replaced, or linked to an inserted
+  /// one.
+  public struct Fate: Codable, Sendable, Equatable {
+    /// What the merge does with the object.
+    public enum Action: String, Codable, Sendable {
+      /// Written into the store.
+      case insert
+      /// The store holds it with the same values: left alone.
+      case present
+      /// The store holds it with other values, kept as they are (`--on-conflict skip`).
+      case keep
+      /// The store holds it with other values, given the source's (`replace`).
+      case replace
+      /// The store holds it, and it is linked to an inserted object.
+      case link
+    }
+
+    /// What the merge does with it.
+    public let action: Action
+    /// Its entity.
+    public let entity: String
+    /// Its primary key in the source (nil for an object of the store linked to an inserted
+    /// one).
+    public let source: Int64?
+    /// Its primary key in the store: the store's object's, or the inserted object's when it
+    /// keeps its own (nil when it gets a new one on saving).
+    public let store: Int64?
+    /// What more there is to say: the attributes that differ, the object and relationship a
+    /// link is made to, that an inserted object gets a new primary key.
+    public let detail: String?
+
+    /// A fate.
+    public init(action: Action, entity: String, source: Int64?, store: Int64?, detail: String?) {
+      self.action = action
+      self.entity = entity
+      self.source = source
+      self.store = store
+      self.detail = detail
+    }
+  }
+
   /// The store merged into.
   public let store: String
   /// The archive or store the objects came from.
@@ -34,4 +75,7 @@ public struct MergeResult: Codable, Sendable, Equatable {
   public let notes: [String]
   /// Whether nothing was written.
   public let dryRun: Bool
+  /// What became of each object, in the order the merge took them: inserted objects, then
+  /// those the store held, then the links made.
+  public var objects: [Fate] = []
 }

@@ -154,10 +154,12 @@ public enum MergeService {
       }
       // A dry run checks what the save would: it never promises what the merge refuses.
       if options.dryRun { try into.validateChanges() } else { try into.save() }
-      return MergeResult(
+      var result = MergeResult(
         store: storePath, source: sourcePath, selected: subset.selected.count,
         entities: merge.counts, conflicts: merge.conflicts, migrated: migrated,
         notes: matching.notes, dryRun: options.dryRun)
+      result.objects = merge.fates
+      return result
     }
   }
 }
