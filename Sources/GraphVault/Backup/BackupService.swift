@@ -154,8 +154,15 @@ public enum BackupService {
         if let frames, let index = members.entries.last?.place {
           try frames.finish(index: index)
         }
+      } catch {
+        throw unpublished(error, at: output.location)
       }
-      let size = try output.publish()
+      let size: Int64
+      do {
+        size = try output.publish()
+      } catch {
+        throw unpublished(error, at: output.location)
+      }
       return BackupResult(
         archive: output.location, objects: objects, tables: rows, bytes: size,
         modelVersion: model.versionName)
@@ -267,6 +274,17 @@ public enum BackupService {
       )
     default: return
     }
+  }
+
+  /// A write that failed (a full disk, a network that went away), said with what it means:
+  /// nothing is under the archive's name, and what the run wrote goes.
+  static func unpublished(_ error: any Error, at location: String) -> any Error {
+    let failure = VaultError(wrapping: error)
+    guard failure.kind == .ioFailure else { return error }
+    return VaultError(
+      .ioFailure,
+      "\(failure.detail); nothing was published as \(location): what this run wrote is removed (had it been killed, the next backup of this store or a prune would remove it)",
+      cause: failure)
   }
 
   /// Where an archive goes.

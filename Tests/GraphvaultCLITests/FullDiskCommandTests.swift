@@ -1,0 +1,37 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A backup into a folder that fills up: it fails with 74 saying what happened in the user's
+/// words, and leaves nothing behind, under the archive's name or any other.
+@Suite(
+  "Backups onto a full disk",
+  .enabled(
+    if: getuid() == 0 && ((try? Subprocess.run("unshare", ["-m", "true"]).status) == 0),
+    "needs root and mount namespaces (unshare -m) to mount a small folder"))
+struct FullDiskCommandTests {
+  @Test func aBackupThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("Library.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "20000", "-q"]).status == 0)
+    let folder = directory.path("small").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // A 256 KiB disk: the archive of 20,000 objects takes a few MiB.
+    let script = """
+      mount -t tmpfs -o size=256k tmpfs "$1"
+      "$2" backup "$3" --output "$1/"
+      status=$?
+      echo "left: $(ls -A "$1" | tr '\\n' ' ')"
+      exit $status
+      """
+    let run = try Subprocess.run(
+      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, store])
+    #expect(run.status == 74, "\(run.stderr)")
+    #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+    #expect(run.stderr.contains("nothing was published as"), "\(run.stderr)")
+    #expect(!run.stderr.contains("libarchive -"), "\(run.stderr)")
+    // Only the folder's lock file, which names no archive, stays.
+    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
+    #expect(!left.contains(".gvault"), "\(left)")
+  }
+}
