@@ -102,18 +102,24 @@ public final class FileLock: @unchecked Sendable {
   /// in a shared folder can never make a run write to (or block on) a file that is not its
   /// own.
   private static func openLockFile(_ path: String) throws(Failure) -> Int32 {
-    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      let reason = errno
-      throw .io(
-        DurableIOError(
-          "cannot open the lock file", path: path, errno: reason,
-          explanation: reason == ELOOP
-            ? "it is a symbolic link, which graphvault never makes (planted?): remove it" : nil))
-    }
+    var fd: Int32
     var status = stat()
-    guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1
-    else {
+    repeat {
+      fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+      guard fd >= 0 else {
+        let reason = errno
+        throw .io(
+          DurableIOError(
+            "cannot open the lock file", path: path, errno: reason,
+            explanation: reason == ELOOP
+              ? "it is a symbolic link, which graphvault never makes (planted?): remove it" : nil))
+      }
+      guard fstat(fd, &status) == 0, status.st_nlink == 0 else { break }
+      // The last holder removed the file between our open and our look at it: it has no name
+      // left, and the one at the path (if any) is another.
+      close(fd)
+    } while true
+    guard status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
       close(fd)
       throw .io(
         DurableIOError(
