@@ -7,31 +7,13 @@ import Testing
 /// nothing else.
 @Suite("Likely renames in a diff")
 struct LikelyRenameTests {
-  /// Re-creates book `pk` under a new primary key with `changes` applied, its tags and pages
-  /// moved with it (a rename by an app that deletes and inserts), as SQL does it.
-  static func recreate(_ store: String, book pk: Int, changes: String) throws {
-    try sqlScript(
-      store,
-      """
-      CREATE TEMP TABLE moved AS SELECT * FROM ZBOOK WHERE Z_PK = \(pk);
-      DELETE FROM ZBOOK WHERE Z_PK = \(pk);
-      UPDATE moved SET Z_PK = (SELECT max(Z_PK) + 1 FROM ZBOOK)\(changes.isEmpty ? "" : ", " + changes);
-      INSERT INTO ZBOOK SELECT * FROM moved;
-      UPDATE Z_1TAGS SET Z_1BOOKS = (SELECT Z_PK FROM moved) WHERE Z_1BOOKS = \(pk);
-      UPDATE ZPAGE SET ZBOOK = (SELECT Z_PK FROM moved) WHERE ZBOOK = \(pk);
-      UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT max(Z_PK) FROM ZBOOK) WHERE Z_NAME = 'Book';
-      DROP TABLE moved;
-      """)
-  }
-
   @Test func aBookRecreatedUnderANewKeyWithANewTitleIsPointedAtAndNothingElseIs() throws {
     let directory = try TemporaryDirectory()
     let old = directory.path("old.sqlite").path
     let new = directory.path("new.sqlite").path
     try SampleLibrary.generate(at: old, objects: 1_500)
     try FileManager.default.copyItem(atPath: old, toPath: new)
-    let newPK = try Int(sqlRows(new, "SELECT max(Z_PK) + 1 FROM ZBOOK")[0])!
-    try Self.recreate(new, book: 7, changes: "ZTITLE = 'Renamed'")
+    let newPK = try recreateBook(in: new, 7, changes: "ZTITLE = 'Renamed'")
     // A book deleted, and one inserted that shares little with any: no pair.
     try sqlScript(
       new,
@@ -69,8 +51,8 @@ struct LikelyRenameTests {
     try SampleLibrary.generate(at: old, objects: 1_500)
     try FileManager.default.copyItem(atPath: old, toPath: new)
     // Half the values changed: more than a third differ.
-    try Self.recreate(
-      new, book: 7,
+    try recreateBook(
+      in: new, 7,
       changes: "ZTITLE = 'x', ZPRICE = 1, ZRATING = 0.1, ZSALES = 2, ZWEIGHT = 3, ZEDITION = 99")
     var options = DiffService.Options()
     options.entities = ["Book"]

@@ -316,18 +316,7 @@ struct DiffCommandTests {
   }
 
   @Test func aBookRecreatedWithANewTitleIsPointedAtAsALikelyRename() throws {
-    let newPK = try Int(sqlRows(store, "SELECT max(Z_PK) + 1 FROM ZBOOK")[0])!
-    try sqlScript(
-      store,
-      """
-      CREATE TEMP TABLE moved AS SELECT * FROM ZBOOK WHERE Z_PK = 4;
-      DELETE FROM ZBOOK WHERE Z_PK = 4;
-      UPDATE moved SET Z_PK = \(newPK), ZTITLE = 'Renamed';
-      INSERT INTO ZBOOK SELECT * FROM moved;
-      UPDATE Z_1TAGS SET Z_1BOOKS = \(newPK) WHERE Z_1BOOKS = 4;
-      UPDATE ZPAGE SET ZBOOK = \(newPK) WHERE ZBOOK = 4;
-      UPDATE Z_PRIMARYKEY SET Z_MAX = \(newPK) WHERE Z_NAME = 'Book';
-      """)
+    let newPK = try recreateBook(in: store, 4, changes: "ZTITLE = 'Renamed'")
     let diff = try BuiltTool.run(["diff", after, store, "--entity", "Book"])
     #expect(diff.status == 1, "\(diff.stderr)")
     #expect(diff.stdout.contains("likely renamed"), "\(diff.stdout)")

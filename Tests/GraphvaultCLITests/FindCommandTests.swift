@@ -86,22 +86,11 @@ struct FindCommandTests {
     let name = "Library-20261124T030000.000Z.gvault"
     #expect(try BuiltTool.run(["backup", store, "--output", later + name, "-q"]).status == 0)
     // The app re-creates book 3 under a new key, retitled, its tags and pages moved with it.
-    let newPK = try Int(sqlRows(store, "SELECT max(Z_PK) + 1 FROM ZBOOK")[0])!
     // Book 3 may be a Book or a GraphicNovel.
     let entity = try sqlRows(
       store,
       "SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT = (SELECT Z_ENT FROM ZBOOK WHERE Z_PK = 3)")[0]
-    try sqlScript(
-      store,
-      """
-      CREATE TEMP TABLE moved AS SELECT * FROM ZBOOK WHERE Z_PK = 3;
-      DELETE FROM ZBOOK WHERE Z_PK = 3;
-      UPDATE moved SET Z_PK = \(newPK), ZTITLE = 'Re-created';
-      INSERT INTO ZBOOK SELECT * FROM moved;
-      UPDATE Z_1TAGS SET Z_1BOOKS = \(newPK) WHERE Z_1BOOKS = 3;
-      UPDATE ZPAGE SET ZBOOK = \(newPK) WHERE ZBOOK = 3;
-      UPDATE Z_PRIMARYKEY SET Z_MAX = \(newPK) WHERE Z_NAME = 'Book';
-      """)
+    let newPK = try recreateBook(in: store, 3, changes: "ZTITLE = 'Re-created'")
     let newer = "Library-20261125T030000.000Z.gvault"
     #expect(try BuiltTool.run(["backup", store, "--output", later + newer, "-q"]).status == 0)
 

@@ -42,3 +42,25 @@ public func sqlScript(_ path: String, _ script: String) throws {
       userInfo: [NSLocalizedDescriptionKey: result.stderr])
   }
 }
+
+/// Re-creates book `pk` of a sample store under the next free primary key with `changes` (SQL
+/// assignments, such as `ZTITLE = 'New'`) applied, its tags and pages moved with it, as an app
+/// that deletes an object and inserts it anew would (with SQL, not graphvault).
+/// - Returns: the new primary key.
+@discardableResult
+public func recreateBook(in store: String, _ pk: Int, changes: String = "") throws -> Int {
+  let newPK = try Int(sqlRows(store, "SELECT max(Z_PK) + 1 FROM ZBOOK")[0])!
+  try sqlScript(
+    store,
+    """
+    CREATE TEMP TABLE moved AS SELECT * FROM ZBOOK WHERE Z_PK = \(pk);
+    DELETE FROM ZBOOK WHERE Z_PK = \(pk);
+    UPDATE moved SET Z_PK = \(newPK)\(changes.isEmpty ? "" : ", " + changes);
+    INSERT INTO ZBOOK SELECT * FROM moved;
+    UPDATE Z_1TAGS SET Z_1BOOKS = \(newPK) WHERE Z_1BOOKS = \(pk);
+    UPDATE ZPAGE SET ZBOOK = \(newPK) WHERE ZBOOK = \(pk);
+    UPDATE Z_PRIMARYKEY SET Z_MAX = \(newPK) WHERE Z_NAME = 'Book';
+    DROP TABLE moved;
+    """)
+  return newPK
+}
