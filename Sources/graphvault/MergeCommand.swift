@@ -140,14 +140,7 @@ struct MergeCommand: ParsableCommand {
       // Which objects, one line each: what a person checks before running it for real.
       lines.append("objects:")
       for fate in result.objects {
-        let verb: String
-        switch fate.action {
-        case .insert: verb = "insert "
-        case .present: verb = "present"
-        case .keep: verb = "keep   "
-        case .replace: verb = "replace"
-        case .link: verb = "link   "
-        }
+        let verb = fate.action.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
         let key = (fate.source ?? fate.store).map { " p\($0)" } ?? ""
         let store =
           fate.source != nil && fate.store != nil && fate.store != fate.source
