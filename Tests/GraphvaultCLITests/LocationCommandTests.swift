@@ -51,6 +51,23 @@ struct LocationCommandTests {
     #expect(summaries.filter { $0["state"] as? String == "complete" }.count == 2)
   }
 
+  @Test func listingAFolderOfPlainArchivesReadsTheirHeadersAndIndexesOnly() throws {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 20_000)
+    for day in 1...2 { try workspace.backup(store, ["--time", "2026-01-0\(day)T03:00:00Z"]) }
+    let list = try BuiltTool.run(["list", workspace.backups, "--json"])
+    #expect(list.status == 0, "\(list.stderr)")
+    let summaries = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.stdoutBytes)) as? [[String: Any]])
+    #expect(summaries.count == 2)
+    for summary in summaries {
+      let (read, bytes) = (summary["bytesRead"] as? Int ?? -1, summary["bytes"] as? Int ?? 0)
+      #expect(read > 0 && read * 50 < bytes, "read \(read) of \(bytes)")
+      #expect(summary["state"] as? String == "complete")
+      #expect((summary["objects"] as? [String: Int])?.values.reduce(0, +) ?? 0 > 15_000)
+    }
+  }
+
   @Test func aBackupUnderAnotherPasswordIsRefusedUntilTheChangeIsMeantAndPruneGoesOnPastIt()
     throws
   {

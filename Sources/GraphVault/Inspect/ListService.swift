@@ -43,6 +43,9 @@ public struct ArchiveSummary: Codable, Sendable {
   public let complete: Bool
   /// Whether the archive is encrypted.
   public let encrypted: Bool
+  /// The bytes read of it to make this summary (a framed archive's trailer, index and header;
+  /// of another, everything up to its index).
+  public var bytesRead: Int64 = 0
   /// Why the archive could not be read, when it could not.
   public let error: String?
   /// What could be read of it.
@@ -142,26 +145,32 @@ public enum ListService {
     var failure: VaultError?
     var size = bytes ?? 0
     var encrypted = false
-    // What the summary reports; only a failure before the header is thrown for one archive.
-    var summaryFailure: VaultError?
+    var bytesRead: Int64 = 0
     do {
+      // A framed archive gives its header and index by two ranged reads and its trailer's.
+      if let framed = try framedArchive(archive) {
+        // On failure, what was read counts too.
+        defer { bytesRead = framed.bytesRead }
+        index = framed.index
+        header = ArchiveHeader(
+          reading: try plist(framed.member(ArchiveLayout.header), ArchiveLayout.header))
+        return summary(
+          archive, header: header, index: index, size: bytes ?? framed.size,
+          bytesRead: framed.bytesRead, encrypted: false, failure: nil)
+      }
       let reader = try ArchiveAccess.reader(archive)
       let stream = MemberStream(reader: reader, name: ArchiveAccess.displayName(archive)) {
         () throws -> [UInt8]? in try password?.read()
       }
       defer {
         if bytes == nil { size = reader.archiveOffset }
+        bytesRead = reader.archiveOffset
         encrypted = stream.isSealed
       }
       let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
       while let member = try stream.next(hash: false, wantBytes: wanted) {
         guard let bytes = member.bytes else { continue }
-        let value: PropertyListValue
-        do {
-          value = try PropertyListValue(binaryPropertyList: bytes)
-        } catch {
-          throw ArchiveFormatError(member: member.path, "not a valid property list: \(error)")
-        }
+        let value = try plist(bytes, member.path)
         if member.path == ArchiveLayout.header {
           header = ArchiveHeader(reading: value)
         } else {
@@ -175,6 +184,19 @@ public enum ListService {
         ? wrapped : VaultError(wrapped.kind, "\(wrapped.detail) (\(archive))", cause: wrapped)
       if wrapped.kind == .accessDenied { encrypted = true }
     }
+    return summary(
+      archive, header: header, index: index, size: size, bytesRead: bytesRead,
+      encrypted: encrypted, failure: failure)
+  }
+
+  /// The summary of what was read of `archive`, and the failure thrown for one archive (one
+  /// whose header could not be read).
+  private static func summary(
+    _ archive: String, header: ArchiveHeader?, index: PropertyListValue?, size: Int64,
+    bytesRead: Int64, encrypted: Bool, failure: VaultError?
+  ) -> (summary: ArchiveSummary, failure: VaultError?) {
+    var failure = failure
+    var summaryFailure: VaultError?
     if header == nil && failure == nil {
       failure = VaultError(
         .invalidInput, "not a graphvault archive (no graphvault.plist) (\(archive))")
@@ -199,7 +221,7 @@ public enum ListService {
       state = index == nil ? .incomplete : .complete
     }
     if header == nil { summaryFailure = failure }
-    let summary = ArchiveSummary(
+    var summary = ArchiveSummary(
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
@@ -207,6 +229,26 @@ public enum ListService {
       format: header.map { Int($0.formatVersion) }, complete: index != nil && header != nil,
       encrypted: encrypted, error: summaryFailure?.detail, state: state,
       failure: summaryFailure?.kind)
+    summary.bytesRead = bytesRead
     return (summary, header == nil ? failure : nil)
+  }
+
+  /// The archive at `archive` as a framed archive read by parts, or nil (standard input, an
+  /// archive that is not framed: encrypted, another compression, or truncated).
+  private static func framedArchive(_ archive: String) throws -> FramedArchive? {
+    guard !ArchiveAccess.isStandardStream(archive) else { return nil }
+    let (backend, name) = try ArchiveAccess.locate(archive)
+    let input = try backend.openForReading(name)
+    return try ArchiveAccess.framed(
+      input, name: archive, password: nil, allowingUnencrypted: true)
+  }
+
+  /// The property list in a member's `bytes`.
+  private static func plist(_ bytes: [UInt8], _ member: String) throws -> PropertyListValue {
+    do {
+      return try PropertyListValue(binaryPropertyList: bytes)
+    } catch {
+      throw ArchiveFormatError(member: member, "not a valid property list: \(error)")
+    }
   }
 }
