@@ -139,6 +139,25 @@ struct FixtureCommandTests {
     #expect(listed.stdout.contains("created 2026-01-31T03:00:00Z"), "\(listed.stdout)")
   }
 
+  @Test func theSameCutFromACopyOfTheStoreElsewhereIsTheSameFile() throws {
+    let elsewhere = workspace.path("elsewhere/deeper").path
+    try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+    let copy = elsewhere + "/" + URL(fileURLWithPath: store).lastPathComponent
+    try FileManager.default.copyItem(atPath: store, toPath: copy)
+    let arguments = ["--entity", "Book", "--limit", "5", "--include", "pages"]
+    let (here, _) = try cut(arguments, name: "here")
+    let there = workspace.path("there.gvault").path
+    let result = try BuiltTool.run(["fixture", copy] + arguments + ["--output", there])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: here))
+        == Data(contentsOf: URL(fileURLWithPath: there)))
+    // The header names the store it was cut from by its name alone.
+    let listed = try BuiltTool.run(["list", there])
+    #expect(listed.stdout.contains("  source \(URL(fileURLWithPath: store).lastPathComponent)\n"))
+    #expect(!listed.stdout.contains(elsewhere))
+  }
+
   @Test func aFixtureCutFromAnArchiveHoldsWhatOneCutFromTheStoreHolds() throws {
     let archive = workspace.path("full.gvault").path
     #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
