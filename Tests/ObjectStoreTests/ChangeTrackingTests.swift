@@ -69,6 +69,30 @@ struct ChangeTrackingTests {
     #expect(try dune.committedValues(forKeys: ["tags"]) == ["tags": .toMany([])])
   }
 
+  @Test func anOwnerWhoseOneToManyMembersMovedIsUpdatedAsItsChangedValuesSay() throws {
+    let context = try ObjectContext(storePath: path, model: model)
+    let dune = try book("Dune", in: context)
+    let author = try #require(try dune.object(for: "author"))
+    let other = try context.insert("Author")
+    try other.setValue(.string("bo"), for: "alias")
+    try context.save()
+    #expect(!author.isUpdated && !other.isUpdated)
+    // A book moves to the other author: both authors' books changed, as Core Data says.
+    try dune.setObject(other, for: "author")
+    for owner in [author, other] {
+      #expect(try !owner.changedValues().isEmpty)
+      #expect(owner.isUpdated && owner.hasChanges)
+      #expect(context.updatedObjects.contains(owner))
+    }
+    // Moved back: the owners' members are as stored again, and they are no longer updated
+    // (the book itself stays updated, as Core Data keeps an object that was set).
+    try dune.setObject(author, for: "author")
+    for owner in [author, other] {
+      #expect(try owner.changedValues().isEmpty)
+      #expect(!owner.isUpdated)
+    }
+  }
+
   @Test func changedAndCommittedValuesSayWhatChangedAndWhatIsStored() throws {
     let context = try ObjectContext(storePath: path, model: model)
     let dune = try book("Dune", in: context)

@@ -7,11 +7,23 @@ extension ManagedObject {
   public var isInserted: Bool { context.inserted.contains(reference) }
 
   /// Whether the object, stored already, has unsaved changes: values, relationships (its own
-  /// or its to-many members'), or transient values (`isUpdated` in Core Data).
+  /// or its to-many members', a one-to-many whose members were moved to or from it included),
+  /// or transient values (`isUpdated` in Core Data). It agrees with ``changedValues()``: a
+  /// to-many that lists is an update.
   public var isUpdated: Bool {
     guard !isInserted, !context.deleted.contains(reference) else { return false }
-    return context.updated.contains(reference) || context.transientChanges.contains(reference)
+    if context.updated.contains(reference) || context.transientChanges.contains(reference)
       || context.hasMembershipChanges(reference)
+    {
+      return true
+    }
+    // Members moved in memory (their to-one set): an update when the members now differ from
+    // the stored ones; one whose stored members cannot be read may have changed.
+    return context.model.relationships(of: entity).contains { relationship in
+      relationship.isToMany && !relationship.isTransient
+        && context.membersMayHaveChanged(of: self, relationship)
+        && ((try? changedMembers(relationship)).map { $0 != nil } ?? true)
+    }
   }
 
   /// Whether the object is inserted, updated or deleted and not saved yet.
@@ -36,12 +48,20 @@ extension ManagedObject {
       }
       // A stored object's members change only with links made in memory.
       guard isInserted || context.membersMayHaveChanged(of: self, relationship) else { continue }
-      let now = try context.members(of: self, name)
-      let stored = isInserted ? [] : try context.storedMembers(of: self, relationship)
-      let differ = relationship.isOrdered ? now != stored : Set(now) != Set(stored)
-      if differ { result[name] = .toMany(now) }
+      if let now = try changedMembers(relationship) { result[name] = .toMany(now) }
     }
     return result
+  }
+
+  /// The members of the to-many `relationship` now, when they differ from the stored ones
+  /// (in order, for an ordered relationship); nil when they are the same.
+  private func changedMembers(_ relationship: RelationshipDescription) throws(StoreError)
+    -> [ObjectReference]?
+  {
+    let now = try context.members(of: self, relationship.name)
+    let stored = isInserted ? [] : try context.storedMembers(of: self, relationship)
+    let differ = relationship.isOrdered ? now != stored : Set(now) != Set(stored)
+    return differ ? now : nil
   }
 
   /// The values of `keys` (every persistent property when nil) as last read from or written to
