@@ -49,6 +49,12 @@ struct GenerateCommandTests {
     let directory = try TemporaryDirectory()
     let folder = directory.path("Generated")
     #expect(try BuiltTool.run(["generate", Self.model, "--output", folder.path, "-q"]).status == 0)
+    let compiled = try Self.typecheck(folder)
+    #expect(compiled.status == 0, "\(compiled.stderr)")
+  }
+
+  /// Type-checks the generated files in `folder` against the built modules.
+  static func typecheck(_ folder: URL) throws -> ProcessResult {
     let modules = URL(fileURLWithPath: BuiltTool.path).deletingLastPathComponent()
       .appendingPathComponent("Modules").path
     let sources = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map {
@@ -58,9 +64,30 @@ struct GenerateCommandTests {
     let system = ["CZlib", "CSQLite", "CArchive"].flatMap {
       ["-I", SharedFixtures.packageRoot.appendingPathComponent("Sources/\($0)").path]
     }
-    let compiled = try Subprocess.run(
+    return try Subprocess.run(
       "swiftc", ["-typecheck", "-swift-version", "6", "-I", modules] + system + sources)
-    #expect(compiled.status == 0, "\(compiled.stderr)")
+  }
+
+  /// SwiftData names its store `default.store`, and the model a store carries is named after
+  /// it: the registry is still a Swift name, and the files compile.
+  @Test(.enabled(if: Subprocess.isInstalled("swiftc"), "needs swiftc"))
+  func aModelNamedWithAKeywordOrSpacesGivesARegistryThatCompiles() throws {
+    let directory = try TemporaryDirectory()
+    for (storeName, registry) in [
+      ("default.store", "DefaultEntityClasses"), ("my library 2.sqlite", "MyLibrary2EntityClasses"),
+      ("2025-app.sqlite", "Model2025AppEntityClasses"),
+    ] {
+      let store = directory.path(storeName).path
+      let created = try BuiltTool.run(["create", store, "--model", Self.model, "-q"])
+      #expect(created.status == 0, "\(created.stderr)")
+      let folder = directory.path("Generated-" + registry)
+      let result = try BuiltTool.run(["generate", store, "--output", folder.path, "-q"])
+      #expect(result.status == 0, "\(result.stderr)")
+      let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      #expect(files.contains(registry + ".swift"), "\(storeName): \(files)")
+      let compiled = try Self.typecheck(folder)
+      #expect(compiled.status == 0, "\(storeName): \(compiled.stderr)")
+    }
   }
 
   @Test func theSameModelGivesTheSameBytes() throws {

@@ -46,7 +46,7 @@ public enum ClassGenerator {
           name: "\(names[entity.name]!).swift",
           text: try source(of: entity, in: model, version: version, names: names)))
     }
-    let registry = identifier(model.name.replacingOccurrences(of: " ", with: "")) + "EntityClasses"
+    let registry = registryName(of: model.name)
     let concrete = model.entities.map { names[$0.name]! }
     files.append(
       File(
@@ -71,6 +71,23 @@ public enum ClassGenerator {
 
           """))
     return files
+  }
+
+  /// The name of the enum that lists a model's classes: the model's name made a Swift type
+  /// name (its words, split at anything a Swift name cannot hold, each capitalized; `Model`
+  /// before one that starts with a digit; `Model` for one with no word), then `EntityClasses`:
+  /// `default` (SwiftData's store name) gives `DefaultEntityClasses`, `my app 2`
+  /// `MyApp2EntityClasses`.
+  static func registryName(of modelName: String) -> String {
+    let words = modelName.unicodeScalars.split {
+      !($0 == "_" || CharacterSet.alphanumerics.contains($0))
+    }
+    var name = words.map { word in
+      let text = String(String.UnicodeScalarView(word))
+      return text.prefix(1).uppercased() + text.dropFirst()
+    }.joined()
+    if name.isEmpty || !isIdentifier(name) { name = "Model" + name }
+    return name + "EntityClasses"
   }
 
   /// The Swift name of an entity's class: its class name's last component, else its name.
