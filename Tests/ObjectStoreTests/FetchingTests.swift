@@ -214,6 +214,72 @@ struct FetchingTests {
         .count)
   }
 
+  @Test func objectsAndArraysAreArgumentsAsCoreDataTakesThem() throws {
+    let context = try ObjectContext(storePath: path, model: model)
+    func keys(_ predicate: Filter) throws -> [Int64] {
+      try context.fetch(FetchRequest(entity: "Book", predicate: predicate)).map(\.primaryKey)
+    }
+    let authors = try context.fetch(
+      FetchRequest(entity: "Author", sortDescriptors: [Sort("alias")]))
+    let (first, second) = (authors[0], authors[1])
+    func sql(_ condition: String) throws -> [Int64] {
+      try self.keys(
+        "SELECT b.Z_PK FROM ZBOOK b WHERE \(Self.books) AND \(condition) ORDER BY b.Z_PK")
+    }
+    // A to-one compared with an object, with another, with a list (nil in it), and its negation.
+    let byFirst = try keys(Filter(format: "author == %@", first))
+    #expect(byFirst == (try sql("b.ZAUTHOR = \(first.primaryKey)")))
+    #expect(!byFirst.isEmpty)
+    #expect(
+      try keys(Filter(format: "author != %@", first))
+        == (try sql("b.ZAUTHOR IS NOT \(first.primaryKey)")))
+    #expect(
+      try keys(Filter(format: "author IN %@", [first, second]))
+        == (try sql("b.ZAUTHOR IN (\(first.primaryKey), \(second.primaryKey))")))
+    #expect(
+      try keys(Filter(format: "author IN %@", [first, nil] as [ManagedObject?]))
+        == (try sql("(b.ZAUTHOR = \(first.primaryKey) OR b.ZAUTHOR IS NULL)")))
+    #expect(try keys(Filter(format: "author == %@", first.reference)) == byFirst)
+    // Arrays and sets of values.
+    #expect(
+      try keys(Filter(format: "title IN %@", ["dune", "Dune"]))
+        == (try sql("b.ZTITLE IN ('dune', 'Dune')")))
+    #expect(
+      try keys(Filter(format: "edition IN %@ AND author == %@", Set([0, 2]), second))
+        == (try sql("b.ZEDITION IN (0, 2) AND b.ZAUTHOR = \(second.primaryKey)")))
+    #expect(try keys(Filter(format: "title IN %@", [String]())).isEmpty)
+
+    // A to-many's members: ANY tags == %@, %@ IN tags, tags CONTAINS %@, NONE.
+    let tag = try context.insert("Tag")
+    try tag.setValue(.string("classic"), for: "name")
+    let other = try context.insert("Tag")
+    try other.setValue(.string("new"), for: "name")
+    let books = try context.fetch(FetchRequest(entity: "Book", sortDescriptors: [Sort("title")]))
+    for book in books.prefix(5) { try tag.add(book, to: "books") }
+    try other.add(books[5], to: "books")
+    let tagged = books.prefix(5).map(\.primaryKey).sorted()
+    // Unsaved: evaluated in memory.
+    #expect(try keys(Filter(format: "ANY tags == %@", tag)) == tagged)
+    try context.save()
+    // Saved: in SQL, against the join table as Python reads it.
+    let joined = try sql(
+      "b.Z_PK IN (SELECT Z_1BOOKS FROM Z_1TAGS WHERE Z_4TAGS = \(tag.primaryKey))")
+    #expect(joined == tagged)
+    #expect(try keys(Filter(format: "ANY tags == %@", tag)) == joined)
+    #expect(try keys(Filter(format: "%@ IN tags", tag)) == joined)
+    #expect(try keys(Filter(format: "tags CONTAINS %@", tag)) == joined)
+    #expect(
+      try keys(Filter(format: "ANY tags IN %@", [tag, other])).count == tagged.count + 1)
+    #expect(try keys(Filter(format: "NONE tags == %@", tag)).count == books.count - 5)
+
+    // An object of an entity the relationship does not hold is named.
+    #expect {
+      _ = try keys(Filter(format: "author == %@", tag))
+    } throws: { error in
+      (error as? StoreError)?.description.contains("does not fit Book.author") == true
+    }
+  }
+
   @Test func substitutionVariablesFillATemplate() throws {
     let context = try ObjectContext(storePath: path, model: model)
     let template: Filter = "title BEGINSWITH $PREFIX AND edition >= $LOW"

@@ -16,10 +16,15 @@ public enum PredicateArgument: Sendable, Hashable {
   case string(String)
   /// A date, as seconds since 2001-01-01.
   case date(Double)
+  /// An object (`author == %@`): a to-one relationship pointing at it, a to-many holding it.
+  case object(ObjectReference)
+  /// Values for `IN %@` (an array or a set).
+  case list([PredicateArgument])
 }
 
-/// A Swift value that a predicate format takes as an argument.
-public protocol PredicateArgumentConvertible: Sendable {
+/// A Swift value that a predicate format takes as an argument (turned into a
+/// ``PredicateArgument`` at once, so an object of a context may be one).
+public protocol PredicateArgumentConvertible {
   /// The value as a predicate argument.
   var predicateArgument: PredicateArgument { get }
 }
@@ -89,6 +94,26 @@ extension URL: PredicateArgumentConvertible {
   public var predicateArgument: PredicateArgument { .string(absoluteString) }
 }
 
+extension ManagedObject: PredicateArgumentConvertible {
+  /// The object as a predicate argument (`author == %@`), by its reference.
+  public var predicateArgument: PredicateArgument { .object(reference) }
+}
+
+extension ObjectReference: PredicateArgumentConvertible {
+  /// The object as a predicate argument.
+  public var predicateArgument: PredicateArgument { .object(self) }
+}
+
+extension Array: PredicateArgumentConvertible where Element: PredicateArgumentConvertible {
+  /// The values as a predicate argument, for `IN %@`.
+  public var predicateArgument: PredicateArgument { .list(map(\.predicateArgument)) }
+}
+
+extension Set: PredicateArgumentConvertible where Element: PredicateArgumentConvertible {
+  /// The values as a predicate argument, for `IN %@` (their order does not matter there).
+  public var predicateArgument: PredicateArgument { .list(map(\.predicateArgument)) }
+}
+
 extension Optional: PredicateArgumentConvertible where Wrapped: PredicateArgumentConvertible {
   /// The value as a predicate argument.
   public var predicateArgument: PredicateArgument { self?.predicateArgument ?? .null }
@@ -96,11 +121,14 @@ extension Optional: PredicateArgumentConvertible where Wrapped: PredicateArgumen
 
 extension Predicate {
   /// A predicate in `NSPredicate` format with its placeholders' values, in order: `%@` (any
-  /// value), `%d`, `%i`, `%ld`, `%lld` (integers), `%f` (reals), `%K` (a key path, given as a
-  /// string). The values never pass through the text:
+  /// value: a string, number, date, `nil`, an object, or an array or set of values for
+  /// `IN %@`), `%d`, `%i`, `%ld`, `%lld` (integers), `%f` (reals), `%K` (a key path, given as
+  /// a string). The values never pass through the text:
   ///
   /// ```swift
   /// Predicate(format: "%K == %@ AND edition > %d", "title", "O'Brien's Tale", 2)
+  /// Predicate(format: "author == %@ AND ANY tags IN %@", ann, [classic, scifi])
+  /// Predicate(format: "title IN %@", ["Dune", "Emma"])
   /// ```
   ///
   /// The format is checked when the fetch runs: a placeholder without a value, a value without

@@ -31,8 +31,10 @@ struct PredicateMemory {
       case .attribute(let attribute):
         return Self.decide(test, object.attributes[attribute.name])
       case .toOne(let relationship):
-        let empty = try object.object(for: relationship.name) == nil
-        return test.op == .equal ? empty : !empty
+        let pointed = try object.object(for: relationship.name)
+        return Self.decide(test, pointed.map { .integer($0.primaryKey) })
+      case .key:
+        return Self.decide(test, .integer(object.primaryKey))
       case .count(let relationship):
         let count = try context.members(of: object, relationship.name).count
         return Self.decide(test, .integer(Int64(count)))

@@ -318,7 +318,31 @@ struct PredicateParser {
       }
       return .keyPath(Array(keys.dropLast(count ? 1 : 0)), count: count, position: start)
     }
+    // An array or set given for `%@` (or a variable): the list of `IN %@`.
+    if let items = listArgument() {
+      index += 1
+      var literals: [PredicateSyntax.Literal] = []
+      for item in items { literals.append(try literal(item, kind: "@")) }
+      return .list(literals, position: start)
+    }
     return .literal(try literal(), position: start)
+  }
+
+  /// The items of the list that the placeholder `%@` or the variable at hand stands for, taken;
+  /// nil when it stands for no list.
+  private mutating func listArgument() -> [PredicateArgument]? {
+    switch current {
+    case .placeholder("@"):
+      guard nextArgument < arguments.count, case .list(let items) = arguments[nextArgument] else {
+        return nil
+      }
+      nextArgument += 1
+      return items
+    case .variable(let name):
+      guard case .list(let items)? = variables[name] else { return nil }
+      return items
+    default: return nil
+    }
   }
 
   /// The next placeholder's value.
@@ -351,6 +375,7 @@ struct PredicateParser {
     case ("@", .real(let v)): return .real(v)
     case ("@", .string(let v)): return .string(v)
     case ("@", .date(let v)): return .date(v)
+    case ("@", .object(let v)): return .object(v)
     default:
       throw PredicateFormatError(
         text: text, position: position,

@@ -165,9 +165,10 @@ struct PredicateSQL {
     let operand: String
     switch test.target {
     case .toOne(let relationship):
-      let foreignKey = try column(ofToOne: relationship.name, in: test.entity)
-      return test.op == .equal
-        ? "\(alias).\(foreignKey) IS NULL" : "\(alias).\(foreignKey) IS NOT NULL"
+      // The foreign key holds the primary key of the object pointed at.
+      operand = "\(alias).\(try column(ofToOne: relationship.name, in: test.entity))"
+    case .key:
+      operand = "\(alias).Z_PK"
     case .count(let relationship):
       let inner = nextAlias()
       let from = try membership(

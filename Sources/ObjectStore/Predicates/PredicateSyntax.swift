@@ -75,5 +75,7 @@ indirect enum PredicateSyntax: Sendable, Equatable {
     case string(String)
     /// Seconds since 2001-01-01 (`CAST(…, "NSDate")`).
     case date(Double)
+    /// An object given as an argument (`author == %@`).
+    case object(ObjectReference)
   }
 }

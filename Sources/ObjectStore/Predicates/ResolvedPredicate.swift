@@ -20,8 +20,12 @@ indirect enum ResolvedPredicate: Sendable {
   enum Target: Sendable {
     /// An attribute's value.
     case attribute(AttributeDescription)
-    /// Whether a to-one relationship is empty (`author == nil`).
+    /// Where a to-one relationship points (`author == nil`, `author == %@`): the values are
+    /// the primary keys of the objects compared with (nil: none).
     case toOne(RelationshipDescription)
+    /// The object's own primary key, compared with objects given as arguments: a to-many's
+    /// members (`ANY tags == %@`, `%@ IN tags`).
+    case key
     /// How many objects a to-many relationship holds (`pages.@count`).
     case count(RelationshipDescription)
     /// An extended attribute, kept in the entity's bucket (`extended.color`): never in SQL,
@@ -53,7 +57,7 @@ indirect enum ResolvedPredicate: Sendable {
     case .test(let test):
       switch test.target {
       case .toOne, .count: return true
-      case .attribute, .extended: return !test.hops.isEmpty
+      case .attribute, .extended, .key: return !test.hops.isEmpty
       }
     case .and(let parts), .or(let parts): return parts.contains { $0.followsRelationships }
     case .not(let inner): return inner.followsRelationships
@@ -128,9 +132,10 @@ indirect enum ResolvedPredicate: Sendable {
       var comparison = comparison
       // `5 < pages.@count` reads as `pages.@count > 5`.
       if case .keyPath = comparison.right, !isKeyPath(comparison.left) {
+        // `%@ IN tags` reads as `tags CONTAINS %@`.
         let flipped: [PredicateSyntax.Operator: PredicateSyntax.Operator] = [
           .equal: .equal, .notEqual: .notEqual, .less: .greater, .lessOrEqual: .greaterOrEqual,
-          .greater: .less, .greaterOrEqual: .lessOrEqual,
+          .greater: .less, .greaterOrEqual: .lessOrEqual, .in: .contains,
         ]
         guard let op = flipped[comparison.op] else {
           throw fail(
@@ -178,6 +183,21 @@ indirect enum ResolvedPredicate: Sendable {
             comparison, hops: hops, entity: current, key: keys[keys.count - 1])
         }
         if let relationship = model.relationships(of: current).first(where: { $0.name == key }) {
+          if last && !count, relationship.isToMany, objects(comparison.right) != nil,
+            [.equal, .notEqual, .in, .contains].contains(comparison.op)
+          {
+            // A to-many compared with objects: its members' own keys.
+            var membership = comparison
+            if membership.op == .contains { membership.op = .equal }
+            if case .list = membership.right, membership.op == .equal { membership.op = .in }
+            if case .literal = membership.right, membership.op == .in {
+              throw fail(comparison.right.position, "IN takes a list: {…} or an array for %@")
+            }
+            return try check(
+              membership, hops: hops + [Hop(entity: current, relationship: relationship)],
+              entity: relationship.destination, target: .key, type: nil,
+              name: "\(current).\(key)")
+          }
           if last && !count {
             guard !relationship.isToMany else {
               throw fail(
@@ -227,6 +247,27 @@ indirect enum ResolvedPredicate: Sendable {
       throw fail(keyPosition, "a key is expected")
     }
 
+    /// The objects an operand gives (an object, or a list holding objects and nothing but
+    /// objects and nils), or nil when it gives no object.
+    func objects(_ operand: PredicateSyntax.Operand) -> [ObjectReference]? {
+      switch operand {
+      case .literal(.object(let reference), _): return [reference]
+      case .list(let items, _):
+        let found = items.compactMap { item -> ObjectReference? in
+          if case .object(let reference) = item { return reference }
+          return nil
+        }
+        return found.isEmpty || items.contains(where: { $0 != .null && !isObject($0) })
+          ? nil : found
+      default: return nil
+      }
+    }
+
+    func isObject(_ literal: PredicateSyntax.Literal) -> Bool {
+      if case .object = literal { return true }
+      return false
+    }
+
     func isKeyPath(_ operand: PredicateSyntax.Operand) -> Bool {
       if case .keyPath = operand { return true }
       return false
@@ -265,13 +306,37 @@ indirect enum ResolvedPredicate: Sendable {
       let position = comparison.right.position
       // What the target allows.
       guard let type else {
-        // A to-one relationship: only `== nil` and `!= nil`.
-        guard op == .equal || op == .notEqual, literals == [.null] else {
-          throw fail(at, "\(name) is a relationship: it can only be compared == nil or != nil")
+        // A relationship: compared with objects (their keys) or nil, with ==, != or IN.
+        guard op == .equal || op == .notEqual || op == .in,
+          literals.allSatisfy({ $0 == .null || isObject($0) })
+        else {
+          throw fail(
+            at,
+            "\(name) is a relationship: it can only be compared with objects or nil (==, != or IN)"
+          )
+        }
+        let destination: String
+        switch target {
+        case .toOne(let relationship): destination = relationship.destination
+        default: destination = entity
+        }
+        let fitting = Set(model.hierarchy(from: destination).map(\.name))
+        var values: [AttributeValue?] = []
+        for literal in literals {
+          guard case .object(let reference) = literal else {
+            values.append(nil)
+            continue
+          }
+          guard fitting.contains(reference.entity) else {
+            throw fail(
+              position,
+              "\(reference) does not fit \(name), which holds \(destination) objects")
+          }
+          values.append(.integer(reference.primaryKey))
         }
         return Test(
           hops: hops, entity: entity, target: target, quantifier: comparison.quantifier ?? .any,
-          op: op, options: [], values: [nil], pattern: nil)
+          op: op, options: [], values: values, pattern: nil)
       }
       let textual = type == .string || type == .uri
       if !comparison.options.isEmpty
@@ -346,6 +411,10 @@ indirect enum ResolvedPredicate: Sendable {
         case .real(let v): values.append(.double(v))
         case .string(let v): values.append(.string(v))
         case .date(let v): values.append(.date(v))
+        case .object(let reference):
+          throw fail(
+            comparison.right.position,
+            "extended.\(key) holds property-list values, not objects (\(reference))")
         }
       }
       var pattern: StringPattern?
@@ -376,6 +445,7 @@ indirect enum ResolvedPredicate: Sendable {
       case .real(let v): return "the number \(v)"
       case .string(let v): return "the string \"\(v)\""
       case .date: return "a date"
+      case .object(let reference): return "the object \(reference)"
       }
     }
 
