@@ -15,6 +15,13 @@ struct ModelAndCreateCommandTests {
     #expect(result.stdout.contains("entity Writer (abstract) Z_ENT 5 in ZWRITER"))
     #expect(result.stdout.contains("pages → Page to-many, ordered, inverse book, Cascade"))
     #expect(result.stdout.contains("uniqueID: UUID [optional]"))
+    // A transformable attribute names the transformer a context needs to read its value.
+    #expect(
+      result.stdout.contains(
+        "color: Transformable [optional, transformer NSSecureUnarchiveFromDataTransformer, value class NSColor]"
+      ), "\(result.stdout)")
+    let json = try BuiltTool.run(["model", Self.sampleModel, "--json"])
+    #expect(json.stdout.contains("\"valueTransformer\" : \"NSSecureUnarchiveFromDataTransformer\""))
   }
 
   @Test(.enabled(if: Subprocess.isInstalled("python3"), "needs python3"))

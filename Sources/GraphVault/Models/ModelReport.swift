@@ -20,6 +20,12 @@ public struct ModelReport: Codable, Sendable {
     public let derived: Bool
     /// The renaming identifier, if any.
     public let renamingIdentifier: String?
+    /// For a transformable attribute: the value transformer it names (Core Data's default,
+    /// `NSKeyedUnarchiveFromData`, when it names none), which a context needs registered to
+    /// read or set its value.
+    public var valueTransformer: String?
+    /// For a transformable attribute: the value class it names, if any.
+    public var valueClass: String?
   }
 
   /// A relationship.
@@ -156,9 +162,15 @@ public struct ModelReport: Codable, Sendable {
         versionHashProblem: unreproduced[entity.name],
         // A composite, then each of its elements by key path (`author.person`).
         attributes: entity.attributes.flatMap { $0.isComposite ? [$0] + $0.flattened : [$0] }.map {
-          Attribute(
+          var attribute = Attribute(
             name: $0.name, type: $0.type.rawValue, optional: $0.isOptional, stored: $0.isStored,
             derived: $0.isDerived, renamingIdentifier: $0.renamingIdentifier)
+          if $0.type == .transformable {
+            attribute.valueTransformer = ValueTransformerRegistry.effectiveName(
+              $0.valueTransformerName)
+            attribute.valueClass = $0.valueClassName.flatMap { $0.isEmpty ? nil : $0 }
+          }
+          return attribute
         },
         relationships: entity.relationships.map {
           let count =
@@ -215,6 +227,10 @@ public struct ModelReport: Codable, Sendable {
           if !attribute.stored { flags.append("transient") }
           if attribute.derived { flags.append("derived") }
           if let id = attribute.renamingIdentifier { flags.append("renamed from \(id)") }
+          if let transformer = attribute.valueTransformer {
+            flags.append("transformer \(transformer)")
+          }
+          if let valueClass = attribute.valueClass { flags.append("value class \(valueClass)") }
           lines.append(
             "    \(attribute.name): \(attribute.type)"
               + (flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]"))

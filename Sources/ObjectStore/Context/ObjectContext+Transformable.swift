@@ -2,8 +2,10 @@ import ObjectModel
 import PropertyList
 
 extension ObjectContext {
-  /// Checks that every transformable attribute of the model names a registered transformer and
-  /// a known value class (Core Data lets a misspelled class name pass, and fails later).
+  /// Checks that every transformable attribute whose transformer is registered names a value
+  /// class it knows (Core Data lets a misspelled class name pass, and fails later), and, with
+  /// ``ValueTransformerRegistry/requiresEveryTransformer``, that every transformer is
+  /// registered.
   static func checkTransformables(_ model: ObjectModel, _ registry: ValueTransformerRegistry)
     -> String?
   {
@@ -12,6 +14,7 @@ extension ObjectContext {
       for attribute in entity.attributes where attribute.type == .transformable {
         let place = "\(entity.name).\(attribute.name)"
         if registry.transformer(named: attribute.valueTransformerName) == nil {
+          guard registry.requiresEveryTransformer else { continue }
           return
             "\(place) names the value transformer \(attribute.valueTransformerName ?? ""), which is not registered"
         }
@@ -63,7 +66,7 @@ extension ObjectContext {
     guard let transformer = transformers.transformer(named: attribute.valueTransformerName) else {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key): no value transformer \(attribute.valueTransformerName ?? "") is registered"
+        "\(object.entity).\(key) needs the value transformer \(attribute.valueTransformerName ?? ""), which is not registered: register it on the ValueTransformerRegistry the context opens with to read or set this value"
       )
     }
     return (attribute, transformer)

@@ -90,9 +90,10 @@ public final class ObjectContext {
   /// - Parameter readOnly: open the store only for reading, as a backup does (never
   ///   checkpointing a live store's `-wal`); ``save()`` then fails.
   /// - Throws: ``StoreError`` when the store cannot be opened (for writing, unless
-  ///   `readOnly`), the model does not match it, or a transformable attribute names a
-  ///   transformer or a value class that `transformers` does not know (naming entity,
-  ///   attribute and the name).
+  ///   `readOnly`), the model does not match it, or a transformable attribute names a value
+  ///   class its registered transformer does not know (naming entity, attribute and the name).
+  ///   A transformer that is not registered stops only reading or setting its attribute's
+  ///   value (unless ``ValueTransformerRegistry/requiresEveryTransformer``).
   public init(
     storePath: String, model: ObjectModel,
     transformers: ValueTransformerRegistry = .standard, readOnly: Bool = false

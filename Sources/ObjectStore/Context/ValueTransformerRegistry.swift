@@ -10,10 +10,16 @@ public struct ValueTransformerRegistry: Sendable {
   private var transformers: [String: any AttributeValueTransformer] = [:]
   private var classNames = Set<String>()
 
-  /// Whether a context refuses to open on a model naming a transformer or a value class this
-  /// registry does not know (the default). Off, the context opens, and only reading or setting
-  /// such an attribute's value fails; for tools that copy the bytes without looking at them.
+  /// Whether a context refuses to open on a model naming a value class that a registered
+  /// transformer does not know (the default: a misspelled class name, which Core Data lets
+  /// pass and fails on later). Off, nothing is checked when the context opens; for tools that
+  /// copy the bytes without looking at them.
   public var refusesUnknownNames = true
+
+  /// Whether a context refuses to open on a model naming a transformer this registry does not
+  /// have (off by default: as in Core Data, the store opens, and only reading or setting that
+  /// attribute's value fails, naming the transformer).
+  public var requiresEveryTransformer = false
 
   /// An empty registry (not even the default transformer).
   public init() {}
