@@ -61,7 +61,8 @@ public struct VaultError: Error, CustomStringConvertible, Sendable {
       let kind: Kind
       switch error.kind {
       case .missing: kind = .inputMissing
-      case .notADatabase, .notACoreDataStore, .validation, .invalidValue, .deleteDenied:
+      case .notADatabase, .notACoreDataStore, .validation, .invalidValue, .deleteDenied,
+        .constraintConflict:
         kind = .invalidInput
       case .modelMismatch, .unsupported: kind = .modelUnavailable
       case .destinationExists: kind = .destinationExists

@@ -26,6 +26,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     case deleteDenied
     /// Another writer changed an object since it was read (optimistic locking).
     case conflict
+    /// A save would give two objects the same values of a uniqueness constraint
+    /// (``StoreError/constraintConflict`` says which).
+    case constraintConflict
     /// A predicate is malformed, names an unknown key, or misuses an operator (the underlying
     /// ``PredicateFormatError`` says where).
     case invalidPredicate
@@ -49,6 +52,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     self.path = path
     self.underlying = underlying
   }
+
+  /// For ``Kind/constraintConflict``: the entity, the constraint and both objects.
+  public var constraintConflict: ConstraintConflict? { underlying as? ConstraintConflict }
 
   /// A one-line description naming the store and the cause.
   public var description: String {

@@ -168,6 +168,14 @@ extension ObjectContext {
     } catch is ConflictFound {
       // Rolled back; settled below.
     } catch {
+      // A unique index refused a row: name the constraint and both objects.
+      if let sqlite = error as? SQLiteError, sqlite.isConstraint,
+        let conflict = try constraintConflict()
+      {
+        throw StoreError(
+          .constraintConflict, "\(conflict); nothing was saved", path: store.path,
+          underlying: conflict)
+      }
       throw wrap(error, "the save failed and was rolled back")
     }
     guard !conflicts.isEmpty else { return }
@@ -186,6 +194,73 @@ extension ObjectContext {
       }
     }
     try writePendingChanges(attempt: attempt + 1)
+  }
+
+  /// The first object being saved (entity, then key) whose values of a uniqueness constraint
+  /// another object holds: one being saved too, or one in the store that is neither deleted
+  /// nor changed away from them. A constraint with a nil value among its attributes holds
+  /// nothing (SQLite's unique indexes let NULLs repeat).
+  private func constraintConflict() throws(StoreError) -> ConstraintConflict? {
+    let pending = inserted.union(updated).sorted(by: Self.stableOrder).compactMap {
+      registered[$0]
+    }.filter { !$0.isDeleted }
+    let pendingKeys = Set(pending.map(\.reference))
+    // Constraint values seen among the objects being saved, by entity and attributes.
+    var seen: [String: ObjectReference] = [:]
+    for object in pending {
+      for owner in model.lineage(of: object.entity) {
+        for attributes in owner.uniquenessConstraints where !attributes.isEmpty {
+          let present = attributes.compactMap { object.attributes[$0] }
+          guard present.count == attributes.count else { continue }
+          let root = model.root(of: owner.name)?.name ?? owner.name
+          let key = "\(root)\u{0}\(attributes)\u{0}\(present)"
+          if let other = seen[key] {
+            return ConstraintConflict(
+              entity: owner.name, attributes: attributes, values: present, object: object.reference,
+              conflictingObject: other, isStored: false)
+          }
+          seen[key] = object.reference
+          guard
+            let stored = try storedHolder(
+              of: attributes, present, in: owner.name, besides: object)
+          else { continue }
+          // A stored holder being saved with other values, or deleted, holds them no longer.
+          if pendingKeys.contains(stored) || deleted.contains(stored) { continue }
+          return ConstraintConflict(
+            entity: owner.name, attributes: attributes, values: present, object: object.reference,
+            conflictingObject: stored, isStored: true)
+        }
+      }
+    }
+    return nil
+  }
+
+  /// An object of the store, other than `object`, whose `attributes` hold `values`.
+  private func storedHolder(
+    of attributes: [String], _ values: [AttributeValue], in entity: String,
+    besides object: ManagedObject
+  ) throws(StoreError) -> ObjectReference? {
+    let table = try table(for: entity)
+    var conditions: [String] = []
+    for name in attributes {
+      guard let column = layout.column(ofAttribute: name, in: entity) else { return nil }
+      conditions.append("\(column) = ?")
+    }
+    let sql =
+      "SELECT Z_PK, Z_ENT FROM \(table.name) WHERE \(conditions.joined(separator: " AND ")) AND Z_PK != ? LIMIT 1"
+    do {
+      let statement = try statements.statement(sql)
+      for (index, value) in values.enumerated() {
+        try statement.bind(SQLValues.sqlite(value), at: index + 1)
+      }
+      try statement.bind(.integer(object.primaryKey), at: values.count + 1)
+      guard let row = try statement.allRows().first, let key = row[0].integerValue,
+        let number = row[1].integerValue, let name = entityNames[Int(number)]
+      else { return nil }
+      return ObjectReference(entity: name, primaryKey: key)
+    } catch {
+      throw wrap(error, "cannot look for the object holding \(entity)'s constraint values")
+    }
   }
 
   /// Takes the stored `Z_OPT` of an object whose whole local state is to be written over the
