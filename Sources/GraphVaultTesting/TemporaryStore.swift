@@ -31,7 +31,10 @@ public final class TemporaryStore {
   /// other file restored as an archive.
   /// - Parameters:
   ///   - model: the model to open the context with (for instance the app's own, built in
-  ///     code); by default the one the store carries.
+  ///     code); by default the one the store carries. An archive written by another version
+  ///     of it (a fixture cut before the app's model grew an attribute) is migrated into it on
+  ///     the way in, as a restore with `--model` migrates: renamed properties by their
+  ///     renaming identifiers, added ones empty or at their defaults.
   ///   - modelPath: for JSON without a model: `.xcdatamodeld`, `.momd`, `.xcdatamodel`, `.mom`.
   ///   - transformers: the value transformers the model's transformable attributes name.
   ///   - password: the password of an encrypted archive.
@@ -57,6 +60,11 @@ public final class TemporaryStore {
       } else {
         var options = RestoreOptions()
         options.password = password
+        if let model {
+          options.versionSet = ModelVersionSet(
+            name: model.name, versions: [model],
+            currentVersionName: model.versionName ?? model.name)
+        }
         _ = try RestoreService.restore(archivePath: fixture, to: path, options: options)
       }
       let carried = try CoreDataStore(path: path).cachedModel()

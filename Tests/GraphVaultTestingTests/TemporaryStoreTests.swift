@@ -56,6 +56,36 @@ struct TemporaryStoreTests {
     #expect(folder.map { FileManager.default.fileExists(atPath: $0) } == false)
   }
 
+  @Test func aFixtureCutUnderAnOlderModelLoadsIntoTheNewerOneBuiltInCode() throws {
+    let fixture = directory.path("older.gvault").path
+    _ = try FixtureService.cut(
+      source: library,
+      options: FixtureService.Options(
+        selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 4),
+        output: fixture))
+    // The app's model grew: books have a subtitle, with a default.
+    let builder = ModelBuilder(model: try SampleLibrary.model(), versionName: "Library next")
+    try builder.modifyEntity("Book") { book in
+      book.attributes.append(
+        AttributeDescription(name: "subtitle", type: .string, defaultValue: .string("none")))
+    }
+    let newer = try builder.build()
+    let store = try TemporaryStore(loading: fixture, model: newer)
+    let books = try store.context.fetch(FetchRequest(entity: "Book"))
+    #expect(books.count == 4)
+    for book in books {
+      #expect(try book.value(for: "subtitle") == .string("none"))
+      guard case .string(let title) = try book.value(for: "title") else {
+        Issue.record("\(book) lost its title")
+        continue
+      }
+      #expect(title.contains("lantern"))
+    }
+    try books[0].setValue(.string("a tale"), for: "subtitle")
+    try store.context.save()
+    #expect(try CoreDataStore(path: store.path).cachedModel()?.versionName == "Library next")
+  }
+
   /// The README's example, word for word but for where the fixture comes from.
   @Test func theReadmeExampleRuns() throws {
     let fixture = directory.path("books.gvault").path

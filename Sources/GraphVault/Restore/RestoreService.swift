@@ -61,9 +61,11 @@ public struct RestoreOptions: Sendable {
   public var leaveOutUnsafeSchema = false
   /// How long to wait for another restore to the same destination, in seconds.
   public var wait: Double?
-  /// The target model's versions, when the caller has them already rather than at
-  /// ``modelPath`` (diff migrating its older side).
-  var versionSet: ModelVersionSet?
+  /// The target model's versions as values, when the caller has them rather than at
+  /// ``modelPath`` (a model built in code; diff migrating its older side): the archive is
+  /// restored at ``modelVersion`` (default: the set's current version), migrated on the way
+  /// in when it was written by another version.
+  public var versionSet: ModelVersionSet?
   /// What messages call the archive's model when it is no version of the target's set (a
   /// store being migrated or compared: "the model of App.sqlite").
   var sourceName = "the archive's model"
