@@ -32,6 +32,30 @@ struct GeneratedClassesTests {
     }
   }
 
+  @Test func objectsAreMadeAndFetchedAsCoreDataDevelopersWriteIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("Library.sqlite").path
+    try SampleLibrary.generate(at: path, objects: 300)
+    let context = try ObjectContext(storePath: path, model: try SampleLibrary.model())
+    // No registration first: the class registers itself.
+    let novel = try GraphicNovel(context: context)
+    novel.title = "Maus"
+    let author = try Author(context: context)
+    author.alias = "art"
+    novel.author = author
+    #expect(novel.isInserted && novel.entity == "GraphicNovel")
+    try context.save()
+
+    let novels = try context.fetch(GraphicNovel.self, GraphicNovel.fetchRequest())
+    #expect(novels.contains { $0.title == "Maus" })
+    #expect(GraphicNovel.fetchRequest().entity == "GraphicNovel")
+    // A book's request reaches its sub-entity's objects too, as Core Data's does.
+    let books = try context.fetch(Book.self, Book.fetchRequest())
+    #expect(books.contains { $0.primaryKey == novel.primaryKey })
+    #expect(
+      try sqlRows(path, "SELECT count(*) FROM ZBOOK WHERE ZTITLE = 'Maus'") == ["1"])
+  }
+
   @Test func typedObjectsFetchChangeAndSaveThroughTheirProperties() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("Library.sqlite").path

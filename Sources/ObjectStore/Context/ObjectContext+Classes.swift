@@ -6,6 +6,24 @@ public protocol EntityClass: ManagedObject {
   static var entityName: String { get }
 }
 
+extension EntityClass {
+  /// Inserts a new object of the class's entity into `context`, as Core Data's
+  /// `init(context:)`: `let book = try Book(context: context)`. The class becomes its
+  /// entity's class on the context when none is registered.
+  /// - Throws: ``StoreError`` as ``ObjectContext/insert(_:)``.
+  public init(context: ObjectContext) throws(StoreError) {
+    if context.classes[Self.entityName] == nil { try context.register(Self.self) }
+    self.init(
+      ManagedObject.Construction(
+        record: try context.newRecord(Self.entityName, primaryKey: nil), context: context))
+    try context.adoptInserted(self)
+  }
+
+  /// A fetch request for the class's entity (its sub-entities included), as Core Data's
+  /// generated `fetchRequest()`: `try context.fetch(Book.self, Book.fetchRequest())`.
+  public static func fetchRequest() -> FetchRequest { FetchRequest(entity: entityName) }
+}
+
 extension ObjectContext {
   /// Makes `type` the class of `entity`'s objects, and of its sub-entities' that have no class
   /// of their own, from now on (register before fetching: objects already in the context keep

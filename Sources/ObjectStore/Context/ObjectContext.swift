@@ -243,6 +243,14 @@ public final class ObjectContext {
   /// the hierarchy's counter when nil. Keys handed out later come after every key given.
   /// - Throws: ``StoreError`` when the entity is unknown or abstract, or the key is taken.
   public func insert(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ManagedObject {
+    let object = makeObject(try newRecord(entity, primaryKey: primaryKey))
+    try adoptInserted(object)
+    return object
+  }
+
+  /// The record of a new object of `entity`: its key (``insert(_:primaryKey:)``'s rules) and
+  /// its attributes' default values.
+  func newRecord(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ObjectRecord {
     guard !inDidSave else { throw fail(.invalidValue, "no object can be inserted in didSave") }
     guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
       throw fail(.invalidValue, "the model has no entity \(entity)")
@@ -261,10 +269,14 @@ public final class ObjectContext {
     for attribute in model.attributes(of: entity) {
       if let value = attribute.defaultValue { attributes[attribute.name] = value }
     }
-    let object = makeObject(
-      ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes))
+    return ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes)
+  }
+
+  /// Takes `object`, made from a ``newRecord(_:primaryKey:)``, into the context as inserted:
+  /// empty to-many relationships, an undo step, its `awakeFromInsert` hooks.
+  func adoptInserted(_ object: ManagedObject) throws(StoreError) {
     // A new object has no members in the store: its to-many relationships start empty.
-    for relationship in model.relationships(of: entity) where relationship.isToMany {
+    for relationship in model.relationships(of: object.entity) where relationship.isToMany {
       object.toMany[relationship.name] = []
     }
     let step = undoStep { .insert(object.reference) }
@@ -273,7 +285,6 @@ public final class ObjectContext {
     inserted.insert(object.reference)
     try runHooks(.awakeFromInsert, object)
     step.commit()
-    return object
   }
 
   /// Takes `key` for a new object of the hierarchy under `root`, moving the counter past it.
