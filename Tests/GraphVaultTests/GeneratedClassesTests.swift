@@ -130,11 +130,13 @@ struct GeneratedClassesTests {
     for book in books {
       print(book.title, book.rating ?? 0, book.author?.alias ?? "", book.pages.count)
     }
-    let tag = try context.insert(Tag.self)
+    let tag = try Tag(context: context)  // or context.insert(Tag.self)
     tag.name = "classics"
     books[0].tags.insert(tag)  // Set<Tag>; the inverse follows
     try context.save()
+    let everyTag = try context.fetch(Tag.self, Tag.fetchRequest())
 
+    #expect(everyTag.contains { $0 === tag })
     #expect(!books.isEmpty && printed.count == books.count)
     #expect(printed.allSatisfy { $0.contains(alias) })
     #expect(tag.books.map(\.primaryKey) == [books[0].primaryKey])
