@@ -15,9 +15,11 @@ struct PruneCommand: ParsableCommand {
       monthly/yearly N keep the newest archive of each of the N most recent hours, days, ISO \
       weeks, months or years (UTC) that have one; --keep-within 1y5m7d2h keeps every archive \
       made within that span before the newest. An archive any policy keeps stays; when a period \
-      policy finds fewer periods than N, the oldest archive stays too. Every archive is read and \
-      checked against its index first: incomplete or damaged ones are listed, kept, and never \
-      counted. With a password, only the archives it opens are counted and removed: plain ones \
+      policy finds fewer periods than N, the oldest archive stays too. Each archive's header and \
+      index are read and checked first (a plain zstd archive's by ranged reads, as restic's forget \
+      reads only what it decides from; others, and every archive with --read-data, whole, every \
+      member checked against the index): incomplete or damaged ones are listed, kept, and never \
+      counted. Check the archives' data with verify DIR --read-data-subset. With a password, only the archives it opens are counted and removed: plain ones \
       (unless --allow-unencrypted) and ones encrypted with another password are listed, kept, \
       and never counted; a password that opens none of them is refused (77). Hidden temporary files that killed runs left (and no living run holds) are \
       removed. A prune waits for no backup into the folder unless --wait: it is refused (75) \
@@ -25,7 +27,7 @@ struct PruneCommand: ParsableCommand {
       """
   )
 
-  @Argument(help: "The folder of archives.")
+  @Argument(help: "A folder of archives, or s3://BUCKET/PREFIX/.")
   var folder: String
 
   @Option(
@@ -60,6 +62,12 @@ struct PruneCommand: ParsableCommand {
 
   @Flag(name: .customLong("dry-run"), help: "Say what would be removed; remove nothing.")
   var dryRun = false
+
+  @Flag(
+    name: .customLong("read-data"),
+    help:
+      "Read every archive whole and check every member against its index before deciding (plain zstd archives are otherwise decided from their header and index).")
+  var readData = false
 
   @OptionGroup var reading: ReadingOptions
   @OptionGroup var lock: LockOptions
@@ -104,6 +112,7 @@ struct PruneCommand: ParsableCommand {
       var settings = PruneService.Options()
       settings.policy = policy
       settings.dryRun = dryRun
+      settings.readData = readData
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
       settings.wait = lock.wait

@@ -186,6 +186,43 @@ struct PruneCommandTests {
     #expect(text.stdout.contains("(last)"))
   }
 
+  @Test func aPruneDecidesFromHeadersAndIndexesAndReadDataReadsEverything() throws {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 20_000)
+    var archives: [String] = []
+    for day in 1...3 {
+      archives.append(try workspace.backup(store, ["--time", "2026-01-0\(day)T03:00:00Z"]))
+    }
+    let total = try archives.reduce(0) {
+      $0 + (try FileManager.default.attributesOfItem(atPath: $1)[.size] as! Int)
+    }
+    // A byte of the newest's data changed: only reading its data finds it.
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: archives[2]))
+    bytes[bytes.count / 2] ^= 0xFF
+    try bytes.write(to: URL(fileURLWithPath: archives[2]))
+    let name = { (path: String) in URL(fileURLWithPath: path).lastPathComponent }
+
+    let light = try BuiltTool.run([
+      "prune", workspace.backups, "--keep-last", "1", "--dry-run", "--json",
+    ])
+    #expect(light.status == 0, "\(light.stderr)")
+    let lightReport = try CronWorkspace.json(light)
+    let read = lightReport["bytesRead"] as? Int ?? -1
+    #expect(read > 0 && read * 50 < total, "read \(read) of \(total)")
+    #expect(Array(Self.kept(lightReport).keys) == [name(archives[2])])
+
+    let thorough = try BuiltTool.run([
+      "prune", workspace.backups, "--keep-last", "1", "--dry-run", "--read-data", "--json",
+    ])
+    #expect(thorough.status == 0, "\(thorough.stderr)")
+    let report = try CronWorkspace.json(thorough)
+    // The intact archives were read whole (the damaged one until its damage).
+    #expect((report["bytesRead"] as? Int ?? 0) >= total - bytes.count)
+    #expect(Array(Self.kept(report).keys) == [name(archives[1])])
+    let unusable = report["unusable"] as? [[String: Any]]
+    #expect(unusable?.compactMap { $0["archive"] as? String } == [name(archives[2])])
+  }
+
   @Test func aPlantedPlainArchiveDatedInTheFutureNeverMakesAPruneWithAPasswordRemoveAnything()
     throws
   {

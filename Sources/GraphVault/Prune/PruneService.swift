@@ -73,6 +73,8 @@ public struct PruneReport: Codable, Sendable {
   public let notOpened: [NotOpened]
   /// Leftovers of killed runs (removed unless dry run).
   public let leftovers: [Leftover]
+  /// The bytes read of the archives to decide (their headers and indexes, or more).
+  public var bytesRead: Int64 = 0
 }
 
 /// `graphvault prune`: removes the archives a retention policy does not keep, with restic's
@@ -90,6 +92,9 @@ public enum PruneService {
     /// With a password, count plain archives too (they are refused otherwise: anyone who can
     /// write to the folder can write one, dated as they like).
     public var allowUnencrypted = false
+    /// Read every archive whole and check every member against its index before deciding
+    /// (otherwise a framed archive is decided from its header and index alone, read by parts).
+    public var readData = false
     /// How long to wait for running backups into the folder, in seconds.
     public var wait: Double?
     /// Where the run reports how far it has got: the archives checked (and their bytes read),
@@ -103,10 +108,15 @@ public enum PruneService {
   /// Prunes the archives in `folder`.
   ///
   /// Holds the folder's lock alone (backups into it share it), so nothing is written meanwhile.
-  /// Each archive is read whole and checked against its index (sizes, SHA-256; a sealed
-  /// archive's members authenticated): one that fails is unusable, reported and kept, and
-  /// never counts toward a policy. The others are grouped by the source store their header
-  /// names, and each group is pruned on its own by the creation times their headers record.
+  /// Each archive's header and index are read and checked: a framed archive's (a plain zstd
+  /// one) by three ranged reads, its trailer, its index and its header checked against the
+  /// index, as restic's `forget` reads only what it decides from; any other archive (sealed,
+  /// another compression, or one whose trailer is gone: truncated) is read whole and every
+  /// member checked against its index (sizes, SHA-256; a sealed archive's members
+  /// authenticated), as every archive is with ``Options/readData``. One that fails is
+  /// unusable, reported and kept, and never counts toward a policy. The others are grouped by
+  /// the source store their header names, and each group is pruned on its own by the creation
+  /// times their headers record.
   ///
   /// With a password, the archives it does not open (plain ones, unless
   /// ``Options/allowUnencrypted``, and ones encrypted with another password) are reported and
@@ -131,19 +141,23 @@ public enum PruneService {
       var usable: [(archive: StoredArchive, header: ArchiveHeader, created: Date)] = []
       var unusable: [PruneReport.Unusable] = []
       var notOpened: [PruneReport.NotOpened] = []
+      var bytesRead: Int64 = 0
       let archives = try backend.list().sorted(by: { $0.name < $1.name })
       let meter = options.meter
       meter?.startPhase("checking archives")
       meter?.setUnit("archives")
       meter?.setTotal(objects: archives.count)
-      meter?.setTotal(bytes: archives.reduce(0) { $0 + $1.size })
+      // Framed archives are read by parts: the bytes to read are known only with --read-data.
+      meter?.setTotal(bytes: options.readData ? archives.reduce(0) { $0 + $1.size } : nil)
       for archive in archives {
         meter?.begin(archive.name)
         defer { meter?.add(objects: 1) }
         do {
-          let header = try check(
-            backend.address(of: archive.name), password: options.password,
-            allowingUnencrypted: options.allowUnencrypted, meter: meter)
+          let (header, read) = try check(
+            backend.address(of: archive.name), size: archive.size, password: options.password,
+            allowingUnencrypted: options.allowUnencrypted, readData: options.readData,
+            meter: meter)
+          bytesRead += read
           guard let created = header.created, header.sourcePath != nil else {
             unusable.append(
               .init(archive: archive.name, problem: "its header records no creation time or source")
@@ -207,21 +221,42 @@ public enum PruneService {
         }
         for leftover in leftovers { try? backend.removeLeftover(leftover.name) }
       }
-      return PruneReport(
+      var report = PruneReport(
         folder: folder, dryRun: options.dryRun, groups: groups, unusable: unusable,
         notOpened: notOpened, leftovers: leftovers.map { .init(name: $0.name, bytes: $0.size) })
+      report.bytesRead = bytesRead
+      return report
     }
   }
 
-  /// Reads the whole archive at `path` and checks every member against its index.
-  /// - Returns: its header.
-  /// - Throws: what makes it unusable.
+  /// Checks the archive at `path`: a framed archive's trailer, index and header (checked
+  /// against the index) by ranged reads, unless `readData`; any other archive read whole, every
+  /// member checked against its index.
+  /// - Parameter size: the archive's size (what a whole read reads).
+  /// - Returns: its header, and the bytes read.
   /// - Throws: what makes it unusable; ``VaultError/Kind/accessDenied`` when `password` does
   ///   not open it (a plain archive is refused unless `allowingUnencrypted`).
   static func check(
-    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false,
-    meter: ProgressMeter? = nil
-  ) throws -> ArchiveHeader {
+    _ path: String, size: Int64, password: PasswordSource?, allowingUnencrypted: Bool = false,
+    readData: Bool = false, meter: ProgressMeter? = nil
+  ) throws -> (header: ArchiveHeader, bytesRead: Int64) {
+    if !readData {
+      let (backend, name) = try ArchiveAccess.locate(path)
+      if let framed = try ArchiveAccess.framed(
+        try backend.openForReading(name), name: path, password: password,
+        allowingUnencrypted: allowingUnencrypted)
+      {
+        defer { meter?.add(bytes: framed.bytesRead) }
+        let bytes = try framed.member(ArchiveLayout.header)
+        do {
+          let header = ArchiveHeader(reading: try PropertyListValue(binaryPropertyList: bytes))
+          return (header, framed.bytesRead)
+        } catch {
+          throw ArchiveFormatError(
+            member: ArchiveLayout.header, "not a valid property list: \(error)")
+        }
+      }
+    }
     let stream = try ArchiveAccess.members(
       path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
     var header: ArchiveHeader?
@@ -257,6 +292,6 @@ public enum PruneService {
         "incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)")
     }
     try ArchiveIndex.checkMembers(index, against: seen)
-    return header
+    return (header, size)
   }
 }
