@@ -66,7 +66,8 @@ struct PruneCommand: ParsableCommand {
   @Flag(
     name: .customLong("read-data"),
     help:
-      "Read every archive whole and check every member against its index before deciding (plain zstd archives are otherwise decided from their header and index).")
+      "Read every archive whole and check every member against its index before deciding (plain zstd archives are otherwise decided from their header and index)."
+  )
   var readData = false
 
   @OptionGroup var reading: ReadingOptions
