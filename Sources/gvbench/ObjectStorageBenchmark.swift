@@ -3,7 +3,8 @@ import GraphVault
 
 /// Backup and restore of one generated store into a local folder and into a bucket of moto's
 /// S3 server on 127.0.0.1 (from the package's `.venv`, as `scripts/setup` makes it), in one
-/// run: time, upload throughput and peak RSS.
+/// run: time, upload throughput and peak RSS; then `list` and `prune --dry-run` of a prefix
+/// holding 30 copies of the archive: time and the share of the archives' bytes read.
 func objectStorageBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
@@ -83,4 +84,47 @@ func objectStorageBenchmark(objects: Int) throws {
   print(
     "| restore peak RSS | \(localRestore.peakKiB / 1024) MiB | \(remoteRestore.peakKiB / 1024) MiB | \(String(format: "%.2f", Double(remoteRestore.peakKiB) / Double(localRestore.peakKiB)))× |"
   )
+
+  // Thirty nightly archives under one prefix (server-side copies), listed and pruned.
+  let copies = 30
+  _ = try timedShell(
+    "'\(venv)/python' -c \"import boto3; s3 = boto3.client('s3', endpoint_url='\(endpoint)')\n"
+      + "for n in range(\(copies)): s3.copy_object(Bucket='bench', Key='many/store-202601%02dT031500.000Z.gvault' % (n + 1), CopySource={'Bucket': 'bench', 'Key': 'nightly/local.gvault'})\""
+  )
+  let archiveBytes = workspace.size("local.gvault") * Double(copies)
+  func json(_ arguments: [String]) throws -> (seconds: Double, value: Any) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    let start = Date()
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let seconds = Date().timeIntervalSince(start)
+    return (seconds, try JSONSerialization.jsonObject(with: data))
+  }
+  let list = try json(["list", "s3://bench/many/", "--json"])
+  let listed = (list.value as? [[String: Any]] ?? []).reduce(0) {
+    $0 + ($1["bytesRead"] as? Int ?? 0)
+  }
+  let prune = try json([
+    "prune", "s3://bench/many/", "--keep-daily", "30", "--dry-run", "--json",
+  ])
+  let pruned = (prune.value as? [String: Any])?["bytesRead"] as? Int ?? 0
+  print("")
+  print(
+    "| \(copies) archives of \(String(format: "%.1f", megabytes)) MB in a prefix | time | bytes read | share of the archives' bytes |"
+  )
+  print("|---|---:|---:|---:|")
+  for (name, seconds, read) in [
+    ("list", list.seconds, listed), ("prune --dry-run", prune.seconds, pruned),
+  ] {
+    print(
+      "| \(name) | "
+        + String(
+          format: "%.2f s | %d | %.3f%% |", seconds, read, Double(read) * 100 / archiveBytes))
+  }
 }
