@@ -230,7 +230,6 @@ public struct ModelReport: Codable, Sendable {
           if let transformer = attribute.valueTransformer {
             flags.append("transformer \(transformer)")
           }
-          if let valueClass = attribute.valueClass { flags.append("value class \(valueClass)") }
           lines.append(
             "    \(attribute.name): \(attribute.type)"
               + (flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]"))
