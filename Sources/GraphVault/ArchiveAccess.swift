@@ -84,7 +84,10 @@ enum ArchiveAccess {
       return try body()
     } catch let error as ArchiveFormatError {
       guard error.kind == .malformed else { throw error }
-      throw VaultError(.invalidInput, "\(error.description) (\(path))", cause: error)
+      // A sealed member's problem names the archive already.
+      let detail =
+        error.description.contains(path) ? error.description : "\(error.description) (\(path))"
+      throw VaultError(.invalidInput, detail, cause: error)
     }
   }
 

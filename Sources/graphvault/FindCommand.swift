@@ -100,9 +100,11 @@ struct FindCommand: ParsableCommand {
           Data(
             "read \(read) of \(total) bytes\(share) in \(results.count) archives\n".utf8))
       }
-      for result in results where result.error != nil {
-        FileHandle.standardError.write(
-          Data("graphvault: \(result.archive): \(result.error ?? "")\n".utf8))
+      for result in results {
+        guard let error = result.error else { continue }
+        // Most problems name their archive already.
+        let named = error.contains(result.archive) ? error : "\(result.archive): \(error)"
+        FileHandle.standardError.write(Data("graphvault: \(named)\n".utf8))
       }
       if let worst = ExitStatus.worst(of: results.compactMap(\.failure)) {
         status = worst.rawValue
