@@ -183,16 +183,14 @@ indirect enum ResolvedPredicate: Sendable {
             comparison, hops: hops, entity: current, key: keys[keys.count - 1])
         }
         if let relationship = model.relationships(of: current).first(where: { $0.name == key }) {
-          if last && !count, relationship.isToMany, objects(comparison.right) != nil,
+          if last && !count, relationship.isToMany, givesObjects(comparison.right),
             [.equal, .notEqual, .in, .contains].contains(comparison.op)
           {
-            // A to-many compared with objects: its members' own keys.
+            // A to-many compared with objects: its members' own keys (check refuses IN with
+            // one object, as for any value).
             var membership = comparison
             if membership.op == .contains { membership.op = .equal }
             if case .list = membership.right, membership.op == .equal { membership.op = .in }
-            if case .literal = membership.right, membership.op == .in {
-              throw fail(comparison.right.position, "IN takes a list: {…} or an array for %@")
-            }
             return try check(
               membership, hops: hops + [Hop(entity: current, relationship: relationship)],
               entity: relationship.destination, target: .key, type: nil,
@@ -247,19 +245,13 @@ indirect enum ResolvedPredicate: Sendable {
       throw fail(keyPosition, "a key is expected")
     }
 
-    /// The objects an operand gives (an object, or a list holding objects and nothing but
-    /// objects and nils), or nil when it gives no object.
-    func objects(_ operand: PredicateSyntax.Operand) -> [ObjectReference]? {
+    /// Whether an operand gives objects: an object, or a list of objects (nils among them).
+    func givesObjects(_ operand: PredicateSyntax.Operand) -> Bool {
       switch operand {
-      case .literal(.object(let reference), _): return [reference]
+      case .literal(let literal, _): return isObject(literal)
       case .list(let items, _):
-        let found = items.compactMap { item -> ObjectReference? in
-          if case .object(let reference) = item { return reference }
-          return nil
-        }
-        return found.isEmpty || items.contains(where: { $0 != .null && !isObject($0) })
-          ? nil : found
-      default: return nil
+        return items.contains(where: isObject) && items.allSatisfy { $0 == .null || isObject($0) }
+      default: return false
       }
     }
 
