@@ -80,12 +80,9 @@ final class ChangePrinter {
       return text
     case .inserted, .deleted:
       let sign = change.kind == .inserted ? "+" : "-"
-      var values: [String: String] = [:]
-      for property in change.properties {
-        values[property.name] = property.new ?? property.old ?? "nil"
-      }
       // The service put the key attributes first.
-      let shown = display.line(values, keys: change.properties.map(\.name))
+      let shown = display.line(
+        ordered: change.properties.map { ($0.name, $0.new ?? $0.old ?? "nil") })
       return "\(sign) \(change.entity) \(change.key)\(shown.isEmpty ? "" : "  " + shown)\n"
     }
   }

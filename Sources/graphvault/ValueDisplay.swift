@@ -35,13 +35,20 @@ struct ValueDisplay {
     return text.hasPrefix("\"") && text.hasSuffix("\"") ? cut + "\"" : cut
   }
 
-  /// An object's values on one line, `NAME=VALUE, …`: the shown properties, or every one with
-  /// `keys` first and the rest by name; cut on a terminal.
+  /// An object's values on one line, `NAME=VALUE, …`: `keys` first and the rest by name, or
+  /// the shown properties; cut on a terminal.
   func line(_ values: [String: String], keys: [String]) -> String {
-    let names =
+    line(ordered: KeyAttributes.ordered(values.keys, keys: keys).map { ($0, values[$0]!) })
+  }
+
+  /// An object's values, already in their order, on one line: all of them, or the shown
+  /// properties in the order `--show` gives; cut on a terminal.
+  func line(ordered values: [(name: String, value: String)]) -> String {
+    let chosen =
       shown.isEmpty
-      ? KeyAttributes.ordered(values.keys, keys: keys) : shown.filter { values[$0] != nil }
-    return line(names.map { "\($0)=\(value(values[$0]!))" })
+      ? values
+      : shown.compactMap { name in values.first { $0.name == name } }
+    return line(chosen.map { "\($0.name)=\(value($0.value))" })
   }
 
   /// `pairs` joined with commas, cut on a terminal.
