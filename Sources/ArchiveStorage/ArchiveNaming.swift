@@ -31,6 +31,17 @@ public enum ArchiveNaming {
     URL(fileURLWithPath: storePath).deletingPathExtension().lastPathComponent
   }
 
+  /// `archives` by the store they were made of (by name), each store's newest first (their
+  /// names end in the time); a name that is not graphvault's counts as its own store.
+  public static func byStoreNewestFirst(_ archives: [StoredArchive]) -> [StoredArchive] {
+    archives.sorted {
+      let (a, b) = (
+        storeName(ofArchive: $0.name) ?? $0.name, storeName(ofArchive: $1.name) ?? $1.name
+      )
+      return a != b ? a < b : $0.name > $1.name
+    }
+  }
+
   /// The store part of an archive's name as graphvault names them (`Library` for
   /// `Library-20261122T030000.123Z.gvault`), or of a leftover of one (its hidden temporary
   /// `.NAME.tmp-UUID`, or an unfinished upload `NAME?uploadId=…`); nil for other names.

@@ -46,6 +46,29 @@ enum ArchiveAccess {
     return framed
   }
 
+  /// The archive at `path` read by parts as a framed archive (``framed(_:name:password:allowingUnencrypted:)``),
+  /// or nil for standard input and an archive that is not framed (encrypted, another
+  /// compression, or truncated).
+  static func framed(
+    path: String, password: PasswordSource?, allowingUnencrypted: Bool
+  ) throws -> FramedArchive? {
+    guard !isStandardStream(path) else { return nil }
+    let (backend, name) = try locate(path)
+    return try framed(
+      try backend.openForReading(name), name: path, password: password,
+      allowingUnencrypted: allowingUnencrypted)
+  }
+
+  /// The property list a member `member` holds in `bytes`.
+  /// - Throws: ``ArchiveFormatError`` naming the member when it is not one.
+  static func propertyList(_ bytes: [UInt8], member: String) throws -> PropertyListValue {
+    do {
+      return try PropertyListValue(binaryPropertyList: bytes)
+    } catch {
+      throw ArchiveFormatError(member: member, "not a valid property list: \(error)")
+    }
+  }
+
   /// A framed archive's trailer (its last 32 bytes, when they claim to be one) must say where
   /// the index's frame is: right after the last member the index places. Verify and restore
   /// both hold an archive to it, so that what verify accepts, find can read by parts. Not
@@ -177,7 +200,8 @@ enum ArchiveAccess {
     }
   }
 
-  private static func lastComponent(_ path: String) -> String {
+  /// The last component of a path or URL: an archive's or a store's name.
+  static func lastComponent(_ path: String) -> String {
     path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
   }
 

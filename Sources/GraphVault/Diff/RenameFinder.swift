@@ -70,16 +70,13 @@ struct RenameFinder {
       for (i, before) in gone.enumerated() {
         for (j, after) in new.enumerated() {
           let (equal, compared) = Self.likeness(before.values, after.values)
-          if equal >= 2 && equal * 3 >= compared * 2 {
-            pairs.append((i, j, equal, compared))
-          }
+          if Self.isAlike(equal: equal, of: compared) { pairs.append((i, j, equal, compared)) }
         }
       }
       // Best first: the larger share of equal values, then the earlier objects.
       pairs.sort {
-        $0.equal * $1.compared != $1.equal * $0.compared
-          ? $0.equal * $1.compared > $1.equal * $0.compared
-          : ($0.old, $0.new) < ($1.old, $1.new)
+        let share = Self.share(($0.equal, $0.compared), comparedWith: ($1.equal, $1.compared))
+        return share != 0 ? share > 0 : ($0.old, $0.new) < ($1.old, $1.new)
       }
       var (usedOld, usedNew) = (Set<Int>(), Set<Int>())
       for pair in pairs where !usedOld.contains(pair.old) && !usedNew.contains(pair.new) {
@@ -92,6 +89,20 @@ struct RenameFinder {
       }
     }
     return found
+  }
+
+  /// Whether two objects with `equal` of `compared` values equal are alike enough to point
+  /// at: at least two values, and at least two thirds of them, equal.
+  static func isAlike(equal: Int, of compared: Int) -> Bool {
+    equal >= 2 && equal * 3 >= compared * 2
+  }
+
+  /// How the share of equal values `a` (equal, compared) stands to `b`'s: positive when
+  /// larger, zero when the same, negative when smaller.
+  static func share(_ a: (equal: Int, compared: Int), comparedWith b: (equal: Int, compared: Int))
+    -> Int
+  {
+    a.equal * b.compared - b.equal * a.compared
   }
 
   /// How many properties hold equal values, of how many either has a value for.

@@ -118,14 +118,7 @@ public enum FindService {
         backend = found
         archives = [StoredArchive(name: name, size: 0)]
       }
-      // Stores by name; each store's archives newest first (their names end in the time).
-      archives.sort {
-        let (a, b) = (
-          ArchiveNaming.storeName(ofArchive: $0.name) ?? $0.name,
-          ArchiveNaming.storeName(ofArchive: $1.name) ?? $1.name
-        )
-        return a != b ? a < b : $0.name > $1.name
-      }
+      archives = ArchiveNaming.byStoreNewestFirst(archives)
       options.meter?.setUnit("archives")
       options.meter?.setTotal(objects: archives.count)
       var results: [ArchiveResult] = []
@@ -185,7 +178,7 @@ public enum FindService {
       guard result.error == nil else { continue }
       if let gone = previous.object, result.objects.isEmpty {
         var none: HistoryAnchor?
-        let name = String(result.archive.split(separator: "/").last ?? "")
+        let name = ArchiveAccess.lastComponent(result.archive)
         let (found, _) = try search(
           backend, name, options: options, reference: models[result.store ?? name],
           anchor: &none, likeness: gone)
@@ -355,6 +348,7 @@ public enum FindService {
     let layout = try store.layout(for: model)
     var found: [Object] = []
     for entity in model.hierarchy(from: options.entity) where !entity.isAbstract {
+      let named = KeyAttributes.of(entity.name, in: model)
       let cursor = try usageOnBadPredicate { () throws(StoreError) in
         try ObjectCursor(
           store: store, layout: layout, entity: entity.name, keys: keys,
@@ -369,7 +363,7 @@ public enum FindService {
         {
           constrained = KeyedValue(entity: owner.name, attribute: attribute, value: value)
         }
-        found.append(shown(object, entity: entity.name, model: model))
+        found.append(shown(object, entity: entity.name, keys: named))
       }
     }
     return (found, constrained)
@@ -387,29 +381,33 @@ public enum FindService {
     for described in model.hierarchy(from: entity) where !described.isAbstract {
       let cursor = try ObjectCursor(
         store: store, layout: layout, entity: described.name, keys: [:], predicate: nil)
+      let keys = KeyAttributes.of(described.name, in: model)
       while try cursor.step() {
-        let found = names.newer(try shown(cursor.object(), entity: described.name, model: model))
+        let found = names.newer(try shown(cursor.object(), entity: described.name, keys: keys))
         let (equal, compared) = RenameFinder.likeness(object.values, found.values)
-        guard equal >= 2, equal * 3 >= compared * 2 else { continue }
-        if let best, best.equal * compared >= equal * best.compared { continue }
+        guard RenameFinder.isAlike(equal: equal, of: compared) else { continue }
+        if let best,
+          RenameFinder.share((best.equal, best.compared), comparedWith: (equal, compared)) >= 0
+        {
+          continue
+        }
         best = Successor(object: found, equal: equal, compared: compared)
       }
     }
     return best
   }
 
-  /// An object of `entity` as find shows it: its attributes and relationships as text.
-  private static func shown(
-    _ object: ObjectCursor.Object, entity: String, model: ObjectModel
-  ) -> Object {
+  /// An object of `entity` as find shows it: its attributes and relationships as text, and its
+  /// entity's `keys` (``KeyAttributes``).
+  private static func shown(_ object: ObjectCursor.Object, entity: String, keys: [String])
+    -> Object
+  {
     var values: [String: String] = [:]
     for (name, value) in object.record.attributes { values[name] = ValueText.text(value) }
     for (name, targets) in object.relationships {
       values[name] = targets.joined(separator: ", ")
     }
-    return Object(
-      entity: entity, primaryKey: object.record.primaryKey, values: values,
-      keys: KeyAttributes.of(entity, in: model))
+    return Object(entity: entity, primaryKey: object.record.primaryKey, values: values, keys: keys)
   }
 
   /// What `body` gives; a predicate it finds bad becomes a usage error.

@@ -128,17 +128,12 @@ public enum FixtureService {
       backup.now = options.time ?? defaultTime
       // The source's name, not where it lay: a fixture's bytes depend only on what was
       // selected and the options, so the same cut made on another machine is the same file.
-      backup.recordedSourcePath = Self.sourceName(source.recordedSource)
+      backup.recordedSourcePath = ArchiveAccess.lastComponent(source.recordedSource)
       backup.modelPath = options.modelPath
       let written = try BackupService.backup(storePath: fixturePath, options: backup)
       return FixtureResult(
         archive: written.archive, objects: subset.counts, selected: subset.selected.count,
         bytes: written.bytes)
     }
-  }
-
-  /// The last component of a source's path or URL.
-  static func sourceName(_ source: String) -> String {
-    source.split(separator: "/").last.map(String.init) ?? source
   }
 }

@@ -121,16 +121,12 @@ public enum ListService {
       }
       // An archive whose header could not be read is placed by the time in its name.
       func time(_ summary: ArchiveSummary) -> String {
-        summary.created ?? ArchiveNaming.time(ofArchive: lastComponent(summary.archive)) ?? ""
+        summary.created
+          ?? ArchiveNaming.time(ofArchive: ArchiveAccess.lastComponent(summary.archive)) ?? ""
       }
       return summaries.sorted { (time($0), $0.archive) > (time($1), $1.archive) }
         + leftovers.sorted { $0.archive < $1.archive }
     }
-  }
-
-  /// The last component of a path or URL.
-  private static func lastComponent(_ path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
   }
 
   /// Reads the header and the index of the archive at `archive`; object chunks are skipped,
@@ -148,12 +144,15 @@ public enum ListService {
     var bytesRead: Int64 = 0
     do {
       // A framed archive gives its header and index by two ranged reads and its trailer's.
-      if let framed = try framedArchive(archive) {
+      if let framed = try ArchiveAccess.framed(
+        path: archive, password: nil, allowingUnencrypted: true)
+      {
         // On failure, what was read counts too.
         defer { bytesRead = framed.bytesRead }
         index = framed.index
         header = ArchiveHeader(
-          reading: try plist(framed.member(ArchiveLayout.header), ArchiveLayout.header))
+          reading: try ArchiveAccess.propertyList(
+            framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
         return summary(
           archive, header: header, index: index, size: bytes ?? framed.size,
           bytesRead: framed.bytesRead, encrypted: false, failure: nil)
@@ -170,7 +169,7 @@ public enum ListService {
       let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
       while let member = try stream.next(hash: false, wantBytes: wanted) {
         guard let bytes = member.bytes else { continue }
-        let value = try plist(bytes, member.path)
+        let value = try ArchiveAccess.propertyList(bytes, member: member.path)
         if member.path == ArchiveLayout.header {
           header = ArchiveHeader(reading: value)
         } else {
@@ -196,7 +195,6 @@ public enum ListService {
     bytesRead: Int64, encrypted: Bool, failure: VaultError?
   ) -> (summary: ArchiveSummary, failure: VaultError?) {
     var failure = failure
-    var summaryFailure: VaultError?
     if header == nil && failure == nil {
       failure = VaultError(
         .invalidInput, "not a graphvault archive (no graphvault.plist) (\(archive))")
@@ -205,10 +203,9 @@ public enum ListService {
       (index?[key]?.dictionaryValue ?? [:]).compactMapValues { $0.integerValue.map(Int.init) }
     }
     let state: ArchiveSummary.State
-    if header != nil, let failure {
+    if header != nil, failure != nil {
       // Damage past the header: the archive is not merely unfinished.
       state = .unreadable
-      summaryFailure = failure
     } else if header == nil {
       switch (failure?.cause as? VaultError)?.cause ?? failure?.cause {
       case let error as ArchiveFormatError where error.kind == .passwordRequired:
@@ -220,35 +217,14 @@ public enum ListService {
     } else {
       state = index == nil ? .incomplete : .complete
     }
-    if header == nil { summaryFailure = failure }
     var summary = ArchiveSummary(
       archive: archive, created: header?.created.map(\.description),
       source: header?.sourcePath, model: header?.modelName,
       modelVersion: header?.modelVersionName, objects: counts("objects"),
       tables: counts("tables"), bytes: size,
       format: header.map { Int($0.formatVersion) }, complete: index != nil && header != nil,
-      encrypted: encrypted, error: summaryFailure?.detail, state: state,
-      failure: summaryFailure?.kind)
+      encrypted: encrypted, error: failure?.detail, state: state, failure: failure?.kind)
     summary.bytesRead = bytesRead
     return (summary, header == nil ? failure : nil)
-  }
-
-  /// The archive at `archive` as a framed archive read by parts, or nil (standard input, an
-  /// archive that is not framed: encrypted, another compression, or truncated).
-  private static func framedArchive(_ archive: String) throws -> FramedArchive? {
-    guard !ArchiveAccess.isStandardStream(archive) else { return nil }
-    let (backend, name) = try ArchiveAccess.locate(archive)
-    let input = try backend.openForReading(name)
-    return try ArchiveAccess.framed(
-      input, name: archive, password: nil, allowingUnencrypted: true)
-  }
-
-  /// The property list in a member's `bytes`.
-  private static func plist(_ bytes: [UInt8], _ member: String) throws -> PropertyListValue {
-    do {
-      return try PropertyListValue(binaryPropertyList: bytes)
-    } catch {
-      throw ArchiveFormatError(member: member, "not a valid property list: \(error)")
-    }
   }
 }

@@ -22,13 +22,7 @@ extension VerifyService {
         throw VaultError(.inputMissing, "no folder at this path (\(location))")
       }
       let backend = try ArchiveAccess.folder(location)
-      let archives = try backend.list().sorted {
-        let (a, b) = (
-          ArchiveNaming.storeName(ofArchive: $0.name) ?? $0.name,
-          ArchiveNaming.storeName(ofArchive: $1.name) ?? $1.name
-        )
-        return a != b ? a < b : $0.name > $1.name
-      }
+      let archives = ArchiveNaming.byStoreNewestFirst(try backend.list())
       guard !archives.isEmpty else {
         throw VaultError(.inputMissing, "no archive in \(location)")
       }

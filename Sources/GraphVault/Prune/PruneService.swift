@@ -240,22 +240,15 @@ public enum PruneService {
     _ path: String, size: Int64, password: PasswordSource?, allowingUnencrypted: Bool = false,
     readData: Bool = false, meter: ProgressMeter? = nil
   ) throws -> (header: ArchiveHeader, bytesRead: Int64) {
-    if !readData {
-      let (backend, name) = try ArchiveAccess.locate(path)
-      if let framed = try ArchiveAccess.framed(
-        try backend.openForReading(name), name: path, password: password,
-        allowingUnencrypted: allowingUnencrypted)
-      {
-        defer { meter?.add(bytes: framed.bytesRead) }
-        let bytes = try framed.member(ArchiveLayout.header)
-        do {
-          let header = ArchiveHeader(reading: try PropertyListValue(binaryPropertyList: bytes))
-          return (header, framed.bytesRead)
-        } catch {
-          throw ArchiveFormatError(
-            member: ArchiveLayout.header, "not a valid property list: \(error)")
-        }
-      }
+    if !readData,
+      let framed = try ArchiveAccess.framed(
+        path: path, password: password, allowingUnencrypted: allowingUnencrypted)
+    {
+      defer { meter?.add(bytes: framed.bytesRead) }
+      let header = ArchiveHeader(
+        reading: try ArchiveAccess.propertyList(
+          framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
+      return (header, framed.bytesRead)
     }
     let stream = try ArchiveAccess.members(
       path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
@@ -267,19 +260,13 @@ public enum PruneService {
       if index != nil {
         throw VaultError(.invalidInput, "\(member.path) follows index.plist, which must be last")
       }
-      func decoded(_ bytes: [UInt8]) throws -> PropertyListValue {
-        do {
-          return try PropertyListValue(binaryPropertyList: bytes)
-        } catch {
-          throw ArchiveFormatError(member: member.path, "not a valid property list: \(error)")
-        }
-      }
       if member.path == ArchiveLayout.index, let bytes = member.bytes {
-        index = try decoded(bytes)
+        index = try ArchiveAccess.propertyList(bytes, member: member.path)
         continue
       }
       if member.path == ArchiveLayout.header, let bytes = member.bytes {
-        header = ArchiveHeader(reading: try decoded(bytes))
+        header = ArchiveHeader(
+          reading: try ArchiveAccess.propertyList(bytes, member: member.path))
       }
       seen.append((member.path, member.size, member.sha256 ?? ""))
     }
