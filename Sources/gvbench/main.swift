@@ -18,6 +18,9 @@ import GraphVault
 //   gvbench progress [objects] backup and restore with the status line shown and not
 //   gvbench fetch [objects]    fetches with a limit and counts against whole fetches, at N;
 //                              peak RSS of a batched walk at N and 5N
+//   gvbench save [objects] [inserts]
+//                              insert-and-save, fetch of every book and count through the
+//                              context against Python's sqlite3 doing the same (1M, 100,000)
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -61,6 +64,13 @@ if arguments.first == "memory" {
   try fetchBenchmark(objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000)
 } else if arguments.first == "fetch-walk", arguments.count > 1 {
   try fetchWalk(store: arguments[1])
+} else if arguments.first == "save" {
+  try saveBenchmark(
+    objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000,
+    inserts: arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000)
+} else if arguments.first == "save-child", arguments.count > 4 {
+  try saveChild(
+    mode: arguments[1], count: Int(arguments[2]) ?? 0, store: arguments[3], timing: arguments[4])
 } else if arguments.first == "bucket" {
   try bucketBenchmark(
     objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000,

@@ -10,6 +10,15 @@ public protocol AttributeConvertible: Sendable {
   init?(attributeValue value: AttributeValue, type: AttributeType)
   /// This value for an attribute of `type`; nil when it does not fit.
   func attributeValue(for type: AttributeType) -> AttributeValue?
+  /// What a generated non-optional property reads while its attribute has no value (a
+  /// required one not yet set, a scalar one left nil): `0`, `false`, `""`, empty data, the
+  /// reference date, the nil UUID. Nil, the default, for a type with no such value.
+  static var emptyAttributeValue: Self? { get }
+}
+
+extension AttributeConvertible {
+  /// No empty value: reading an attribute without one stops with a message naming it.
+  public static var emptyAttributeValue: Self? { nil }
 }
 
 /// Numbers as the attribute kinds hold them, for the conversions.
@@ -61,6 +70,9 @@ enum AttributeNumber {
 }
 
 extension AttributeConvertible where Self: FixedWidthInteger {
+  /// Zero.
+  public static var emptyAttributeValue: Self? { 0 }
+
   /// The integer an attribute holds (a whole number of any numeric kind), when it fits the
   /// type.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
@@ -82,6 +94,9 @@ extension Int32: AttributeConvertible {}
 extension Int16: AttributeConvertible {}
 
 extension Double: AttributeConvertible {
+  /// Zero.
+  public static var emptyAttributeValue: Double? { 0 }
+
   /// The number an attribute holds, as a real.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard let real = AttributeNumber.real(value) else { return nil }
@@ -94,6 +109,9 @@ extension Double: AttributeConvertible {
 }
 
 extension Float: AttributeConvertible {
+  /// Zero.
+  public static var emptyAttributeValue: Float? { 0 }
+
   /// The number an attribute holds, as a Float.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard let real = AttributeNumber.real(value) else { return nil }
@@ -106,6 +124,9 @@ extension Float: AttributeConvertible {
 }
 
 extension Bool: AttributeConvertible {
+  /// False.
+  public static var emptyAttributeValue: Bool? { false }
+
   /// The Boolean an attribute holds (an integer 0 or 1 too).
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     switch value {
@@ -122,6 +143,9 @@ extension Bool: AttributeConvertible {
 }
 
 extension Decimal: AttributeConvertible {
+  /// Zero.
+  public static var emptyAttributeValue: Decimal? { 0 }
+
   /// The number an attribute holds, as a Decimal (a Decimal attribute's exactly).
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     switch value {
@@ -137,12 +161,15 @@ extension Decimal: AttributeConvertible {
   }
   /// The Decimal for a Decimal attribute, or a numeric one it converts to.
   public func attributeValue(for type: AttributeType) -> AttributeValue? {
-    if type == .decimal { return .decimal(NSDecimalNumber(decimal: self).stringValue) }
+    if type == .decimal { return .decimal(description) }
     return AttributeNumber.value(NSDecimalNumber(decimal: self).doubleValue, for: type)
   }
 }
 
 extension String: AttributeConvertible {
+  /// The empty string.
+  public static var emptyAttributeValue: String? { "" }
+
   /// The text of a String attribute.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard case .string(let text) = value else { return nil }
@@ -155,6 +182,9 @@ extension String: AttributeConvertible {
 }
 
 extension Date: AttributeConvertible {
+  /// The reference date (2001-01-01 00:00 UTC), which a Core Data date of 0 is.
+  public static var emptyAttributeValue: Date? { Date(timeIntervalSinceReferenceDate: 0) }
+
   /// The date of a Date attribute.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard case .date(let seconds) = value else { return nil }
@@ -167,6 +197,9 @@ extension Date: AttributeConvertible {
 }
 
 extension Data: AttributeConvertible {
+  /// No bytes.
+  public static var emptyAttributeValue: Data? { Data() }
+
   /// The bytes of a Binary attribute.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard case .data(let bytes) = value else { return nil }
@@ -179,6 +212,11 @@ extension Data: AttributeConvertible {
 }
 
 extension UUID: AttributeConvertible {
+  /// The nil UUID (every bit zero).
+  public static var emptyAttributeValue: UUID? {
+    UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+  }
+
   /// The UUID of a UUID attribute.
   public init?(attributeValue value: AttributeValue, type: AttributeType) {
     guard case .uuid(let bytes) = value, bytes.count == 16 else { return nil }

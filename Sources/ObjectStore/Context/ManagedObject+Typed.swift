@@ -14,7 +14,7 @@ extension ManagedObject {
   public func value<T: AttributeConvertible>(for key: String, as type: T.Type = T.self)
     throws(StoreError) -> T?
   {
-    let attribute = context.model.attributes(of: entity).first { $0.name == key }
+    let attribute = traits.attribute(named: key)
     if attribute?.type == .transformable {
       return try transformedValue(for: key, as: T.self)
     }
@@ -35,11 +35,11 @@ extension ManagedObject {
   /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) naming the entity, the key,
   ///   its type and the value when it does not convert, or as ``setValue(_:for:)-(AttributeValue?,_)``.
   public func setValue<T: AttributeConvertible>(_ value: T?, for key: String) throws(StoreError) {
-    guard let attribute = context.model.attributes(of: entity).first(where: { $0.name == key })
-    else {
+    guard let slot = traits.slots[key] else {
       throw context.fail(.invalidValue, "\(entity) has no attribute \(key)")
     }
-    guard let value else { return try setValue(nil as AttributeValue?, for: key) }
+    let attribute = traits.slotAttributes[slot]
+    guard let value else { return try context.setValue(nil, slot: slot, of: self) }
     if attribute.type == .transformable { return try setTransformedValue(value, for: key) }
     guard let converted = value.attributeValue(for: attribute.type) else {
       throw context.fail(
@@ -47,7 +47,7 @@ extension ManagedObject {
         "\(entity).\(key) is \(attribute.type.rawValue); \(value) (\(T.self)) does not convert to it"
       )
     }
-    try setValue(converted, for: key)
+    try context.setValue(converted, slot: slot, of: self)
   }
 
   /// The value of transformable attribute `key`, through its value transformer, as `T`.
@@ -73,10 +73,14 @@ extension ManagedObject {
     do { return try value(for: key, as: T.self) } catch { Self.stop(error) }
   }
 
-  /// For generated accessors: the value of a required attribute, which must have one.
+  /// For generated accessors of a non-optional property (a required attribute, or a scalar
+  /// one as Xcode's "Use Scalar Type" makes it): the value of attribute `key`, or while it has
+  /// none, the type's empty value (``AttributeConvertible/emptyAttributeValue``: `0`, `false`,
+  /// `""`…), as a Core Data scalar accessor reads nil as 0. Reading sets nothing: a required
+  /// attribute left empty still fails the save's validation, naming it.
   public func requiredAccessorValue<T: AttributeConvertible>(_ key: String) -> T {
-    guard let value: T = accessorValue(key) else {
-      Self.stop("\(entity).\(key) is required and has no value yet")
+    guard let value: T = accessorValue(key) ?? T.emptyAttributeValue else {
+      Self.stop("\(entity).\(key) has no value yet, and \(T.self) has no empty value to read")
     }
     return value
   }

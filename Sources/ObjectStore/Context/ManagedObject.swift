@@ -15,8 +15,8 @@ open class ManagedObject: CustomStringConvertible {
   public let reference: ObjectReference
   unowned let context: ObjectContext
   /// The entity's attribute names and bucket.
-  let traits: ObjectContext.EntityTraits
-  var attributes: [String: AttributeValue]
+  let traits: EntityTraits
+  var attributes: AttributeSlots
   /// To-one references as changed in memory; the context's registry follows every change
   /// (``ObjectRegistry``), as it follows ``committedToOne``.
   var toOne: [String: ObjectReference] {
@@ -27,7 +27,7 @@ open class ManagedObject: CustomStringConvertible {
   var toMany: [String: [ObjectReference]] = [:]
   var version: Int64
   /// Attribute values and to-one references as last read from or written to the store.
-  var committed: [String: AttributeValue]
+  var committed: AttributeSlots
   var committedToOne: [String: ObjectReference] {
     didSet {
       context.registered.toOneChanged(
@@ -64,11 +64,12 @@ open class ManagedObject: CustomStringConvertible {
     let context = construction.context
     reference = record.reference
     self.context = context
-    traits = context.traits(of: record.entity)
-    attributes = record.attributes
+    let traits = context.traits(of: record.entity)
+    self.traits = traits
+    attributes = AttributeSlots(record.attributes, traits: traits)
     toOne = record.toOne
     version = record.version
-    committed = record.attributes
+    committed = attributes
     committedToOne = record.toOne
   }
 
@@ -95,8 +96,7 @@ open class ManagedObject: CustomStringConvertible {
   /// (``AttributeValue/composite(_:)``, nil when none has one); an element is read by its key
   /// path (`author.person`), as Core Data's namespaced key paths read it.
   public func value(for key: String) throws(StoreError) -> AttributeValue? {
-    if let value = attributes[key] { return value }
-    if traits.attributeNames.contains(key) { return nil }
+    if let slot = traits.slots[key] { return attributes[slot: slot] }
     if let composite = context.model.compositeAttribute(key, of: entity) {
       let prefix = key + "."
       let elements = composite.flattened.compactMap { element in

@@ -113,26 +113,6 @@ extension ManagedObject {
 }
 
 extension ObjectContext {
-  /// What the context needs of an entity often: its attribute names and its bucket.
-  struct EntityTraits {
-    let attributeNames: Set<String>
-    let bucket: String?
-    let fallsThrough: Bool
-  }
-
-  func traits(of entity: String) -> EntityTraits {
-    if let known = entityTraits[entity] { return known }
-    let bucket = ExtendedAttributes.bucket(of: entity, in: model)
-    let fallsThrough = model.lineage(of: entity).contains {
-      ["YES", "TRUE", "1"].contains($0.userInfo[ExtendedAttributes.fallThroughKey]?.uppercased())
-    }
-    let traits = EntityTraits(
-      attributeNames: Set(model.attributes(of: entity).map(\.name)), bucket: bucket,
-      fallsThrough: bucket != nil && fallsThrough)
-    entityTraits[entity] = traits
-    return traits
-  }
-
   func setExtendedValue(_ value: PropertyListValue?, for key: String, of object: ManagedObject)
     throws(StoreError)
   {

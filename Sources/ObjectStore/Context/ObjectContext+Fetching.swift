@@ -227,10 +227,12 @@ extension ObjectContext {
     defer { reader.statement.reset() }
     var more = true
     while more {
-      // Records first: awakeFromFetch hooks may read the store once they are registered.
+      // Records first: awakeFromFetch hooks may read the store once they are registered. A
+      // whole fetch reads them a thousand at a time too, so that it never holds every
+      // record beside every object.
       var batch: [(ObjectRecord, [SQLiteValue])] = []
       // The reader starts over after its last row: stop at the first false.
-      while batch.count < (batchSize ?? Int.max) {
+      while batch.count < (batchSize ?? 1000) {
         guard try reading({ try reader.step() }) else {
           more = false
           break
@@ -241,7 +243,6 @@ extension ObjectContext {
             plan.sortKeys.indices.map { reader.statement.value(at: reader.extraStart + $0) }
           ))
       }
-      if batchSize == nil { more = false }
       for (record, values) in batch {
         let object = try register(record)
         guard !object.isDeleted, try plan.isExact || plan.evaluator?.matches(object) ?? true
@@ -254,7 +255,7 @@ extension ObjectContext {
         }
         guard try emit(object) else { return }
       }
-      if more && !hasChanges && reordered.isEmpty { registered.removeAll() }
+      if more && batchSize != nil && !hasChanges && reordered.isEmpty { registered.removeAll() }
     }
     for (object, _) in memory {
       guard try emit(object) else { return }

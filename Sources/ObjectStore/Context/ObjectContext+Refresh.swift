@@ -78,10 +78,10 @@ extension ObjectContext {
 
   /// Takes the stored state `fresh` as the object's whole state: no local changes remain.
   func adopt(_ fresh: ObjectRecord, into object: ManagedObject) {
-    object.attributes = fresh.attributes
+    object.attributes = AttributeSlots(fresh.attributes, traits: object.traits)
     object.toOne = fresh.toOne
     object.version = fresh.version
-    object.committed = fresh.attributes
+    object.committed = object.attributes
     object.committedToOne = fresh.toOne
     object.changedKeys.removeAll()
     object.toMany.removeAll()
@@ -94,7 +94,8 @@ extension ObjectContext {
   /// Takes the stored state `fresh` under the object's local changes, key by key.
   private func merge(_ fresh: ObjectRecord, into object: ManagedObject) {
     let bucket = object.traits.bucket
-    var attributes = fresh.attributes
+    let stored = AttributeSlots(fresh.attributes, traits: object.traits)
+    var attributes = stored
     var changed = Set<String>()
     /// Whether the local value of `key` is a change to keep, as the semantics count changes.
     func isLocalChange<Value: Equatable>(
@@ -132,7 +133,7 @@ extension ObjectContext {
     object.attributes = attributes
     object.toOne = toOne
     object.version = fresh.version
-    object.committed = fresh.attributes
+    object.committed = stored
     object.committedToOne = fresh.toOne
     object.changedKeys = changed
     object.toMany.removeAll()

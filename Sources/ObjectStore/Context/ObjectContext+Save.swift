@@ -12,58 +12,67 @@ extension ObjectContext {
         "cannot delete \(object): \(object.entity).\(relationship.name) still holds \(target) (delete rule Deny); delete it too, or roll back"
       )
     }
-    // In a stable order (entity, then key), so the same mistake is always the one named.
-    for reference in inserted.union(updated).sorted(by: Self.stableOrder) {
-      guard let object = registered[reference], !object.isDeleted else { continue }
-      // A required transient attribute is validated as Core Data validates it: left nil, the
-      // save fails although nothing of it is written.
-      for attribute in model.attributes(of: object.entity)
-      where !attribute.isOptional && !attribute.isDerived
-        && (attribute.isTransient
-          ? object.transientValue(for: attribute.name) == nil
-          : object.attributes[attribute.name] == nil)
-      {
-        throw fail(
-          .validation, "\(object): \(object.entity).\(attribute.name) is required and has no value")
-      }
-      for relationship in model.relationships(of: object.entity) where !relationship.isTransient {
-        if !relationship.isToMany {
-          if !relationship.isOptional && object.toOne[relationship.name] == nil {
-            throw fail(
-              .validation, "\(object): \(object.entity).\(relationship.name) is required and empty")
-          }
-          continue
-        }
-        guard !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 1,
-          model.inverse(of: relationship) != nil
+    // The same mistake is always the one named: the first in a stable order (entity, then
+    // key), found without sorting every object, since only one before it can replace it.
+    var first: (reference: ObjectReference, error: StoreError)?
+    for set in [inserted, updated] {
+      for reference in set {
+        if let first, !Self.stableOrder(reference, first.reference) { continue }
+        guard let object = registered[reference], !object.isDeleted,
+          let error = try problem(of: object)
         else { continue }
-        let count = try members(of: object, relationship.name).count
-        if count == 0 && !relationship.isOptional {
-          // Stores hold required to-manys empty (SwiftData saves them so): an object that
-          // held it empty already, in the store or where a merge took it from, is no new
-          // violation.
-          if acceptedEmpty[reference]?.contains(relationship.name) == true { continue }
-          if !inserted.contains(reference), try storedMembers(of: object, relationship).isEmpty {
-            continue
-          }
-          throw fail(
-            .validation,
-            "\(object): \(object.entity).\(relationship.name) is required and holds no objects")
-        }
-        if count > 0 && count < relationship.minCount {
-          throw fail(
-            .validation,
-            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at least \(relationship.minCount)"
-          )
-        }
-        if relationship.maxCount > 1 && count > relationship.maxCount {
-          throw fail(
-            .validation,
-            "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at most \(relationship.maxCount)"
-          )
-        }
+        first = (reference, error)
       }
     }
+    if let first { throw first.error }
+  }
+
+  /// What makes `object` fail validation: a required value missing, a relationship holding
+  /// too few or too many objects; nil when nothing does.
+  private func problem(of object: ManagedObject) throws(StoreError) -> StoreError? {
+    // A required transient attribute is validated as Core Data validates it: left nil, the
+    // save fails although nothing of it is written.
+    for (name, isTransient) in object.traits.required
+    where isTransient ? object.transientValue(for: name) == nil : object.attributes[name] == nil {
+      return fail(.validation, "\(object): \(object.entity).\(name) is required and has no value")
+    }
+    for relationship in object.traits.checkedRelationships {
+      if !relationship.isToMany {
+        if object.toOne[relationship.name] == nil {
+          return fail(
+            .validation, "\(object): \(object.entity).\(relationship.name) is required and empty")
+        }
+        continue
+      }
+      let count = try members(of: object, relationship.name).count
+      if count == 0 && !relationship.isOptional {
+        // Stores hold required to-manys empty (SwiftData saves them so): an object that
+        // held it empty already, in the store or where a merge took it from, is no new
+        // violation.
+        if acceptedEmpty[object.reference]?.contains(relationship.name) == true { continue }
+        if !inserted.contains(object.reference),
+          try storedMembers(of: object, relationship).isEmpty
+        {
+          continue
+        }
+        return fail(
+          .validation,
+          "\(object): \(object.entity).\(relationship.name) is required and holds no objects")
+      }
+      if count > 0 && count < relationship.minCount {
+        return fail(
+          .validation,
+          "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at least \(relationship.minCount)"
+        )
+      }
+      if relationship.maxCount > 1 && count > relationship.maxCount {
+        return fail(
+          .validation,
+          "\(object): \(object.entity).\(relationship.name) holds \(count) objects; it takes at most \(relationship.maxCount)"
+        )
+      }
+    }
+    return nil
   }
 
   /// Checks the pending changes as a save would (required values, relationship counts, Deny
@@ -118,16 +127,21 @@ extension ObjectContext {
       object.extendedChanges.removeAll()
     }
     if undoManager?.removesAllActionsOnSave == true { undoManager?.removeAllActions() }
-    for reference in inserted { registered[reference]?.version = 1 }
-    for reference in updated { registered[reference]?.version += 1 }
-    for reference in inserted.union(updated) {
-      guard let object = registered[reference] else { continue }
-      object.committed = object.attributes
-      object.committedToOne = object.toOne
-      object.changedKeys.removeAll()
+    for (set, isInserted) in [(inserted, true), (updated, false)] {
+      for reference in set {
+        guard let object = registered[reference] else { continue }
+        object.version = isInserted ? 1 : object.version + 1
+        object.committed = object.attributes
+        if object.committedToOne != object.toOne { object.committedToOne = object.toOne }
+        if !object.changedKeys.isEmpty { object.changedKeys.removeAll() }
+      }
     }
-    let saved = inserted.union(updated).union(deleted).sorted(by: Self.stableOrder)
-    let savedObjects = saved.compactMap { registered[$0] }
+    // didSave hooks run in a stable order; without hooks there is nothing to sort.
+    var savedObjects: [ManagedObject] = []
+    if hooks[.didSave]?.isEmpty == false {
+      savedObjects = inserted.union(updated).union(deleted).sorted(by: Self.stableOrder)
+        .compactMap { registered[$0] }
+    }
     let changes = pendingSaveChanges()
     for reference in deleted { registered.removeValue(forKey: reference) }
     clearPendingChanges()
@@ -355,54 +369,63 @@ extension ObjectContext {
   private func writeRow(
     _ object: ManagedObject, insert: Bool, orderKeys: [String: SQLiteValue], _ db: Database
   ) throws -> Bool {
-    let table = try table(for: object.entity)
-    let lineage = model.lineage(of: object.entity).map(\.name)
-    var columns: [String] = []
-    var values: [SQLiteValue] = []
-    for entity in lineage {
-      for column in table.attributes[entity] ?? [] where !column.attribute.isDerived {
-        columns.append(column.column)
-        values.append(
-          object.attributes[column.attribute.name].map { SQLValues.sqlite($0) } ?? .null)
-      }
-      for column in table.toOne[entity] ?? [] {
-        let target = object.toOne[column.relationship.name]
-        columns.append(column.column)
-        values.append(target.map { .integer($0.primaryKey) } ?? .null)
-        if let entityColumn = column.entityColumn {
-          columns.append(entityColumn)
-          values.append(
-            target.flatMap { layout.entityNumbers[$0.entity] }.map { .integer(Int64($0)) } ?? .null)
+    let traits = object.traits
+    let rows: RowStatements
+    if let known = traits.rows {
+      rows = known
+    } else {
+      rows = RowStatements(
+        entity: object.entity, table: try table(for: object.entity), model: model)
+      traits.rows = rows
+    }
+    // Order keys, rare, get a statement of their own with their columns added.
+    let statement = try statements.statement(
+      orderKeys.isEmpty
+        ? (insert ? rows.insert : rows.update)
+        : rows.statement(adding: orderKeys.keys.sorted(), insert: insert))
+    var index = 1
+    if insert {
+      try statement.bind(object.primaryKey, at: 1)
+      try statement.bind(Int64(layout.entityNumbers[object.entity] ?? 0), at: 2)
+      try statement.bind(Int64(1), at: 3)
+      index = 4
+    }
+    for (_, source) in rows.columns {
+      switch source {
+      case .attribute(let name):
+        if let value = object.attributes[name] {
+          try statement.bind(SQLValues.sqlite(value), at: index)
+        } else {
+          try statement.bindNull(at: index)
+        }
+      case .toOne(let name):
+        if let target = object.toOne[name] {
+          try statement.bind(target.primaryKey, at: index)
+        } else {
+          try statement.bindNull(at: index)
+        }
+      case .toOneEntity(let name):
+        if let number = object.toOne[name].flatMap({ layout.entityNumbers[$0.entity] }) {
+          try statement.bind(Int64(number), at: index)
+        } else {
+          try statement.bindNull(at: index)
         }
       }
+      index += 1
     }
-    for (column, key) in orderKeys.sorted(by: { $0.key < $1.key }) {
-      columns.append(column)
-      values.append(key)
+    for (_, key) in orderKeys.sorted(by: { $0.key < $1.key }) {
+      try statement.bind(key, at: index)
+      index += 1
     }
     if insert {
-      let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns
-      let statement = try statements.statement(
-        "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-      )
-      try statement.bind(
-        [
-          .integer(object.primaryKey), .integer(Int64(layout.entityNumbers[object.entity] ?? 0)),
-          .integer(1),
-        ] + values)
       try statement.run()
       return true
-    } else {
-      let assignments = (columns.map { "\($0) = ?" } + ["Z_OPT = ?"]).joined(separator: ", ")
-      let statement = try statements.statement(
-        "UPDATE \(table.name) SET \(assignments) WHERE Z_PK = ? AND Z_OPT = ?")
-      try statement.bind(
-        values + [
-          .integer(object.version + 1), .integer(object.primaryKey), .integer(object.version),
-        ])
-      try statement.run()
-      return db.changes == 1
     }
+    try statement.bind(object.version + 1, at: index)
+    try statement.bind(object.primaryKey, at: index + 1)
+    try statement.bind(object.version, at: index + 2)
+    try statement.run()
+    return db.changes == 1
   }
 
   private func writeJoins(_ db: Database) throws {

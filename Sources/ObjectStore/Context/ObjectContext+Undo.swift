@@ -22,7 +22,7 @@ enum UndoAction {
 /// An object as it was just before a delete, to bring it back.
 struct DeletedObject {
   let object: ManagedObject
-  let attributes: [String: AttributeValue]
+  let attributes: AttributeSlots
   let toOne: [String: ObjectReference]
   let toMany: [String: [ObjectReference]]
   let transients: [String: any Sendable]
@@ -116,7 +116,7 @@ extension ObjectContext {
         registered[reference] = object
         inserted.insert(reference)
         object.version = 0
-        object.committed = [:]
+        object.committed = AttributeSlots(traits: object.traits)
         object.committedToOne = [:]
         object.extendedSnapshot = nil
       }

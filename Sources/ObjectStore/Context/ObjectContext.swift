@@ -265,20 +265,15 @@ public final class ObjectContext {
     } else {
       key = try nextPrimaryKey(root: root.name)
     }
-    var attributes: [String: AttributeValue] = [:]
-    for attribute in model.attributes(of: entity) {
-      if let value = attribute.defaultValue { attributes[attribute.name] = value }
-    }
-    return ObjectRecord(entity: entity, primaryKey: key, version: 0, attributes: attributes)
+    return ObjectRecord(
+      entity: entity, primaryKey: key, version: 0, attributes: traits(of: entity).defaults)
   }
 
   /// Takes `object`, made from a ``newRecord(_:primaryKey:)``, into the context as inserted:
   /// empty to-many relationships, an undo step, its `awakeFromInsert` hooks.
   func adoptInserted(_ object: ManagedObject) throws(StoreError) {
     // A new object has no members in the store: its to-many relationships start empty.
-    for relationship in model.relationships(of: object.entity) where relationship.isToMany {
-      object.toMany[relationship.name] = []
-    }
+    for name in object.traits.toManyNames { object.toMany[name] = [] }
     let step = undoStep { .insert(object.reference) }
     defer { step.end() }
     registered[object.reference] = object
@@ -348,54 +343,71 @@ public final class ObjectContext {
     throws(StoreError)
   {
     try checkChangeable(object)
-    if let composite = model.compositeAttribute(key, of: object.entity) {
-      // Element by element: each a change of its own, nil for those the value leaves out.
-      var given: [String: AttributeValue] = [:]
-      switch value {
-      case .composite(let elements)?:
-        given = RecordNesting.flattened(elements, prefix: key)
-      case nil: break
-      case let other?:
-        throw fail(
-          .invalidValue,
-          "\(object.entity).\(key) is a composite; \(other) is not a dictionary of its elements")
+    guard let slot = object.traits.slots[key] else {
+      if let composite = model.compositeAttribute(key, of: object.entity) {
+        return try setComposite(value, for: key, composite, of: object)
       }
-      let elements = composite.flattened.map(\.name)
-      if let unknown = given.keys.first(where: { !elements.contains($0) }) {
-        throw fail(
-          .invalidValue,
-          "\(object.entity).\(key) has no element \(unknown.dropFirst(key.count + 1))")
-      }
-      for element in elements {
-        try setValue(given[element], for: element, of: object)
-      }
-      return
-    }
-    guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
-    else {
       if object.traits.fallsThrough {
         try setExtendedValue(value.map(Self.propertyListValue), for: key, of: object)
         return
       }
       throw fail(.invalidValue, "\(object.entity) has no attribute \(key)")
     }
+    try setValue(value, slot: slot, of: object)
+  }
+
+  /// Sets the attribute in `slot` of `object`'s entity (``EntityTraits/slots``).
+  func setValue(_ value: AttributeValue?, slot: Int, of object: ManagedObject) throws(StoreError) {
+    try checkChangeable(object)
+    let attribute = object.traits.slotAttributes[slot]
     guard !attribute.isDerived else {
-      throw fail(.invalidValue, "\(object.entity).\(key) is derived; the store computes it")
+      throw fail(
+        .invalidValue, "\(object.entity).\(attribute.name) is derived; the store computes it")
     }
     if let value, !value.fits(attribute.type) {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key) is \(attribute.type.rawValue); \(value) does not fit")
+        "\(object.entity).\(attribute.name) is \(attribute.type.rawValue); \(value) does not fit")
     }
-    let step = undoStep { .attribute(object.reference, key, object.attributes[key]) }
+    let step = undoStep {
+      .attribute(object.reference, attribute.name, object.attributes[slot: slot])
+    }
     defer { step.end() }
-    object.attributes[key] = value
+    object.attributes[slot: slot] = value
     step.commit()
     if attribute.isTransient {
       transientChanges.insert(object.reference)
-    } else {
-      object.changedKeys.insert(key)
+    } else if !inserted.contains(object.reference) {
+      // What a refresh keeps; an inserted object has no stored row to refresh from.
+      object.changedKeys.insert(attribute.name)
       markUpdated(object)
+    }
+  }
+
+  /// Sets a composite attribute element by element: each a change of its own, nil for those
+  /// the value leaves out.
+  private func setComposite(
+    _ value: AttributeValue?, for key: String, _ composite: AttributeDescription,
+    of object: ManagedObject
+  ) throws(StoreError) {
+    var given: [String: AttributeValue] = [:]
+    switch value {
+    case .composite(let elements)?:
+      given = RecordNesting.flattened(elements, prefix: key)
+    case nil: break
+    case let other?:
+      throw fail(
+        .invalidValue,
+        "\(object.entity).\(key) is a composite; \(other) is not a dictionary of its elements")
+    }
+    let elements = composite.flattened.map(\.name)
+    if let unknown = given.keys.first(where: { !elements.contains($0) }) {
+      throw fail(
+        .invalidValue,
+        "\(object.entity).\(key) has no element \(unknown.dropFirst(key.count + 1))")
+    }
+    for element in elements {
+      try setValue(given[element], for: element, of: object)
     }
   }
 

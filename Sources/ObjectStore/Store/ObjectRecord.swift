@@ -15,6 +15,14 @@ public struct ObjectReference: Hashable, Sendable, CustomStringConvertible {
 
   /// `Entity/p<pk>`, as Core Data's object URIs end.
   public var description: String { "\(entity)/p\(primaryKey)" }
+
+  /// Hashes the key and the entity name's length, not its characters: contexts and sets hash
+  /// references by the hundred thousand, and equal keys of other entities are rare enough for
+  /// equality to tell them apart.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(primaryKey)
+    hasher.combine(entity.utf8.count)
+  }
 }
 
 /// One object as read from a store: its entity, primary key, optimistic-lock version, stored

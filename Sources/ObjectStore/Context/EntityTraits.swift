@@ -1,0 +1,74 @@
+import ObjectModel
+
+/// What a context needs of an entity often, worked out once and shared by the entity's
+/// objects: its attributes by name, their default values, its to-many relationships, its
+/// extended attributes' bucket, and how a save writes its rows.
+final class EntityTraits {
+  /// The entity's name.
+  let name: String
+  /// Its attributes and its ancestors', composites by their elements, in slot order
+  /// (``AttributeSlots``).
+  let slotAttributes: [AttributeDescription]
+  /// Their names, in slot order.
+  let slotNames: [String]
+  /// Each attribute's slot, by name.
+  let slots: [String: Int]
+  /// The names of every attribute.
+  let attributeNames: Set<String>
+  /// The attributes that have a default value, with it: a new object's values.
+  let defaults: [String: AttributeValue]
+  /// Its to-many relationships' names, ancestors' first.
+  let toManyNames: [String]
+  /// The required attributes a save checks (neither optional nor derived), by name, with
+  /// whether each is transient.
+  let required: [(name: String, isTransient: Bool)]
+  /// The relationships a save checks: required to-ones, and to-manys with an inverse whose
+  /// count is bounded or required.
+  let checkedRelationships: [RelationshipDescription]
+  /// The attribute that holds its extended attributes, if it keeps any.
+  let bucket: String?
+  /// Whether a key it does not have falls through to its extended attributes.
+  let fallsThrough: Bool
+  /// How a save writes its rows; made on the first save that writes one.
+  var rows: RowStatements?
+
+  /// The attribute named `name`, if the entity has one.
+  func attribute(named name: String) -> AttributeDescription? {
+    slots[name].map { slotAttributes[$0] }
+  }
+
+  init(entity: String, model: ObjectModel) {
+    name = entity
+    let all = model.attributes(of: entity)
+    let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    attributeNames = Set(byName.keys)
+    slotNames = attributeNames.sorted()
+    slotAttributes = slotNames.map { byName[$0]! }
+    slots = Dictionary(uniqueKeysWithValues: slotNames.enumerated().map { ($1, $0) })
+    defaults = byName.compactMapValues(\.defaultValue)
+    toManyNames = model.relationships(of: entity).filter(\.isToMany).map(\.name)
+    required = all.filter { !$0.isOptional && !$0.isDerived }.map { ($0.name, $0.isTransient) }
+    checkedRelationships = model.relationships(of: entity).filter { relationship in
+      guard !relationship.isTransient else { return false }
+      guard relationship.isToMany else { return !relationship.isOptional }
+      return (!relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 1)
+        && model.inverse(of: relationship) != nil
+    }
+    let bucket = ExtendedAttributes.bucket(of: entity, in: model)
+    let fallsThrough = model.lineage(of: entity).contains {
+      ["YES", "TRUE", "1"].contains($0.userInfo[ExtendedAttributes.fallThroughKey]?.uppercased())
+    }
+    self.bucket = bucket
+    self.fallsThrough = bucket != nil && fallsThrough
+  }
+}
+
+extension ObjectContext {
+  /// The traits of `entity`, worked out on first use.
+  func traits(of entity: String) -> EntityTraits {
+    if let known = entityTraits[entity] { return known }
+    let traits = EntityTraits(entity: entity, model: model)
+    entityTraits[entity] = traits
+    return traits
+  }
+}
