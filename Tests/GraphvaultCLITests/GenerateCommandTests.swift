@@ -30,7 +30,7 @@ struct GenerateCommandTests {
       "open class Book: ManagedObject, EntityClass {",
       "  open class var entityName: String { \"Book\" }",
       "  public var title: String {", "    get { requiredAccessorValue(\"title\") }",
-      "  public var rating: Double? {", "  public var edition: Int32? {",
+      "  public var rating: Double {", "  public var edition: Int32 {",
       "  public var price: Decimal? {", "  public var uniqueID: UUID? {",
       "  public var author: Writer? {", "  public var pages: [Page] {",
       "  public var tags: Set<Tag> {",
@@ -88,6 +88,58 @@ struct GenerateCommandTests {
       let compiled = try Self.typecheck(folder)
       #expect(compiled.status == 0, "\(storeName): \(compiled.stderr)")
     }
+  }
+
+  /// Attributes named as `ManagedObject`'s own members are generated under the documented
+  /// rename (`Value` after the name), keeping their keys; numbers are scalars, so the code a
+  /// Core Data developer writes compiles against them.
+  @Test(.enabled(if: Subprocess.isInstalled("swiftc"), "needs swiftc"))
+  func namesManagedObjectHasAreRenamedAndScalarsTakeArithmetic() throws {
+    let directory = try TemporaryDirectory()
+    let model = directory.path("Notes.xcdatamodel")
+    try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+    try Data(
+      """
+      <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+      <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+          <entity name="Note" representedClassName="Note" syncable="YES">
+              <attribute name="context" optional="YES" attributeType="String"/>
+              <attribute name="description" attributeType="String"/>
+              <attribute name="primaryKey" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+              <attribute name="reference" optional="YES" attributeType="UUID"/>
+              <attribute name="views" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
+              <relationship name="entity" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Note"/>
+          </entity>
+      </model>
+      """.utf8
+    ).write(to: model.appendingPathComponent("contents"))
+    let folder = directory.path("Generated")
+    let result = try BuiltTool.run(["generate", model.path, "--output", folder.path, "-q"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let note = try read(folder, "Note.swift")
+    for line in [
+      "  public var contextValue: String? {", "    get { accessorValue(\"context\") }",
+      "  public var descriptionValue: String {", "  public var primaryKeyValue: Int64 {",
+      "  public var referenceValue: UUID? {", "  public var entityValue: Note? {",
+      "  public var views: Int32 {",
+    ] {
+      #expect(note.contains(line + "\n"), "\(line) missing from:\n\(note)")
+    }
+    try Data(
+      """
+      import ObjectStore
+
+      func use(_ note: Note) {
+        note.views += 1
+        note.contextValue = "draft"
+        let text: String = note.descriptionValue
+        _ = (text, note.primaryKey, note.primaryKeyValue, note.entityValue?.reference)
+      }
+
+      """.utf8
+    ).write(to: folder.appendingPathComponent("Use.swift"))
+    let compiled = try Self.typecheck(folder)
+    #expect(compiled.status == 0, "\(compiled.stderr)")
   }
 
   @Test func theSameModelGivesTheSameBytes() throws {

@@ -130,9 +130,12 @@ public enum ClassGenerator {
       lines.append(
         "  \(isLeaf ? "public" : "open") class var entityName: String { \(literal(entity.name)) }")
     }
+    let taken = Set(
+      model.lineage(of: entity.name).flatMap {
+        $0.attributes.map(\.name) + $0.relationships.map(\.name)
+      })
     for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
-      try checkName(attribute.name, of: entity)
-      let property = identifier(attribute.name)
+      let property = try propertyName(attribute.name, of: entity, taken: taken)
       let key = literal(attribute.name)
       if attribute.isComposite {
         lines.append("")
@@ -146,11 +149,26 @@ public enum ClassGenerator {
         continue
       }
       lines.append("")
+      let isScalar = scalarTypes.contains(attribute.type)
       let flags =
         [attribute.isOptional ? "optional" : "required"]
         + (attribute.isTransient ? ["transient"] : []) + (attribute.isDerived ? ["derived"] : [])
+        + (isScalar ? ["scalar"] : [])
       lines.append(
         "  /// `\(attribute.name)`: \(attribute.type.rawValue), \(flags.joined(separator: ", ")).")
+      if property != identifier(attribute.name) {
+        lines.append(
+          "  /// Named `\(property)`: ManagedObject has a `\(attribute.name)` of its own.")
+      }
+      if isScalar {
+        lines.append("  /// No value reads as \(attribute.type == .boolean ? "false" : "0").")
+      } else if !attribute.isOptional && !attribute.isTransient
+        && ![.transformable, .uri].contains(attribute.type)
+      {
+        lines.append(
+          "  /// Before it is set, it reads as \(emptyDescription(of: attribute.type)); a save then fails naming it."
+        )
+      }
       if attribute.type == .transformable {
         lines.append("  public var \(property): (any Sendable)? {")
         lines.append("    get { accessorTransformedValue(\(key)) }")
@@ -160,7 +178,9 @@ public enum ClassGenerator {
         lines.append("  }")
         continue
       }
-      let isOptional = attribute.isOptional || attribute.isTransient
+      // A URL has no empty value to read before one is set: optional whatever the model says.
+      let isOptional =
+        (attribute.isOptional || attribute.isTransient || attribute.type == .uri) && !isScalar
       lines.append("  public var \(property): \(swiftType)\(isOptional ? "?" : "") {")
       lines.append(
         "    get { \(isOptional ? "accessorValue" : "requiredAccessorValue")(\(key)) }")
@@ -168,11 +188,14 @@ public enum ClassGenerator {
       lines.append("  }")
     }
     for relationship in entity.relationships.sorted(by: { $0.name < $1.name }) {
-      try checkName(relationship.name, of: entity)
-      let property = identifier(relationship.name)
+      let property = try propertyName(relationship.name, of: entity, taken: taken)
       let key = literal(relationship.name)
       guard let destination = names[relationship.destination] else { continue }
       lines.append("")
+      if property != identifier(relationship.name) {
+        lines.append(
+          "  /// Named `\(property)`: ManagedObject has a `\(relationship.name)` of its own.")
+      }
       if !relationship.isToMany {
         lines.append("  /// `\(relationship.name)`: to-one \(relationship.destination).")
         lines.append("  public var \(property): \(destination)? {")
@@ -333,12 +356,38 @@ public enum ClassGenerator {
     attribute.name.prefix(1).uppercased() + attribute.name.dropFirst() + "Value"
   }
 
-  private static func checkName(_ name: String, of entity: EntityDescription) throws(VaultError) {
-    guard !reserved.contains(name) else {
+  /// The property of model property `name`: its name (backticked when it is a keyword), or
+  /// when `ManagedObject` has a member of that name (``reserved``), the name with `Value`
+  /// after it (`context` → `contextValue`), as long as the entity has no property of that name.
+  private static func propertyName(
+    _ name: String, of entity: EntityDescription, taken: Set<String>
+  ) throws(VaultError) -> String {
+    guard reserved.contains(name) else { return identifier(name) }
+    let renamed = name + "Value"
+    guard !taken.contains(renamed) else {
       throw VaultError(
         .modelUnavailable,
-        "\(entity.name).\(name) cannot be a property of a generated class: ManagedObject has a \(name) of its own; rename it in the model"
+        "\(entity.name).\(name) cannot be a property of a generated class: ManagedObject has a \(name) of its own, and \(renamed), its generated name, is taken by another property; rename one in the model"
       )
+    }
+    return renamed
+  }
+
+  /// The attribute types generated as Swift scalars, non-optional, as Xcode's "Use Scalar
+  /// Type" generates them: no value reads as 0 or false.
+  static let scalarTypes: Set<AttributeType> = [
+    .integer16, .integer32, .integer64, .double, .float, .boolean,
+  ]
+
+  /// What a required attribute of `type` reads as before it has a value.
+  private static func emptyDescription(of type: AttributeType) -> String {
+    switch type {
+    case .string: return "\"\""
+    case .binaryData: return "empty data"
+    case .date: return "the reference date (2001-01-01)"
+    case .uuid: return "the nil UUID"
+    case .decimal: return "0"
+    default: return "an empty value"
     }
   }
 

@@ -115,6 +115,7 @@ public final class Recipe: ManagedObject, EntityClass {
   }
 
   /// `title`: String, required.
+  /// Before it is set, it reads as ""; a save then fails naming it.
   public var title: String {
     get { requiredAccessorValue("title") }
     set { setAccessorValue(newValue, "title") }

@@ -8,9 +8,10 @@ public final class Author: Writer {
   /// The entity this class makes objects of.
   override public class var entityName: String { "Author" }
 
-  /// `age`: Integer 16, optional.
-  public var age: Int16? {
-    get { accessorValue("age") }
+  /// `age`: Integer 16, optional, scalar.
+  /// No value reads as 0.
+  public var age: Int16 {
+    get { requiredAccessorValue("age") }
     set { setAccessorValue(newValue, "age") }
   }
 

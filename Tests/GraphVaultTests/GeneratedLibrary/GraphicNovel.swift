@@ -8,9 +8,10 @@ public final class GraphicNovel: Book {
   /// The entity this class makes objects of.
   override public class var entityName: String { "GraphicNovel" }
 
-  /// `isBlackAndWhite`: Boolean, optional.
-  public var isBlackAndWhite: Bool? {
-    get { accessorValue("isBlackAndWhite") }
+  /// `isBlackAndWhite`: Boolean, optional, scalar.
+  /// No value reads as false.
+  public var isBlackAndWhite: Bool {
+    get { requiredAccessorValue("isBlackAndWhite") }
     set { setAccessorValue(newValue, "isBlackAndWhite") }
   }
 }

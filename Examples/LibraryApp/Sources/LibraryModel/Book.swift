@@ -14,15 +14,17 @@ open class Book: ManagedObject, EntityClass {
     set { setAccessorValue(newValue, "cover") }
   }
 
-  /// `edition`: Integer 32, optional.
-  public var edition: Int32? {
-    get { accessorValue("edition") }
+  /// `edition`: Integer 32, optional, scalar.
+  /// No value reads as 0.
+  public var edition: Int32 {
+    get { requiredAccessorValue("edition") }
     set { setAccessorValue(newValue, "edition") }
   }
 
-  /// `inPrint`: Boolean, optional.
-  public var inPrint: Bool? {
-    get { accessorValue("inPrint") }
+  /// `inPrint`: Boolean, optional, scalar.
+  /// No value reads as false.
+  public var inPrint: Bool {
+    get { requiredAccessorValue("inPrint") }
     set { setAccessorValue(newValue, "inPrint") }
   }
 
@@ -38,19 +40,22 @@ open class Book: ManagedObject, EntityClass {
     set { setAccessorValue(newValue, "publishedAt") }
   }
 
-  /// `rating`: Double, optional.
-  public var rating: Double? {
-    get { accessorValue("rating") }
+  /// `rating`: Double, optional, scalar.
+  /// No value reads as 0.
+  public var rating: Double {
+    get { requiredAccessorValue("rating") }
     set { setAccessorValue(newValue, "rating") }
   }
 
-  /// `sales`: Integer 64, optional.
-  public var sales: Int64? {
-    get { accessorValue("sales") }
+  /// `sales`: Integer 64, optional, scalar.
+  /// No value reads as 0.
+  public var sales: Int64 {
+    get { requiredAccessorValue("sales") }
     set { setAccessorValue(newValue, "sales") }
   }
 
   /// `title`: String, required.
+  /// Before it is set, it reads as ""; a save then fails naming it.
   public var title: String {
     get { requiredAccessorValue("title") }
     set { setAccessorValue(newValue, "title") }
@@ -62,9 +67,10 @@ open class Book: ManagedObject, EntityClass {
     set { setAccessorValue(newValue, "uniqueID") }
   }
 
-  /// `weight`: Float, optional.
-  public var weight: Float? {
-    get { accessorValue("weight") }
+  /// `weight`: Float, optional, scalar.
+  /// No value reads as 0.
+  public var weight: Float {
+    get { requiredAccessorValue("weight") }
     set { setAccessorValue(newValue, "weight") }
   }
 

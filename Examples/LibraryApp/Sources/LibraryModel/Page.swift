@@ -8,9 +8,10 @@ public final class Page: ManagedObject, EntityClass {
   /// The entity this class makes objects of.
   public class var entityName: String { "Page" }
 
-  /// `number`: Integer 32, optional.
-  public var number: Int32? {
-    get { accessorValue("number") }
+  /// `number`: Integer 32, optional, scalar.
+  /// No value reads as 0.
+  public var number: Int32 {
+    get { requiredAccessorValue("number") }
     set { setAccessorValue(newValue, "number") }
   }
 

@@ -9,6 +9,7 @@ public final class Tag: ManagedObject, EntityClass {
   public class var entityName: String { "Tag" }
 
   /// `name`: String, required.
+  /// Before it is set, it reads as ""; a save then fails naming it.
   public var name: String {
     get { requiredAccessorValue("name") }
     set { setAccessorValue(newValue, "name") }

@@ -9,6 +9,7 @@ open class Writer: ManagedObject, EntityClass {
   open class var entityName: String { "Writer" }
 
   /// `alias`: String, required.
+  /// Before it is set, it reads as ""; a save then fails naming it.
   public var alias: String {
     get { requiredAccessorValue("alias") }
     set { setAccessorValue(newValue, "alias") }

@@ -22,7 +22,7 @@ struct LibraryAppTests {
     #expect(books.count == 40)
     for book in books {
       #expect(!book.title.isEmpty)
-      #expect(try #require(book.rating) > 2)
+      #expect(book.rating > 2)
       if let author = book.author { #expect(!author.alias.isEmpty) }
       #expect(book.pages.allSatisfy { $0.book == book })
     }
@@ -48,7 +48,7 @@ struct LibraryAppTests {
     let rated = FetchRequest(
       entity: "Book", predicate: ObjectStore.Predicate(format: "rating >= %f", threshold))
     let count = try context.count(for: rated)
-    #expect(count == all.filter { ($0.rating ?? 0) >= threshold }.count)
+    #expect(count == all.filter { $0.rating >= threshold }.count)
     #expect(try context.fetch(rated).count == count)
     let title = try #require(all.first?.title)
     let named = try context.fetch(
