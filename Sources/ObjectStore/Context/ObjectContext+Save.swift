@@ -112,6 +112,7 @@ extension ObjectContext {
     // Hooks first, so that what they write is validated (Core Data validates before willSave,
     // and a required shadow attribute written there fails its first save).
     try runWillSave()
+    try settleConstraintConflicts()
     let folded = try foldExtendedChanges()
     do {
       try validate()
@@ -184,7 +185,7 @@ extension ObjectContext {
     } catch {
       // A unique index refused a row: name the constraint and both objects.
       if let sqlite = error as? SQLiteError, sqlite.isConstraint,
-        let conflict = try constraintConflict()
+        let conflict = try firstConstraintConflict()
       {
         throw StoreError(
           .constraintConflict, "\(conflict); nothing was saved", path: store.path,
@@ -214,7 +215,7 @@ extension ObjectContext {
   /// another object holds: one being saved too, or one in the store that is neither deleted
   /// nor changed away from them. A constraint with a nil value among its attributes holds
   /// nothing (SQLite's unique indexes let NULLs repeat).
-  private func constraintConflict() throws(StoreError) -> ConstraintConflict? {
+  func firstConstraintConflict() throws(StoreError) -> ConstraintConflict? {
     let pending = inserted.union(updated).sorted(by: Self.stableOrder).compactMap {
       registered[$0]
     }.filter { !$0.isDeleted }
@@ -250,7 +251,7 @@ extension ObjectContext {
   }
 
   /// An object of the store, other than `object`, whose `attributes` hold `values`.
-  private func storedHolder(
+  func storedHolder(
     of attributes: [String], _ values: [AttributeValue], in entity: String,
     besides object: ManagedObject
   ) throws(StoreError) -> ObjectReference? {
