@@ -17,7 +17,7 @@ extension ObjectContext {
   /// What a save does when another writer changed an object since it was read (its `Z_OPT`
   /// moved on), and when an inserted object holds the values of a uniqueness constraint that
   /// another object holds already: every policy but ``error`` then merges it into that object,
-  /// an upsert, as Core Data's policies do (``ObjectContext/settleConstraintConflicts()``).
+  /// an upsert, as Core Data's policies do: values by the policy, its relationships moved to it.
   public enum MergePolicy: Sendable {
     /// Fail, naming every such object; nothing is written (the default, as Core Data's
     /// `NSErrorMergePolicy`).
