@@ -135,7 +135,8 @@ struct ConstraintConflictTests {
     }
     try context.save()
     // The first inserted holds the values; the second's set values win over it.
-    #expect(try sqlRows(path, "SELECT ZALIAS, ZAGE FROM ZWRITER ORDER BY 1") == ["ann|30", "dee|61"])
+    #expect(
+      try sqlRows(path, "SELECT ZALIAS, ZAGE FROM ZWRITER ORDER BY 1") == ["ann|30", "dee|61"])
     #expect(
       try sqlRows(
         path,

@@ -24,6 +24,13 @@ struct AttributeSlots: Equatable {
     }
   }
 
+  /// `values`, one per slot.
+  init(values: [AttributeValue?], traits: EntityTraits) {
+    precondition(values.count == traits.slotNames.count, "one value per slot")
+    self.traits = traits
+    self.values = values
+  }
+
   /// The value of attribute `key`; nil when it has none or the entity has no such attribute.
   /// Setting a key the entity does not have changes nothing.
   subscript(key: String) -> AttributeValue? {

@@ -17,8 +17,12 @@ final class EntityTraits {
   let attributeNames: Set<String>
   /// The attributes that have a default value, with it: a new object's values.
   let defaults: [String: AttributeValue]
+  /// A new object's values by slot: the defaults.
+  let defaultValues: [AttributeValue?]
   /// Its to-many relationships' names, ancestors' first.
   let toManyNames: [String]
+  /// Each to-many relationship empty: what a new object holds (shared until one changes).
+  let emptyToMany: [String: [ObjectReference]]
   /// The required attributes a save checks (neither optional nor derived), by name, with
   /// whether each is transient.
   let required: [(name: String, isTransient: Bool)]
@@ -46,7 +50,9 @@ final class EntityTraits {
     slotAttributes = slotNames.map { byName[$0]! }
     slots = Dictionary(uniqueKeysWithValues: slotNames.enumerated().map { ($1, $0) })
     defaults = byName.compactMapValues(\.defaultValue)
+    defaultValues = slotAttributes.map(\.defaultValue)
     toManyNames = model.relationships(of: entity).filter(\.isToMany).map(\.name)
+    emptyToMany = Dictionary(toManyNames.map { ($0, []) }, uniquingKeysWith: { first, _ in first })
     required = all.filter { !$0.isOptional && !$0.isDerived }.map { ($0.name, $0.isTransient) }
     checkedRelationships = model.relationships(of: entity).filter { relationship in
       guard !relationship.isTransient else { return false }

@@ -38,14 +38,13 @@ extension ManagedObject {
     guard let slot = traits.slots[key] else {
       throw context.fail(.invalidValue, "\(entity) has no attribute \(key)")
     }
-    let attribute = traits.slotAttributes[slot]
+    let type = traits.slotAttributes[slot].type
     guard let value else { return try context.setValue(nil, slot: slot, of: self) }
-    if attribute.type == .transformable { return try setTransformedValue(value, for: key) }
-    guard let converted = value.attributeValue(for: attribute.type) else {
+    if type == .transformable { return try setTransformedValue(value, for: key) }
+    guard let converted = value.attributeValue(for: type) else {
       throw context.fail(
         .invalidValue,
-        "\(entity).\(key) is \(attribute.type.rawValue); \(value) (\(T.self)) does not convert to it"
-      )
+        "\(entity).\(key) is \(type.rawValue); \(value) (\(T.self)) does not convert to it")
     }
     try context.setValue(converted, slot: slot, of: self)
   }

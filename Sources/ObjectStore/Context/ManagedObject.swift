@@ -54,6 +54,8 @@ open class ManagedObject: CustomStringConvertible {
   public struct Construction {
     let record: ObjectRecord
     unowned let context: ObjectContext
+    /// The attribute values by slot, when they were read so; else the record's.
+    var values: [AttributeValue?]? = nil
   }
 
   /// Creates an object for a context; a subclass inherits it (or passes `construction` on to
@@ -66,7 +68,11 @@ open class ManagedObject: CustomStringConvertible {
     self.context = context
     let traits = context.traits(of: record.entity)
     self.traits = traits
-    attributes = AttributeSlots(record.attributes, traits: traits)
+    if let values = construction.values {
+      attributes = AttributeSlots(values: values, traits: traits)
+    } else {
+      attributes = AttributeSlots(record.attributes, traits: traits)
+    }
     toOne = record.toOne
     version = record.version
     committed = attributes

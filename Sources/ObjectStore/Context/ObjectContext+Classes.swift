@@ -15,7 +15,8 @@ extension EntityClass {
     if context.classes[Self.entityName] == nil { try context.register(Self.self) }
     self.init(
       ManagedObject.Construction(
-        record: try context.newRecord(Self.entityName, primaryKey: nil), context: context))
+        record: try context.newRecord(Self.entityName, primaryKey: nil), context: context,
+        values: context.traits(of: Self.entityName).defaultValues))
     try context.adoptInserted(self)
   }
 
@@ -72,12 +73,12 @@ extension ObjectContext {
   }
 
   /// A new object for `record`, of its entity's class (or the nearest ancestor's that has one).
-  func makeObject(_ record: ObjectRecord) -> ManagedObject {
+  func makeObject(_ record: ObjectRecord, values: [AttributeValue?]? = nil) -> ManagedObject {
     let type =
       classes.isEmpty
       ? ManagedObject.self
       : model.lineage(of: record.entity).lazy.compactMap { self.classes[$0.name] }.first
         ?? ManagedObject.self
-    return type.init(ManagedObject.Construction(record: record, context: self))
+    return type.init(ManagedObject.Construction(record: record, context: self, values: values))
   }
 }

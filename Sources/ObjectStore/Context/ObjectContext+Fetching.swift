@@ -225,26 +225,32 @@ extension ObjectContext {
       return reader
     }
     defer { reader.statement.reset() }
+    // Values are read into each entity's slots, not a dictionary per row.
+    let slots = { (entity: String) -> (places: [String: Int], count: Int) in
+      let traits = self.traits(of: entity)
+      return (traits.slots, traits.slotNames.count)
+    }
     var more = true
     while more {
       // Records first: awakeFromFetch hooks may read the store once they are registered. A
       // whole fetch reads them a thousand at a time too, so that it never holds every
       // record beside every object.
-      var batch: [(ObjectRecord, [SQLiteValue])] = []
+      var batch: [(ObjectRecord, [AttributeValue?], [SQLiteValue])] = []
       // The reader starts over after its last row: stop at the first false.
       while batch.count < (batchSize ?? 1000) {
         guard try reading({ try reader.step() }) else {
           more = false
           break
         }
+        let (record, values) = try reading { try reader.currentRecord(slots: slots) }
         batch.append(
           (
-            try reading { try reader.currentRecord() },
+            record, values,
             plan.sortKeys.indices.map { reader.statement.value(at: reader.extraStart + $0) }
           ))
       }
-      for (record, values) in batch {
-        let object = try register(record)
+      for (record, attributes, values) in batch {
+        let object = try register(record, values: attributes)
         guard !object.isDeleted, try plan.isExact || plan.evaluator?.matches(object) ?? true
         else { continue }
         while let (first, firstValues) = memory.first,

@@ -209,9 +209,11 @@ public final class ObjectContext {
     return reader
   }
 
-  func register(_ record: ObjectRecord) throws(StoreError) -> ManagedObject {
+  func register(_ record: ObjectRecord, values: [AttributeValue?]? = nil) throws(StoreError)
+    -> ManagedObject
+  {
     if let existing = registered[record.reference] { return existing }
-    let object = makeObject(record)
+    let object = makeObject(record, values: values)
     registered[record.reference] = object
     try runHooks(.awakeFromFetch, object)
     return object
@@ -243,7 +245,8 @@ public final class ObjectContext {
   /// the hierarchy's counter when nil. Keys handed out later come after every key given.
   /// - Throws: ``StoreError`` when the entity is unknown or abstract, or the key is taken.
   public func insert(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ManagedObject {
-    let object = makeObject(try newRecord(entity, primaryKey: primaryKey))
+    let object = makeObject(
+      try newRecord(entity, primaryKey: primaryKey), values: traits(of: entity).defaultValues)
     try adoptInserted(object)
     return object
   }
@@ -273,7 +276,7 @@ public final class ObjectContext {
   /// empty to-many relationships, an undo step, its `awakeFromInsert` hooks.
   func adoptInserted(_ object: ManagedObject) throws(StoreError) {
     // A new object has no members in the store: its to-many relationships start empty.
-    for name in object.traits.toManyNames { object.toMany[name] = [] }
+    object.toMany = object.traits.emptyToMany
     let step = undoStep { .insert(object.reference) }
     defer { step.end() }
     registered[object.reference] = object
@@ -359,27 +362,34 @@ public final class ObjectContext {
   /// Sets the attribute in `slot` of `object`'s entity (``EntityTraits/slots``).
   func setValue(_ value: AttributeValue?, slot: Int, of object: ManagedObject) throws(StoreError) {
     try checkChangeable(object)
-    let attribute = object.traits.slotAttributes[slot]
-    guard !attribute.isDerived else {
-      throw fail(
-        .invalidValue, "\(object.entity).\(attribute.name) is derived; the store computes it")
-    }
-    if let value, !value.fits(attribute.type) {
+    // The description's fields read in place: copying it whole costs a dozen retains.
+    let traits = object.traits
+    guard !traits.slotAttributes[slot].isDerived else {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(attribute.name) is \(attribute.type.rawValue); \(value) does not fit")
+        "\(object.entity).\(traits.slotNames[slot]) is derived; the store computes it")
     }
-    let step = undoStep {
-      .attribute(object.reference, attribute.name, object.attributes[slot: slot])
+    if let value, !value.fits(traits.slotAttributes[slot].type) {
+      throw fail(
+        .invalidValue,
+        "\(object.entity).\(traits.slotNames[slot]) is \(traits.slotAttributes[slot].type.rawValue); \(value) does not fit"
+      )
     }
-    defer { step.end() }
-    object.attributes[slot: slot] = value
-    step.commit()
-    if attribute.isTransient {
+    if undoManager != nil {
+      let step = undoStep {
+        .attribute(object.reference, traits.slotNames[slot], object.attributes[slot: slot])
+      }
+      defer { step.end() }
+      object.attributes[slot: slot] = value
+      step.commit()
+    } else {
+      object.attributes[slot: slot] = value
+    }
+    if traits.slotAttributes[slot].isTransient {
       transientChanges.insert(object.reference)
     } else if !inserted.contains(object.reference) {
       // What a refresh keeps; an inserted object has no stored row to refresh from.
-      object.changedKeys.insert(attribute.name)
+      object.changedKeys.insert(traits.slotNames[slot])
       markUpdated(object)
     }
   }

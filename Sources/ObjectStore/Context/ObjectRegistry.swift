@@ -7,7 +7,9 @@ import ObjectModel
 /// context asks here instead of walking every object it holds: a merge or an import that reads
 /// tens of thousands of objects and links each to its owner would otherwise spend its time in
 /// that walk. The pointers follow ``ManagedObject``'s to-one values through their observers,
-/// so no code that changes a to-one has to remember to update them.
+/// so no code that changes a to-one has to remember to update them. They are worked out on the
+/// first question about them, not before: a fetch of a few hundred thousand objects that no
+/// one asks about members pays nothing for them.
 struct ObjectRegistry {
   /// A to-one relationship's name and the object it points at.
   private struct Pointer: Hashable {
@@ -20,6 +22,8 @@ struct ObjectRegistry {
   private var current: [Pointer: Set<ObjectReference>] = [:]
   /// Who points where as last read or saved (``ManagedObject/committedToOne``).
   private var committed: [Pointer: Set<ObjectReference>] = [:]
+  /// Whether ``current`` and ``committed`` are kept (since the first question about them).
+  private var isIndexed = false
 
   /// The object registered under `reference`; setting one replaces the object registered
   /// there, and nil removes it.
@@ -57,10 +61,14 @@ struct ObjectRegistry {
     objects.removeAll()
     current.removeAll()
     committed.removeAll()
+    isIndexed = false
   }
 
   /// The registered objects whose to-one `relationship` points at `target` in memory.
-  func pointing(at target: ObjectReference, through relationship: String) -> [ManagedObject] {
+  mutating func pointing(at target: ObjectReference, through relationship: String)
+    -> [ManagedObject]
+  {
+    index()
     guard let sources = current[Pointer(relationship: relationship, target: target)] else {
       return []
     }
@@ -69,9 +77,10 @@ struct ObjectRegistry {
 
   /// The registered objects whose to-one `relationship` points at `target` in memory or
   /// pointed there when last read or saved.
-  func pointingNowOrBefore(at target: ObjectReference, through relationship: String)
+  mutating func pointingNowOrBefore(at target: ObjectReference, through relationship: String)
     -> [ManagedObject]
   {
+    index()
     let pointer = Pointer(relationship: relationship, target: target)
     let sources = (current[pointer] ?? []).union(committed[pointer] ?? [])
     return sources.compactMap { objects[$0] }
@@ -83,7 +92,7 @@ struct ObjectRegistry {
     of object: ManagedObject, from old: [String: ObjectReference],
     to new: [String: ObjectReference], committed isCommitted: Bool
   ) {
-    guard objects[object.reference] === object else { return }
+    guard isIndexed, objects[object.reference] === object else { return }
     for (relationship, target) in old where new[relationship] != target {
       remove(
         object.reference, from: Pointer(relationship: relationship, target: target), isCommitted)
@@ -93,7 +102,15 @@ struct ObjectRegistry {
     }
   }
 
+  /// Works out who points where, once.
+  private mutating func index() {
+    guard !isIndexed else { return }
+    isIndexed = true
+    for object in objects.values { note(object) }
+  }
+
   private mutating func note(_ object: ManagedObject) {
+    guard isIndexed else { return }
     for (relationship, target) in object.toOne {
       add(object.reference, to: Pointer(relationship: relationship, target: target), false)
     }
@@ -103,6 +120,7 @@ struct ObjectRegistry {
   }
 
   private mutating func forget(_ object: ManagedObject) {
+    guard isIndexed else { return }
     for (relationship, target) in object.toOne {
       remove(object.reference, from: Pointer(relationship: relationship, target: target), false)
     }

@@ -28,6 +28,11 @@ struct TableReader {
     let attributes: [(index: Int, type: AttributeType)]
     let toOneNames: [String]
     let toOne: [(index: Int, destination: String, entityIndex: Int?)]
+    /// Each attribute's place in a caller's array of values (``currentRecord(slots:)``),
+    /// nil for one it has no place for; worked out on the first such row.
+    var places: [Int?]?
+    /// How many places the caller's array has.
+    var placeCount = 0
 
     init(
       entity: String, attributes: [(Field, AttributeDescription)],
@@ -217,6 +222,36 @@ struct TableReader {
       if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
     }
     return record
+  }
+
+  /// The record of the row the statement is on, without its attribute values, which are
+  /// returned apart, each in its place in an array (`slots(entity)` gives the places by
+  /// attribute name and their count; worked out once per entity): no dictionary per row.
+  func currentRecord(slots: (String) -> (places: [String: Int], count: Int)) throws -> (
+    record: ObjectRecord, values: [AttributeValue?]
+  ) {
+    let number = Int(statement.int64(at: 1))
+    let plan = try plan(for: number)
+    if plan.places == nil {
+      let (places, count) = slots(plan.entity)
+      plan.places = plan.attributeNames.map { places[$0] }
+      plan.placeCount = count
+    }
+    var record = ObjectRecord(
+      entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
+    var values = [AttributeValue?](repeating: nil, count: plan.placeCount)
+    for ((index, type), place) in zip(plan.attributes, plan.places!) {
+      if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
+        if let place { values[place] = value }
+      }
+    }
+    for (index, column) in unmapped {
+      if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
+    }
+    for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
+      if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
+    }
+    return (record, values)
   }
 
   /// The current row's value of `attribute` (nil for NULL). A value stored in another class
