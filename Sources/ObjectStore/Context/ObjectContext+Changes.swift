@@ -20,9 +20,11 @@ extension ManagedObject {
     // Members moved in memory (their to-one set): an update when the members now differ from
     // the stored ones; one whose stored members cannot be read may have changed.
     return context.model.relationships(of: entity).contains { relationship in
-      relationship.isToMany && !relationship.isTransient
-        && context.membersMayHaveChanged(of: self, relationship)
-        && ((try? changedMembers(relationship)).map { $0 != nil } ?? true)
+      guard relationship.isToMany && !relationship.isTransient,
+        context.membersMayHaveChanged(of: self, relationship)
+      else { return false }
+      // `try?` would flatten "no change" and "cannot tell" into one nil.
+      do { return try changedMembers(relationship) != nil } catch { return true }
     }
   }
 
