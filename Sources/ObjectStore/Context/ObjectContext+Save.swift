@@ -376,25 +376,33 @@ extension ObjectContext {
       rows = known
     } else {
       rows = RowStatements(
-        entity: object.entity, table: try table(for: object.entity), model: model)
+        entity: object.entity, table: try table(for: object.entity), model: model,
+        slots: traits.slots, entityNumber: layout.entityNumbers[object.entity] ?? 0)
       traits.rows = rows
     }
-    // Order keys, rare, get a statement of their own with their columns added.
-    let statement = try statements.statement(
-      orderKeys.isEmpty
-        ? (insert ? rows.insert : rows.update)
-        : rows.statement(adding: orderKeys.keys.sorted(), insert: insert))
+    let statement: Statement
+    if !orderKeys.isEmpty {
+      // Order keys, rare, get a statement of their own with their columns added.
+      statement = try statements.statement(
+        rows.statement(adding: orderKeys.keys.sorted(), insert: insert))
+    } else if insert {
+      statement = try rows.preparedInsert ?? db.prepare(rows.insert)
+      rows.preparedInsert = statement
+    } else {
+      statement = try rows.preparedUpdate ?? db.prepare(rows.update)
+      rows.preparedUpdate = statement
+    }
     var index = 1
     if insert {
       try statement.bind(object.primaryKey, at: 1)
-      try statement.bind(Int64(layout.entityNumbers[object.entity] ?? 0), at: 2)
+      try statement.bind(rows.entityNumber, at: 2)
       try statement.bind(Int64(1), at: 3)
       index = 4
     }
     for (_, source) in rows.columns {
       switch source {
-      case .attribute(let name):
-        if let value = object.attributes[name] {
+      case .attribute(let slot):
+        if let value = object.attributes[slot: slot] {
           try statement.bind(SQLValues.sqlite(value), at: index)
         } else {
           try statement.bindNull(at: index)

@@ -1,12 +1,14 @@
 import ObjectModel
+import SQLite
 
 /// How a save writes an entity's rows: the columns its lineage maps, each with what fills it,
-/// and the `INSERT` and `UPDATE` over them, built once per entity rather than per object.
-struct RowStatements {
+/// and the `INSERT` and `UPDATE` over them, built and prepared once per entity rather than
+/// per object (a row then costs no lookup by name, not even of its statement's text).
+final class RowStatements {
   /// What fills a column.
   enum Source {
-    /// An attribute's value.
-    case attribute(String)
+    /// The value in an attribute's slot (``AttributeSlots``).
+    case attribute(slot: Int)
     /// A to-one relationship's primary key.
     case toOne(String)
     /// The entity number of a to-one relationship's object.
@@ -19,14 +21,23 @@ struct RowStatements {
   let insert: String
   /// `UPDATE table SET columns… = ?, Z_OPT = ? WHERE Z_PK = ? AND Z_OPT = ?`.
   let update: String
+  /// The entity's number (`Z_ENT`).
+  let entityNumber: Int64
+  /// ``insert`` and ``update`` prepared, on first use.
+  var preparedInsert: Statement?
+  var preparedUpdate: Statement?
 
   /// The statements of `entity`'s rows in `table`: its lineage's stored attributes and to-one
   /// relationships, derived attributes left to the store.
-  init(entity: String, table: StoreLayout.Table, model: ObjectModel) {
+  init(
+    entity: String, table: StoreLayout.Table, model: ObjectModel, slots: [String: Int],
+    entityNumber: Int
+  ) {
     var columns: [(name: String, source: Source)] = []
     for owner in model.lineage(of: entity).map(\.name) {
       for column in table.attributes[owner] ?? [] where !column.attribute.isDerived {
-        columns.append((column.column, .attribute(column.attribute.name)))
+        guard let slot = slots[column.attribute.name] else { continue }
+        columns.append((column.column, .attribute(slot: slot)))
       }
       for column in table.toOne[owner] ?? [] {
         columns.append((column.column, .toOne(column.relationship.name)))
@@ -37,6 +48,7 @@ struct RowStatements {
     }
     self.columns = columns
     self.table = table.name
+    self.entityNumber = Int64(entityNumber)
     insert = Self.insert(into: table.name, columns.map(\.name))
     update = Self.update(table.name, columns.map(\.name))
   }
