@@ -4,7 +4,7 @@ import ObjectModel
 import ObjectStore
 
 /// The object context against Python's `sqlite3` module doing the same work on the same store,
-/// in one run, each figure the best of three, each in a child process of its own (so that its
+/// in one run, each figure the best of five (the two sides taking turns), each in a child process of its own (so that its
 /// peak RSS is its own) and each timed inside that process (opening excluded):
 ///
 /// - inserting `inserts` books with nine attribute values each and saving them, into a fresh
@@ -26,45 +26,42 @@ func saveBenchmark(objects: Int, inserts: Int) throws {
   let copy = workspace.path("copy.sqlite")
   let timing = workspace.path("timing.txt")
 
-  /// The best of three runs of one side: the seconds it timed itself and the run's peak RSS,
-  /// with what the run reported after its time.
-  func best(fresh: Bool, _ executable: String, _ arguments: [String]) throws -> (
-    seconds: Double, peakKiB: Int, report: [String]
-  ) {
-    var fastest: (seconds: Double, peakKiB: Int, report: [String])?
-    for _ in 0..<3 {
-      if fresh { try copyStore(store, to: copy) }
-      try? FileManager.default.removeItem(atPath: timing)
-      let run = try runMeasured(executable, arguments + [fresh ? copy : store, timing])
-      guard run.status == 0,
-        let words = try? String(contentsOfFile: timing, encoding: .utf8).split(separator: " "),
-        let seconds = words.first.flatMap({ Double($0) })
-      else { throw benchFailure("\(arguments.first ?? executable) failed (\(run.status))") }
-      if seconds < fastest?.seconds ?? .infinity {
-        fastest = (seconds, run.peakKiB, words.dropFirst().map(String.init))
-      }
-    }
-    return fastest!
-  }
   let python = "/usr/bin/python3"
   let me = CommandLine.arguments[0]
   let count = String(inserts)
-  let rows: [(String, (Double, Int, [String]), (Double, Int, [String]))] = [
-    (
-      "insert and save \(inserts) books",
-      try best(fresh: true, me, ["save-child", "save", count]),
-      try best(fresh: true, python, [script, "save", count])
-    ),
-    (
-      "fetch every book",
-      try best(fresh: false, me, ["save-child", "fetch", count]),
-      try best(fresh: false, python, [script, "fetch", count])
-    ),
-    (
-      "count every book",
-      try best(fresh: false, me, ["save-child", "count", count]),
-      try best(fresh: false, python, [script, "count", count])
-    ),
+  typealias Run = (seconds: Double, peakKiB: Int, report: [String])
+  /// One run of one side: the seconds it timed itself and the run's peak RSS, with what the
+  /// run reported after its time.
+  func run(fresh: Bool, _ executable: String, _ arguments: [String]) throws -> Run {
+    if fresh { try copyStore(store, to: copy) }
+    try? FileManager.default.removeItem(atPath: timing)
+    let run = try runMeasured(executable, arguments + [fresh ? copy : store, timing])
+    guard run.status == 0,
+      let words = try? String(contentsOfFile: timing, encoding: .utf8).split(separator: " "),
+      let seconds = words.first.flatMap({ Double($0) })
+    else { throw benchFailure("\(arguments.first ?? executable) failed (\(run.status))") }
+    return (seconds, run.peakKiB, words.dropFirst().map(String.init))
+  }
+  /// The best of five runs of each side, the sides taking turns, so that a slow spell of this
+  /// machine falls on both.
+  func best(fresh: Bool, _ mode: String) throws -> (context: Run, baseline: Run) {
+    var context: Run?
+    var baseline: Run?
+    for _ in 0..<5 {
+      let mine = try run(fresh: fresh, me, ["save-child", mode, count])
+      if mine.seconds < context?.seconds ?? .infinity { context = mine }
+      let theirs = try run(fresh: fresh, python, [script, mode, count])
+      if theirs.seconds < baseline?.seconds ?? .infinity { baseline = theirs }
+    }
+    return (context!, baseline!)
+  }
+  let saving = try best(fresh: true, "save")
+  let fetching = try best(fresh: false, "fetch")
+  let counting = try best(fresh: false, "count")
+  let rows: [(String, Run, Run)] = [
+    ("insert and save \(inserts) books", saving.context, saving.baseline),
+    ("fetch every book", fetching.context, fetching.baseline),
+    ("count every book", counting.context, counting.baseline),
   ]
   print(
     "| \(objects) objects | context | sqlite3 (Python) | ratio | peak RSS, context | peak RSS, sqlite3 | rows' size | RSS ÷ rows |"
