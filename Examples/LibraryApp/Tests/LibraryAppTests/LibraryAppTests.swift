@@ -79,4 +79,25 @@ struct LibraryAppTests {
     #expect(same.title == "Retitled")
     #expect(merging.lastError == nil)
   }
+
+  @Test func anAuthorImportedAgainIsUpsertedByItsAliasAndScalarsTakeArithmetic() throws {
+    let context = store.context
+    let authors = try context.fetch(Author.self, Author.fetchRequest())
+    let existing = try #require(authors.first)
+    // An import that meets an author it has already: Core Data's merge policy upserts it.
+    context.mergePolicy = .mergeByKey
+    let again = try Author(context: context)
+    again.alias = existing.alias
+    again.age = 44
+    let book = try Book(context: context)
+    book.title = "Imported"
+    book.author = again
+    book.edition += 1
+    try context.save()
+
+    #expect(again.isDeleted)
+    #expect(book.author == existing)
+    #expect(existing.age == 44 && book.edition == 2)
+    #expect(try context.count(for: Author.fetchRequest()) == authors.count)
+  }
 }
