@@ -154,18 +154,12 @@ struct CoreDataMetadataCommandTests {
     let directory = try TemporaryDirectory()
     let set = directory.path("Notes.xcdatamodeld")
     func version(_ name: String, optional: Bool) throws {
-      let folder = set.appendingPathComponent("\(name).xcdatamodel")
-      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-      try Data(
+      try XcodeModelFile.write(
         """
-        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
             <entity name="Note" representedClassName="Note" syncable="YES">
                 <attribute name="title" \(optional ? "optional=\"YES\" " : "")attributeType="String"/>
             </entity>
-        </model>
-        """.utf8
-      ).write(to: folder.appendingPathComponent("contents"))
+        """, at: set.appendingPathComponent("\(name).xcdatamodel"))
     }
     try version("Notes", optional: true)
     try version("Notes 2", optional: false)

@@ -97,11 +97,8 @@ struct GenerateCommandTests {
   func namesManagedObjectHasAreRenamedAndScalarsTakeArithmetic() throws {
     let directory = try TemporaryDirectory()
     let model = directory.path("Notes.xcdatamodel")
-    try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
-    try Data(
+    try XcodeModelFile.write(
       """
-      <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-      <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
           <entity name="Note" representedClassName="Note" syncable="YES">
               <attribute name="context" optional="YES" attributeType="String"/>
               <attribute name="description" attributeType="String"/>
@@ -110,9 +107,7 @@ struct GenerateCommandTests {
               <attribute name="views" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
               <relationship name="entity" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Note"/>
           </entity>
-      </model>
-      """.utf8
-    ).write(to: model.appendingPathComponent("contents"))
+      """, at: model)
     let folder = directory.path("Generated")
     let result = try BuiltTool.run(["generate", model.path, "--output", folder.path, "-q"])
     #expect(result.status == 0, "\(result.stderr)")
