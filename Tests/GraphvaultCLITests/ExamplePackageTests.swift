@@ -34,6 +34,6 @@ struct ExamplePackageTests {
     let result = try Subprocess.run(
       "swift", ["test", "--package-path", Self.package.path, "--disable-xctest"])
     #expect(result.status == 0, "\(result.stdout.suffix(4000))\(result.stderr.suffix(4000))")
-    #expect(result.stdout.contains("Test run with 3 tests"), "\(result.stdout.suffix(2000))")
+    #expect(result.stdout.contains("Test run with 4 tests"), "\(result.stdout.suffix(2000))")
   }
 }
