@@ -63,4 +63,25 @@ struct GeneratedCompositeTests {
       try sqlRows(path, "SELECT ZPERSON, ZYEAR, ZCITY, ZGLASS, ZVOLUME FROM ZRECIPE")
         == ["None|None|None|coupe|0.2"])
   }
+
+  @Test func aRequiredCompositeReadBeforeItIsSetIsEmptyAndTheSaveNamesIt() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("Cafe.sqlite").path
+    let model = try ModelSource.model(at: Self.modelPath)
+    try StoreCreator.create(at: path, model: model)
+    let context = try ObjectContext(storePath: path, model: model)
+    try CafeEntityClasses.register(on: context)
+    let recipe = try context.insert(Recipe.self)
+    recipe.title = "Pisco sour"
+    // Required, with no element set (its volume's default of 0 taken away): the required
+    // element reads as 0, the optional one as nil, rather than stopping the program.
+    try recipe.setValue(nil as AttributeValue?, for: "serving.volume")
+    #expect(recipe.serving == Recipe.ServingValue(glass: nil, volume: 0))
+    #expect(try recipe.value(for: "serving") == nil)
+    let error = #expect(throws: StoreError.self) { try context.save() }
+    #expect(error?.description.contains("Recipe.serving.volume is required") == true, "\(error!)")
+    // Set element by element from the empty value, as an app writes it.
+    recipe.serving.volume = 0.2
+    try context.save()
+  }
 }

@@ -241,14 +241,8 @@ public enum ClassGenerator {
     if optional {
       lines.append("\(indent)  get { \(type).read(self, \(key)) }")
     } else {
-      lines.append("\(indent)  get {")
-      lines.append("\(indent)    guard let value = \(type).read(self, \(key)) else {")
-      lines.append(
-        "\(indent)      fatalError(\(literal("\(entity.name).\(attribute.name) is required and has no value yet")))"
-      )
-      lines.append("\(indent)    }")
-      lines.append("\(indent)    return value")
-      lines.append("\(indent)  }")
+      // Read before it is set, its required elements read as their types' empty values.
+      lines.append("\(indent)  get { \(type).read(self, \(key), orEmpty: true)! }")
     }
     lines.append("\(indent)  set { \(type).write(newValue, self, \(key)) }")
     lines.append("\(indent)}")
@@ -307,11 +301,18 @@ public enum ClassGenerator {
     lines.append("\(inner)public init(\(parameters.joined(separator: ", "))) {")
     for field in fields { lines.append("\(inner)  self.\(field.name) = \(field.name)") }
     lines.append("\(inner)}")
-    // Reading: nil when no element has a value; a required element then must have one.
+    // Reading: nil when no element has a value (unless asked for a value whatever it holds); a
+    // required element without one reads as its type's empty value.
     lines.append("")
     lines.append(
-      "\(inner)/// The value `object` holds under key path `path`, nil when no element has one.")
-    lines.append("\(inner)static func read(_ object: ManagedObject, _ path: String) -> Self? {")
+      "\(inner)/// The value `object` holds under key path `path`, nil when no element has one; with"
+    )
+    lines.append(
+      "\(inner)/// `orEmpty`, a value whatever it holds (required elements without one read as empty)."
+    )
+    lines.append(
+      "\(inner)static func read(_ object: ManagedObject, _ path: String, orEmpty: Bool = false) -> Self? {"
+    )
     for field in fields {
       let key = "path + \(literal("." + field.key))"
       if let nested = field.nested {
@@ -323,12 +324,15 @@ public enum ClassGenerator {
     }
     let present = fields.map { "\($0.name) != nil" }
     lines.append(
-      "\(inner)  guard \(present.isEmpty ? "false" : present.joined(separator: " || ")) else { return nil }"
+      "\(inner)  guard orEmpty\(present.isEmpty ? "" : " || " + present.joined(separator: " || ")) else { return nil }"
     )
     let arguments = fields.map { field in
-      field.optional
-        ? "\(field.name): \(field.name)"
-        : "\(field.name): \(field.name) ?? object.requiredAccessorValue(path + \(literal("." + field.key)))"
+      let key = "path + \(literal("." + field.key))"
+      if field.optional { return "\(field.name): \(field.name)" }
+      if let nested = field.nested {
+        return "\(field.name): \(field.name) ?? \(nested).read(object, \(key), orEmpty: true)!"
+      }
+      return "\(field.name): \(field.name) ?? object.requiredAccessorValue(\(key))"
     }
     lines.append("\(inner)  return Self(\(arguments.joined(separator: ", ")))")
     lines.append("\(inner)}")

@@ -23,11 +23,12 @@ public final class Recipe: ManagedObject, EntityClass {
         self.country = country
       }
 
-      /// The value `object` holds under key path `path`, nil when no element has one.
-      static func read(_ object: ManagedObject, _ path: String) -> Self? {
+      /// The value `object` holds under key path `path`, nil when no element has one; with
+      /// `orEmpty`, a value whatever it holds (required elements without one read as empty).
+      static func read(_ object: ManagedObject, _ path: String, orEmpty: Bool = false) -> Self? {
         let city: String? = object.accessorValue(path + ".city")
         let country: String? = object.accessorValue(path + ".country")
-        guard city != nil || country != nil else { return nil }
+        guard orEmpty || city != nil || country != nil else { return nil }
         return Self(city: city, country: country)
       }
 
@@ -52,12 +53,13 @@ public final class Recipe: ManagedObject, EntityClass {
       self.year = year
     }
 
-    /// The value `object` holds under key path `path`, nil when no element has one.
-    static func read(_ object: ManagedObject, _ path: String) -> Self? {
+    /// The value `object` holds under key path `path`, nil when no element has one; with
+    /// `orEmpty`, a value whatever it holds (required elements without one read as empty).
+    static func read(_ object: ManagedObject, _ path: String, orEmpty: Bool = false) -> Self? {
       let origin = OriginValue.read(object, path + ".origin")
       let person: String? = object.accessorValue(path + ".person")
       let year: Int64? = object.accessorValue(path + ".year")
-      guard origin != nil || person != nil || year != nil else { return nil }
+      guard orEmpty || origin != nil || person != nil || year != nil else { return nil }
       return Self(origin: origin, person: person ?? object.requiredAccessorValue(path + ".person"), year: year)
     }
 
@@ -88,11 +90,12 @@ public final class Recipe: ManagedObject, EntityClass {
       self.volume = volume
     }
 
-    /// The value `object` holds under key path `path`, nil when no element has one.
-    static func read(_ object: ManagedObject, _ path: String) -> Self? {
+    /// The value `object` holds under key path `path`, nil when no element has one; with
+    /// `orEmpty`, a value whatever it holds (required elements without one read as empty).
+    static func read(_ object: ManagedObject, _ path: String, orEmpty: Bool = false) -> Self? {
       let glass: String? = object.accessorValue(path + ".glass")
       let volume: Double? = object.accessorValue(path + ".volume")
-      guard glass != nil || volume != nil else { return nil }
+      guard orEmpty || glass != nil || volume != nil else { return nil }
       return Self(glass: glass, volume: volume ?? object.requiredAccessorValue(path + ".volume"))
     }
 
@@ -105,12 +108,7 @@ public final class Recipe: ManagedObject, EntityClass {
 
   /// `serving`: Composite (ServingValue), required.
   public var serving: ServingValue {
-    get {
-      guard let value = ServingValue.read(self, "serving") else {
-        fatalError("Recipe.serving is required and has no value yet")
-      }
-      return value
-    }
+    get { ServingValue.read(self, "serving", orEmpty: true)! }
     set { ServingValue.write(newValue, self, "serving") }
   }
 
