@@ -3,16 +3,16 @@ import ObjectModel
 /// What a context needs of an entity often, worked out once and shared by the entity's
 /// objects: its attributes by name, their default values, its to-many relationships, its
 /// extended attributes' bucket, and how a save writes its rows.
-final class EntityTraits {
+@usableFromInline final class EntityTraits {
   /// The entity's name.
   let name: String
   /// Its attributes and its ancestors', composites by their elements, in slot order
   /// (``AttributeSlots``).
-  let slotAttributes: [AttributeDescription]
+  @usableFromInline let slotAttributes: [AttributeDescription]
   /// Their names, in slot order.
   let slotNames: [String]
   /// Each attribute's slot, by name.
-  let slots: [String: Int]
+  @usableFromInline let slots: [String: Int]
   /// The names of every attribute.
   let attributeNames: Set<String>
   /// The attributes that have a default value, with it: a new object's values.

@@ -34,7 +34,10 @@ extension ManagedObject {
   /// goes through its value transformer.
   /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) naming the entity, the key,
   ///   its type and the value when it does not convert, or as ``setValue(_:for:)-(AttributeValue?,_)``.
+  @inlinable
   public func setValue<T: AttributeConvertible>(_ value: T?, for key: String) throws(StoreError) {
+    // Inlinable, so that an app's calls are specialized for their types: a generic call pays
+    // for looking up its types' metadata on every value set.
     guard let slot = traits.slots[key] else {
       throw context.fail(.invalidValue, "\(entity) has no attribute \(key)")
     }
@@ -85,6 +88,7 @@ extension ManagedObject {
   }
 
   /// For generated accessors: sets attribute `key` (see ``setValue(_:for:)-(T?,_)``).
+  @inlinable
   public func setAccessorValue<T: AttributeConvertible>(_ value: T?, _ key: String) {
     do { try setValue(value, for: key) } catch { Self.stop(error) }
   }
@@ -132,7 +136,8 @@ extension ManagedObject {
     do { try setObjects(objects, for: key) } catch { Self.stop(error) }
   }
 
-  private static func stop(_ error: any Error) -> Never {
+  @usableFromInline
+  static func stop(_ error: any Error) -> Never {
     fatalError("graphvault: \(error)")
   }
 

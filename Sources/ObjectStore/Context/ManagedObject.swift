@@ -13,9 +13,9 @@ import PropertyList
 open class ManagedObject: CustomStringConvertible {
   /// The object's entity and primary key.
   public let reference: ObjectReference
-  unowned let context: ObjectContext
+  @usableFromInline unowned let context: ObjectContext
   /// The entity's attribute names and bucket.
-  let traits: EntityTraits
+  @usableFromInline let traits: EntityTraits
   var attributes: AttributeSlots
   /// To-one references as changed in memory; the context's registry follows every change
   /// (``ObjectRegistry``), as it follows ``committedToOne``.

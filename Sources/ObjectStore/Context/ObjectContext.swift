@@ -156,6 +156,7 @@ public final class ObjectContext {
       || !joinDeletes.isEmpty || !transientChanges.isEmpty
   }
 
+  @usableFromInline
   func fail(_ kind: StoreError.Kind, _ detail: String) -> StoreError {
     StoreError(kind, detail, path: store.path)
   }
@@ -360,6 +361,7 @@ public final class ObjectContext {
   }
 
   /// Sets the attribute in `slot` of `object`'s entity (``EntityTraits/slots``).
+  @usableFromInline
   func setValue(_ value: AttributeValue?, slot: Int, of object: ManagedObject) throws(StoreError) {
     try checkChangeable(object)
     // The description's fields read in place: copying it whole costs a dozen retains.
