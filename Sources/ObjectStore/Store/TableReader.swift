@@ -205,22 +205,11 @@ struct TableReader {
 
   /// The record of the row the statement is on.
   func currentRecord() throws -> ObjectRecord {
-    let number = Int(statement.int64(at: 1))
-    let plan = try plan(for: number)
-    var record = ObjectRecord(
-      entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
-    record.attributes.reserveCapacity(plan.attributes.count)
-    for ((index, type), name) in zip(plan.attributes, plan.attributeNames) {
-      if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
-        record.attributes[name] = value
-      }
-    }
-    for (index, column) in unmapped {
-      if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
-    }
-    for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
-      if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
-    }
+    var attributes: [String: AttributeValue] = [:]
+    var record = try readRecord(
+      starting: { attributes.reserveCapacity($0.attributes.count) },
+      { plan, position, value in attributes[plan.attributeNames[position]] = value })
+    record.attributes = attributes
     return record
   }
 
@@ -230,19 +219,36 @@ struct TableReader {
   func currentRecord(slots: (String) -> (places: [String: Int], count: Int)) throws -> (
     record: ObjectRecord, values: [AttributeValue?]
   ) {
-    let number = Int(statement.int64(at: 1))
-    let plan = try plan(for: number)
-    if plan.places == nil {
-      let (places, count) = slots(plan.entity)
-      plan.places = plan.attributeNames.map { places[$0] }
-      plan.placeCount = count
-    }
+    var values: [AttributeValue?] = []
+    let record = try readRecord(
+      starting: { plan in
+        if plan.places == nil {
+          let (places, count) = slots(plan.entity)
+          plan.places = plan.attributeNames.map { places[$0] }
+          plan.placeCount = count
+        }
+        values = [AttributeValue?](repeating: nil, count: plan.placeCount)
+      },
+      { plan, position, value in
+        if let place = plan.places![position] { values[place] = value }
+      })
+    return (record, values)
+  }
+
+  /// Reads the row the statement is on: its key, entity, version, unmapped columns and to-one
+  /// targets into a record, and each attribute value (by its position in the row's plan) to
+  /// `take`, after `starting` was given the plan.
+  @inline(__always)
+  private func readRecord(
+    starting: (RowPlan) -> Void, _ take: (RowPlan, Int, AttributeValue) -> Void
+  ) throws -> ObjectRecord {
+    let plan = try plan(for: Int(statement.int64(at: 1)))
+    starting(plan)
     var record = ObjectRecord(
       entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
-    var values = [AttributeValue?](repeating: nil, count: plan.placeCount)
-    for ((index, type), place) in zip(plan.attributes, plan.places!) {
+    for (position, (index, type)) in plan.attributes.enumerated() {
       if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
-        if let place { values[place] = value }
+        take(plan, position, value)
       }
     }
     for (index, column) in unmapped {
@@ -251,7 +257,7 @@ struct TableReader {
     for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
       if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
     }
-    return (record, values)
+    return record
   }
 
   /// The current row's value of `attribute` (nil for NULL). A value stored in another class
