@@ -50,15 +50,6 @@ struct AttributeSlots: Equatable {
     set { values[slot] = newValue }
   }
 
-  /// The values by name, the empty ones left out.
-  var dictionary: [String: AttributeValue] {
-    var result: [String: AttributeValue] = [:]
-    for (slot, value) in values.enumerated() {
-      if let value { result[traits.slotNames[slot]] = value }
-    }
-    return result
-  }
-
   /// The same values (of the same entity).
   static func == (lhs: AttributeSlots, rhs: AttributeSlots) -> Bool {
     lhs.traits === rhs.traits && lhs.values == rhs.values

@@ -1,7 +1,7 @@
 import ObjectModel
 
 /// What a context needs of an entity often, worked out once and shared by the entity's
-/// objects: its attributes by name, their default values, its to-many relationships, its
+/// objects: its attributes by slot, their default values, its to-many relationships, its
 /// extended attributes' bucket, and how a save writes its rows.
 @usableFromInline final class EntityTraits {
   /// The entity's name.
@@ -13,14 +13,8 @@ import ObjectModel
   let slotNames: [String]
   /// Each attribute's slot, by name.
   @usableFromInline let slots: [String: Int]
-  /// The names of every attribute.
-  let attributeNames: Set<String>
-  /// The attributes that have a default value, with it: a new object's values.
-  let defaults: [String: AttributeValue]
   /// A new object's values by slot: the defaults.
   let defaultValues: [AttributeValue?]
-  /// Its to-many relationships' names, ancestors' first.
-  let toManyNames: [String]
   /// Each to-many relationship empty: what a new object holds (shared until one changes).
   let emptyToMany: [String: [ObjectReference]]
   /// The required attributes a save checks (neither optional nor derived), by name, with
@@ -45,14 +39,13 @@ import ObjectModel
     name = entity
     let all = model.attributes(of: entity)
     let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    attributeNames = Set(byName.keys)
-    slotNames = attributeNames.sorted()
+    slotNames = byName.keys.sorted()
     slotAttributes = slotNames.map { byName[$0]! }
     slots = Dictionary(uniqueKeysWithValues: slotNames.enumerated().map { ($1, $0) })
-    defaults = byName.compactMapValues(\.defaultValue)
     defaultValues = slotAttributes.map(\.defaultValue)
-    toManyNames = model.relationships(of: entity).filter(\.isToMany).map(\.name)
-    emptyToMany = Dictionary(toManyNames.map { ($0, []) }, uniquingKeysWith: { first, _ in first })
+    emptyToMany = Dictionary(
+      model.relationships(of: entity).filter(\.isToMany).map { ($0.name, []) },
+      uniquingKeysWith: { first, _ in first })
     required = all.filter { !$0.isOptional && !$0.isDerived }.map { ($0.name, $0.isTransient) }
     checkedRelationships = model.relationships(of: entity).filter { relationship in
       guard !relationship.isTransient else { return false }

@@ -113,7 +113,7 @@ open class ManagedObject: CustomStringConvertible {
     guard traits.fallsThrough else {
       throw context.fail(
         .invalidValue,
-        "\(entity) has no attribute \(key) (its attributes: \(traits.attributeNames.sorted().joined(separator: ", ")))"
+        "\(entity) has no attribute \(key) (its attributes: \(traits.slotNames.joined(separator: ", ")))"
       )
     }
     guard let extended = try value(forExtendedKey: key) else { return nil }

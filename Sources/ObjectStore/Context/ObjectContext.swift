@@ -252,8 +252,8 @@ public final class ObjectContext {
     return object
   }
 
-  /// The record of a new object of `entity`: its key (``insert(_:primaryKey:)``'s rules) and
-  /// its attributes' default values.
+  /// The record of a new object of `entity`: its key (``insert(_:primaryKey:)``'s rules); its
+  /// values are the entity's defaults, ``EntityTraits/defaultValues``, given beside it.
   func newRecord(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ObjectRecord {
     guard !inDidSave else { throw fail(.invalidValue, "no object can be inserted in didSave") }
     guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
@@ -269,8 +269,7 @@ public final class ObjectContext {
     } else {
       key = try nextPrimaryKey(root: root.name)
     }
-    return ObjectRecord(
-      entity: entity, primaryKey: key, version: 0, attributes: traits(of: entity).defaults)
+    return ObjectRecord(entity: entity, primaryKey: key, version: 0)
   }
 
   /// Takes `object`, made from a ``newRecord(_:primaryKey:)``, into the context as inserted:
