@@ -223,31 +223,44 @@ extension ObjectContext {
     // Constraint values seen among the objects being saved, by entity and attributes.
     var seen: [String: ObjectReference] = [:]
     for object in pending {
-      for owner in model.lineage(of: object.entity) {
-        for attributes in owner.uniquenessConstraints where !attributes.isEmpty {
-          let present = attributes.compactMap { object.attributes[$0] }
-          guard present.count == attributes.count else { continue }
-          let root = model.root(of: owner.name)?.name ?? owner.name
-          let key = "\(root)\u{0}\(attributes)\u{0}\(present)"
-          if let other = seen[key] {
-            return ConstraintConflict(
-              entity: owner.name, attributes: attributes, values: present, object: object.reference,
-              conflictingObject: other, isStored: false)
-          }
-          seen[key] = object.reference
-          guard
-            let stored = try storedHolder(
-              of: attributes, present, in: owner.name, besides: object)
-          else { continue }
-          // A stored holder being saved with other values, or deleted, holds them no longer.
-          if pendingKeys.contains(stored) || deleted.contains(stored) { continue }
+      for held in heldConstraints(of: object) {
+        if let other = seen[held.key] {
           return ConstraintConflict(
-            entity: owner.name, attributes: attributes, values: present, object: object.reference,
-            conflictingObject: stored, isStored: true)
+            entity: held.owner, attributes: held.attributes, values: held.values,
+            object: object.reference, conflictingObject: other, isStored: false)
         }
+        seen[held.key] = object.reference
+        guard
+          let stored = try storedHolder(
+            of: held.attributes, held.values, in: held.owner, besides: object)
+        else { continue }
+        // A stored holder being saved with other values, or deleted, holds them no longer.
+        if pendingKeys.contains(stored) || deleted.contains(stored) { continue }
+        return ConstraintConflict(
+          entity: held.owner, attributes: held.attributes, values: held.values,
+          object: object.reference, conflictingObject: stored, isStored: true)
       }
     }
     return nil
+  }
+
+  /// The uniqueness constraints whose values `object` holds (its entity's and its ancestors'),
+  /// each with the entity declaring it, its attributes, their values, and a key that every
+  /// object of the hierarchy holding the same values shares. A constraint with a nil value
+  /// among its attributes holds nothing.
+  func heldConstraints(of object: ManagedObject) -> [(
+    owner: String, attributes: [String], values: [AttributeValue], key: String
+  )] {
+    var held: [(owner: String, attributes: [String], values: [AttributeValue], key: String)] = []
+    for owner in model.lineage(of: object.entity) {
+      for attributes in owner.uniquenessConstraints where !attributes.isEmpty {
+        let values = attributes.compactMap { object.attributes[$0] }
+        guard values.count == attributes.count else { continue }
+        let root = model.root(of: owner.name)?.name ?? owner.name
+        held.append((owner.name, attributes, values, "\(root)\u{0}\(attributes)\u{0}\(values)"))
+      }
+    }
+    return held
   }
 
   /// An object of the store, other than `object`, whose `attributes` hold `values`.

@@ -26,28 +26,23 @@ extension ObjectContext {
     var holders: [String: ObjectReference] = [:]
     let candidates = inserted.sorted(by: Self.stableOrder).compactMap { registered[$0] }
     for object in candidates where !object.isDeleted {
-      objectLoop: for owner in model.lineage(of: object.entity) {
-        for attributes in owner.uniquenessConstraints where !attributes.isEmpty {
-          let values = attributes.compactMap { object.attributes[$0] }
-          guard values.count == attributes.count else { continue }
-          let root = model.root(of: owner.name)?.name ?? owner.name
-          let key = "\(root)\u{0}\(attributes)\u{0}\(values)"
-          var holder = holders[key].flatMap { registered[$0] }
-          if holder == nil,
-            let stored = try storedHolder(of: attributes, values, in: owner.name, besides: object),
-            !deleted.contains(stored)
-          {
-            let found = try self.object(with: stored)
-            // A stored object being saved with other values holds them no longer.
-            if attributes.compactMap({ found.attributes[$0] }) == values { holder = found }
-          }
-          if let holder {
-            try merge(object, into: holder)
-            holders[key] = holder.reference
-            break objectLoop
-          }
-          holders[key] = object.reference
+      for held in heldConstraints(of: object) {
+        var holder = holders[held.key].flatMap { registered[$0] }
+        if holder == nil,
+          let stored = try storedHolder(
+            of: held.attributes, held.values, in: held.owner, besides: object),
+          !deleted.contains(stored)
+        {
+          let found = try self.object(with: stored)
+          // A stored object being saved with other values holds them no longer.
+          if held.attributes.compactMap({ found.attributes[$0] }) == held.values { holder = found }
         }
+        if let holder {
+          try merge(object, into: holder)
+          holders[held.key] = holder.reference
+          break
+        }
+        holders[held.key] = object.reference
       }
     }
   }
