@@ -17,6 +17,19 @@ struct GeneratedCompositeTests {
     "Fixtures/Cafe.xcdatamodeld"
   ).path
 
+  /// A new store of the Cafe model in `directory`, and a context on it with the generated
+  /// classes registered.
+  static func newStore(in directory: TemporaryDirectory) throws -> (
+    path: String, model: ObjectModel, context: ObjectContext
+  ) {
+    let path = directory.path("Cafe.sqlite").path
+    let model = try ModelSource.model(at: Self.modelPath)
+    try StoreCreator.create(at: path, model: model)
+    let context = try ObjectContext(storePath: path, model: model)
+    try CafeEntityClasses.register(on: context)
+    return (path, model, context)
+  }
+
   @Test func theCheckedInClassesAreWhatTheGeneratorWrites() throws {
     try GeneratedClassesTests.expect(
       ClassGenerator.files(for: ModelSource.model(at: Self.modelPath)), keptIn: Self.folder)
@@ -25,11 +38,7 @@ struct GeneratedCompositeTests {
   @Test(.enabled(if: Subprocess.isInstalled("python3"), "needs python3 (sqlite3)"))
   func aCompositeIsWrittenAndReadAsItsStructElementByElement() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("Cafe.sqlite").path
-    let model = try ModelSource.model(at: Self.modelPath)
-    try StoreCreator.create(at: path, model: model)
-    let context = try ObjectContext(storePath: path, model: model)
-    try CafeEntityClasses.register(on: context)
+    let (path, model, context) = try Self.newStore(in: directory)
     let recipe = try context.insert(Recipe.self)
     recipe.title = "Pisco sour"
     #expect(recipe.author == nil)
@@ -66,11 +75,7 @@ struct GeneratedCompositeTests {
 
   @Test func aRequiredCompositeReadBeforeItIsSetIsEmptyAndTheSaveNamesIt() throws {
     let directory = try TemporaryDirectory()
-    let path = directory.path("Cafe.sqlite").path
-    let model = try ModelSource.model(at: Self.modelPath)
-    try StoreCreator.create(at: path, model: model)
-    let context = try ObjectContext(storePath: path, model: model)
-    try CafeEntityClasses.register(on: context)
+    let (_, _, context) = try Self.newStore(in: directory)
     let recipe = try context.insert(Recipe.self)
     recipe.title = "Pisco sour"
     // Required, with no element set (its volume's default of 0 taken away): the required
