@@ -1,12 +1,14 @@
-/// The member names and constants of graphvault's archive format, versions 1 and 2 (documented
-/// in `graphvault(1)`, ARCHIVE FORMAT). The versions differ only in how an object chunk holds
-/// its records: format 1 as an array of class-tagged dictionaries, format 2 as one dictionary of
-/// columns (``ColumnLayout``).
+/// The member names and constants of graphvault's archive format, versions 1 to 3 (documented
+/// in `docs/FORMAT.md`). Format 1 holds an object chunk as an array of class-tagged
+/// dictionaries, formats 2 and 3 as one dictionary of columns (``ColumnLayout``); format 3 adds
+/// the change ledger (``changes``) and incremental archives.
 public enum ArchiveLayout {
   /// The format version a backup writes unless told otherwise.
-  public static let formatVersion: Int64 = 2
+  public static let formatVersion: Int64 = 3
   /// The format versions this code writes and reads.
-  public static let formatVersions: ClosedRange<Int64> = 1...2
+  public static let formatVersions: ClosedRange<Int64> = 1...3
+  /// The first format with a change ledger (``changes``), and so incremental archives.
+  public static let ledgerFormat: Int64 = 3
 
   /// Says that this version does not `verb` (`reads`, `writes`) archive format `format`, and
   /// which it does.
@@ -25,6 +27,9 @@ public enum ArchiveLayout {
   public static let storePrimaryKeys = "store/primarykeys.plist"
   /// The source store's `Z_MODELCACHE` bytes, when it has them.
   public static let storeModelCache = "store/modelcache.bin"
+  /// What the next incremental backup needs, and what an incremental archive changed
+  /// (``ChangeLedger``): format 3, after the store's members and before the objects.
+  public static let changes = "changes.plist"
   /// The index, always last; an archive without it is incomplete.
   public static let index = "index.plist"
 

@@ -1,4 +1,29 @@
-extension ArchiveScanner {
+/// What reads an archive's content in order, checked: one archive (``ArchiveScanner``) or a
+/// chain of incremental archives read as one (``ChainScanner``).
+package protocol ArchiveEventSource: AnyObject {
+  /// The next event, or nil once everything was read and its end checked.
+  func next() throws -> ArchiveScanner.Event?
+  /// The problems found so far (when collecting).
+  var problems: [ArchiveFormatError] { get }
+  /// Objects given per entity.
+  var objects: [String: Int] { get }
+  /// Rows given per table.
+  var tables: [String: Int] { get }
+  /// Members read.
+  var memberCount: Int { get }
+  /// Entities with a member that did not pass.
+  var damagedEntities: Set<String> { get }
+  /// Whether every index was read.
+  var isComplete: Bool { get }
+  /// Whether everything was read to its end.
+  var readToTheEnd: Bool { get }
+  /// What the archive holds before its objects, once checked.
+  var store: ArchivedStore? { get }
+}
+
+extension ArchiveScanner: ArchiveEventSource {}
+
+extension ArchiveEventSource {
   /// Scans the archive on a second thread while `sink` takes what passed, in order, on this one:
   /// the archive is read, checked and decoded on one core while the sink inserts on the other.
   ///

@@ -73,6 +73,9 @@ package final class ArchiveScanner: @unchecked Sendable {
   package private(set) var readToTheEnd = false
   /// The index, once read (after the scan).
   package var readIndex: PropertyListValue? { index }
+  /// The SHA-256 of the index member's content, once read: what an incremental archive names
+  /// its parent by.
+  package private(set) var indexDigest: String?
   /// What the archive holds before its objects, once checked.
   package private(set) var store: ArchivedStore?
 
@@ -83,6 +86,7 @@ package final class ArchiveScanner: @unchecked Sendable {
   private var schema: CheckedSchema?
   private var entityRows: [CoreDataStore.EntityRow]?
   private var modelCache: [UInt8]?
+  private var changes: ChangeLedger?
   private var index: PropertyListValue?
   private var seen: [(path: String, size: Int, sha256: String)] = []
   private var paths = Set<String>()
@@ -104,6 +108,7 @@ package final class ArchiveScanner: @unchecked Sendable {
   static let storeMembers = [
     ArchiveLayout.header, ArchiveLayout.modelDescriptor, ArchiveLayout.storeMetadata,
     ArchiveLayout.storeSchema, ArchiveLayout.storePrimaryKeys, ArchiveLayout.storeModelCache,
+    ArchiveLayout.changes,
   ]
 
   /// A scan of the members `stream` gives.
@@ -117,22 +122,34 @@ package final class ArchiveScanner: @unchecked Sendable {
   /// - Throws: ``ArchiveFormatError`` for the first problem (unless collecting), and what
   ///   reading the archive throws (a cut stream, a wrong password, an unreadable file).
   package func next() throws -> Event? {
-    while pending.isEmpty {
-      if finished { return nil }
-      do {
-        guard let member = try stream.next(hash: true, wantBytes: { _ in true }) else {
-          readToTheEnd = true
-          finished = true
-          try finish()
-          break
-        }
-        memberCount += 1
-        try read(member)
-      } catch is Stop {
-        finished = true
-      }
-    }
+    while pending.isEmpty, try advance() {}
     return pending.isEmpty ? nil : pending.removeFirst()
+  }
+
+  /// Reads until what the archive holds before its objects is checked (``store``), keeping
+  /// every event for ``next()``: how a chain of archives is opened before it is read.
+  /// - Returns: the store, or nil when the archive ends (or, collecting, stops) before it.
+  package func readStore() throws -> ArchivedStore? {
+    while store == nil, try advance() {}
+    return store
+  }
+
+  /// Reads one member; false once the scan is over.
+  private func advance() throws -> Bool {
+    if finished { return false }
+    do {
+      guard let member = try stream.next(hash: true, wantBytes: { _ in true }) else {
+        readToTheEnd = true
+        finished = true
+        try finish()
+        return false
+      }
+      memberCount += 1
+      try read(member)
+    } catch is Stop {
+      finished = true
+    }
+    return true
   }
 
   /// Ends a collecting scan that cannot go on.
@@ -277,8 +294,32 @@ package final class ArchiveScanner: @unchecked Sendable {
       try readSchema(path, bytes)
     case ArchiveLayout.storePrimaryKeys:
       try readEntityRows(path, bytes)
+    case ArchiveLayout.changes:
+      try readChanges(path, bytes)
     default:
       try readModelCache(path, bytes)
+    }
+  }
+
+  private func readChanges(_ path: String, _ bytes: [UInt8]) throws {
+    guard let header, header.formatVersion >= ArchiveLayout.ledgerFormat else {
+      try problem(path, "the archive's format has no change ledger")
+      return
+    }
+    guard let value = try plist(path, bytes) else { return }
+    do {
+      let ledger = try ChangeLedger(value, member: path)
+      guard ledger.isIncremental == header.isIncremental else {
+        try problem(
+          path,
+          header.isIncremental
+            ? "the header names a parent, but the ledger is a full archive's"
+            : "the ledger is an incremental archive's, but the header names no parent")
+        return
+      }
+      changes = ledger
+    } catch let error as ArchiveFormatError {
+      try problem(error)
     }
   }
 
@@ -428,7 +469,12 @@ package final class ArchiveScanner: @unchecked Sendable {
       (ArchiveLayout.storeMetadata, metadata == nil), (ArchiveLayout.storeSchema, schema == nil),
       (ArchiveLayout.storePrimaryKeys, entityRows == nil),
     ].filter(\.1).map(\.0)
-    guard missing.isEmpty, let header, let model, let metadata, let schema, let entityRows else {
+    let needsLedger = (header?.formatVersion ?? 0) >= ArchiveLayout.ledgerFormat
+    let missingLedger = needsLedger && changes == nil ? [ArchiveLayout.changes] : []
+    guard missing.isEmpty, missingLedger.isEmpty, let header, let model, let metadata, let schema,
+      let entityRows
+    else {
+      let missing = missing + missingLedger
       try problem(
         path, "the archive lacks a readable \(missing.joined(separator: ", ")) before it",
         fatal: true)
@@ -443,7 +489,7 @@ package final class ArchiveScanner: @unchecked Sendable {
     }
     let made = ArchivedStore(
       header: header, model: model, schema: schema, layout: layout, entityRows: entityRows,
-      metadata: metadata, modelCache: modelCache)
+      metadata: metadata, modelCache: modelCache, changes: changes)
     store = made
     ledger = KeyLedger(model: model)
     for table in made.otherTables { otherTables[table.uppercased()] = table }
@@ -619,7 +665,29 @@ package final class ArchiveScanner: @unchecked Sendable {
 
   // MARK: The end
 
+  /// An incremental archive holds exactly the records its ledger lists as written, and deletes
+  /// no key it writes.
+  private func checkWritten(_ changes: ChangeLedger, ledger: KeyLedger, store: ArchivedStore)
+    throws
+  {
+    for root in store.model.rootEntities.map(\.name) {
+      let name = "objects/\(root)"
+      let written = changes.written[name] ?? []
+      let held = ledger.keys(ofRoot: root)
+      if held.count != written.count || !written.allSatisfy(held.contains) {
+        try problem(
+          ArchiveLayout.changes,
+          "the archive holds \(held.count) objects of the \(root) hierarchy, but its ledger lists \(written.count) as written"
+        )
+      }
+      if let both = changes.deleted[name]?.first(where: held.contains) {
+        try problem(ArchiveLayout.changes, "p\(both) of \(root) is both written and deleted")
+      }
+    }
+  }
+
   private func readIndex(_ bytes: [UInt8]) throws {
+    indexDigest = Checksum.sha256(bytes)
     guard let value = try plist(ArchiveLayout.index, bytes) else { return }
     index = value
     isComplete = true
@@ -652,8 +720,14 @@ package final class ArchiveScanner: @unchecked Sendable {
     }
     if let framing = ArchiveIndex.framingProblem(index) { try problem(framing) }
 
-    // References and keys are judged only over a whole, undamaged set of objects.
+    // References and keys are judged only over a whole, undamaged set of objects: an
+    // incremental archive's only with its parents (``ChainScanner``); alone, it must hold the
+    // records its ledger says it does.
     guard problems.isEmpty, let store, let ledger else { return }
+    if let changes = store.changes, changes.isIncremental {
+      try checkWritten(changes, ledger: ledger, store: store)
+      return
+    }
     for (entity, unresolved) in ledger.unresolvedReferences() {
       try problem("objects/\(entity)", unresolved)
     }

@@ -29,6 +29,8 @@ package final class FramedArchive {
   private let name: String
   /// The index, as read.
   package let index: PropertyListValue
+  /// The SHA-256 of the index member's content, in hexadecimal.
+  package let indexDigest: String
   /// Every member but the index, in archive order.
   package let members: [Member]
   /// The bytes read from the archive so far.
@@ -78,6 +80,7 @@ package final class FramedArchive {
           place: FramedStream.Place(offset: offset, length: length)))
     }
     self.index = index
+    self.indexDigest = Checksum.sha256(indexBytes)
     self.members = members
   }
 

@@ -80,6 +80,9 @@ package struct KeyLedger {
     for key in keys { targets[index].keys.insert(key) }
   }
 
+  /// The keys held of the hierarchy whose root is `root`.
+  package func keys(ofRoot root: String) -> KeySet { hierarchies[root]?.keys ?? KeySet() }
+
   /// The highest key of each hierarchy that has objects.
   package var highestKeys: [String: Int64] { hierarchies.mapValues(\.highest) }
 

@@ -29,11 +29,12 @@ enum ArchiveAccess {
   }
 
   /// `input` (called `name`) read by parts as a framed archive (``FramedArchive``); nil when
-  /// it is not one. As when an archive is read whole, a plain archive is refused (77) when a
-  /// password was given, unless `allowingUnencrypted`.
+  /// it is not one, or, unless `incremental`, when it is an incremental archive (whose content
+  /// is read with its chain, whole). As when an archive is read whole, a plain archive is
+  /// refused (77) when a password was given, unless `allowingUnencrypted`.
   static func framed(
     _ input: any ArchiveInput, name: String, password: PasswordSource?,
-    allowingUnencrypted: Bool
+    allowingUnencrypted: Bool, incremental: Bool = false
   ) throws -> FramedArchive? {
     guard let size = input.size,
       let framed = try FramedArchive(
@@ -43,6 +44,12 @@ enum ArchiveAccess {
       throw ArchiveFormatError(
         member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
     }
+    if !incremental,
+      let header = try? framed.member(ArchiveLayout.header),
+      (try? PropertyListValue(binaryPropertyList: header))?["parent"] != nil
+    {
+      return nil
+    }
     return framed
   }
 
@@ -50,13 +57,13 @@ enum ArchiveAccess {
   /// or nil for standard input and an archive that is not framed (encrypted, another
   /// compression, or truncated).
   static func framed(
-    path: String, password: PasswordSource?, allowingUnencrypted: Bool
+    path: String, password: PasswordSource?, allowingUnencrypted: Bool, incremental: Bool = false
   ) throws -> FramedArchive? {
     guard !isStandardStream(path) else { return nil }
     let (backend, name) = try locate(path)
     return try framed(
       try backend.openForReading(name), name: path, password: password,
-      allowingUnencrypted: allowingUnencrypted)
+      allowingUnencrypted: allowingUnencrypted, incremental: incremental)
   }
 
   /// The property list a member `member` holds in `bytes`.

@@ -1,4 +1,5 @@
 import ArchiveFormat
+import Foundation
 import ArgumentParser
 import GraphVault
 
@@ -47,6 +48,24 @@ struct BackupCommand: ParsableCommand {
   )
   var newPassword = false
 
+  @Flag(
+    help:
+      "Write only what changed since the newest complete archive of this store (by its UUID) in the destination folder or s3:// prefix; a full archive when there is none (the summary says why). Restoring it reads its chain of parents, which must stay beside it."
+  )
+  var incremental = false
+
+  @Option(
+    help: ArgumentHelp(
+      "The parent of an incremental archive, in the destination folder (implies --incremental).",
+      valueName: "archive"))
+  var parent: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "With --incremental, start a new chain with a full archive once a chain holds N archives (the full one included).",
+      valueName: "N"))
+  var fullEvery: Int?
+
   @OptionGroup var password: PasswordOptions
   @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
@@ -56,6 +75,12 @@ struct BackupCommand: ParsableCommand {
       throw ValidationError(
         "--format-version \(formatVersion): \(ArchiveLayout.unsupportedFormat(formatVersion, verb: "writes"))"
       )
+    }
+    if let fullEvery, fullEvery < 1 {
+      throw ValidationError("--full-every \(fullEvery): a chain holds at least 1 archive")
+    }
+    if fullEvery != nil && !incremental && parent == nil {
+      throw ValidationError("--full-every applies to --incremental backups")
     }
     if let time, TimeOption.parse(time) == nil {
       throw ValidationError(
@@ -75,9 +100,15 @@ struct BackupCommand: ParsableCommand {
       settings.password = password.source
       settings.newPassword = newPassword
       settings.wait = lock.wait
+      settings.incremental = incremental || parent != nil
+      settings.parent = parent
+      settings.fullEvery = fullEvery
       let result = try StatusLine(command: "backup", options: options).showing { meter in
         settings.meter = meter
         return try BackupService.backup(storePath: store, options: settings)
+      }
+      if let reason = result.fullBecause, !options.quiet, !options.json {
+        FileHandle.standardError.write(Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
       }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }

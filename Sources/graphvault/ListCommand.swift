@@ -37,6 +37,10 @@ struct ListCommand: ParsableCommand {
           "  model \(summary.model ?? "?")\(summary.modelVersion.map { " version \($0)" } ?? "")")
         say("  size \(summary.bytes) bytes")
         say("  format \(summary.format.map(String.init) ?? "?")")
+        if let parent = summary.parent {
+          say("  incremental, depth \(summary.depth ?? 0): its parent is \(parent)")
+          say("  changed since its parent:")
+        }
         for (entity, count) in summary.objects.sorted(by: { $0.key < $1.key }) {
           say("  \(entity): \(count)")
         }
@@ -50,8 +54,11 @@ struct ListCommand: ParsableCommand {
           say("-  LEFTOVER \(summary.bytes) bytes  \(summary.archive)  (\(summary.error ?? ""))")
           continue
         }
+        // An incremental archive counts what changed; its kind says so, with its depth.
+        let kind =
+          summary.kind == "incremental" ? "incr+\(summary.depth ?? 0)" : summary.kind ?? "?"
         say(
-          "\(summary.created ?? "-")  \([.complete, .incomplete].contains(summary.state) ? String(summary.totalObjects) : "?") objects  \(summary.bytes) bytes  \(summary.stateText)  \(summary.archive)"
+          "\(summary.created ?? "-")  \(kind)  \([.complete, .incomplete].contains(summary.state) ? String(summary.totalObjects) : "?") objects  \(summary.bytes) bytes  \(summary.stateText)  \(summary.archive)"
         )
       }
     }

@@ -18,6 +18,14 @@ public struct BackupResult: Codable, Sendable {
   public let bytes: Int64
   /// The model version the data was written with, when known.
   public let modelVersion: String?
+  /// `full` or `incremental`.
+  public var kind = "full"
+  /// An incremental archive's parent (its file name, beside it).
+  public var parent: String?
+  /// An incremental archive's place in its chain: 1 for the first after a full.
+  public var depth: Int?
+  /// Why a backup asked to be incremental wrote a full archive.
+  public var fullBecause: String?
 }
 
 /// `graphvault backup`: walks a store's object graph into a compressed archive (format 1).
@@ -51,6 +59,14 @@ public enum BackupService {
     /// The model, when the caller has it already (a store restored from an archive that
     /// carried no model cache); it comes before ``modelPath``.
     var model: ObjectModel?
+    /// Write an incremental archive: only what changed since the newest complete archive of
+    /// the same store (by its UUID) in the destination folder or prefix, or since ``parent``;
+    /// a full one when there is none to build on (``BackupResult/fullBecause`` says why).
+    public var incremental = false
+    /// The parent of an incremental archive, by name or path, in the destination folder.
+    public var parent: String?
+    /// Start a new chain with a full archive once a chain holds this many archives.
+    public var fullEvery: Int?
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -82,6 +98,20 @@ public enum BackupService {
         throw VaultError(
           .usage, ArchiveLayout.unsupportedFormat(options.formatVersion, verb: "writes"))
       }
+      if options.incremental || options.parent != nil {
+        guard options.formatVersion >= ArchiveLayout.ledgerFormat else {
+          throw VaultError(
+            .usage,
+            "an incremental backup needs archive format \(ArchiveLayout.ledgerFormat) or later, not \(options.formatVersion)"
+          )
+        }
+        if case .standardOutput = target {
+          throw VaultError(
+            .usage,
+            "an incremental backup goes into a folder or s3:// prefix that holds its parent, not to standard output"
+          )
+        }
+      }
       let model = try options.model ?? resolveModel(store: store, modelPath: options.modelPath)
       let layout = try store.layout(for: model)
       let seal = try options.password.map {
@@ -91,6 +121,7 @@ public enum BackupService {
       defer { for lock in locks { lock.release() } }
       let output: any ArchiveOutput
       let now: Date
+      var tip: Result<ChainTip, ChainTip.NoParent>?
       switch target {
       case .standardOutput:
         now = options.now ?? Date()
@@ -107,6 +138,12 @@ public enum BackupService {
         }
         if fixedName == nil && !options.newPassword {
           try requireLocationPassword(backend, storeName: storeName, password: options.password)
+        }
+        if options.incremental || options.parent != nil {
+          tip = try ChainTip.find(
+            in: backend, storeName: storeName, uuid: store.uuid,
+            named: try options.parent.map { try parentName($0, in: backend) },
+            password: options.password, fullEvery: options.fullEvery)
         }
         // The time is taken once the locks are held, so names follow the order runs write in.
         now = options.now ?? Date()
@@ -140,11 +177,13 @@ public enum BackupService {
         archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
         frames: frames, formatVersion: options.formatVersion)
       let (objects, rows): ([String: Int], [String: Int])
+      var written = Written()
       do {
         defer { members.drain() }
         (objects, rows) = try store.read { store in
           try write(
-            store: store, model: model, layout: layout, options: options, now: now, into: members)
+            store: store, model: model, layout: layout, options: options, now: now, tip: tip,
+            into: members, written: &written)
         }
         try members.write(
           ArchiveLayout.index,
@@ -163,10 +202,40 @@ public enum BackupService {
       } catch {
         throw unpublished(error, at: output.location)
       }
-      return BackupResult(
+      var result = BackupResult(
         archive: output.location, objects: objects, tables: rows, bytes: size,
         modelVersion: model.versionName)
+      if let parent = written.parent {
+        result.kind = "incremental"
+        result.parent = parent.name
+        result.depth = parent.depth
+      }
+      result.fullBecause = written.fullBecause
+      return result
     }
+  }
+
+  /// What ``write(store:model:layout:options:now:tip:into:written:)`` decided: the parent of
+  /// an incremental archive, or why a full one was written instead.
+  struct Written {
+    var parent: ArchiveHeader.Parent?
+    var fullBecause: String?
+  }
+
+  /// The name in `backend` of the parent the user gave (a name, or a path in that folder).
+  private static func parentName(_ given: String, in backend: any StorageBackend) throws -> String
+  {
+    let name = ArchiveAccess.lastComponent(given)
+    guard given == name || backend.address(of: name) == given
+      || URL(fileURLWithPath: given).standardizedFileURL.path
+        == URL(fileURLWithPath: backend.address(of: name)).standardizedFileURL.path
+    else {
+      throw VaultError(
+        .usage,
+        "the parent \(given) is not in \(backend.location), where the incremental archive goes: a chain's archives are kept together"
+      )
+    }
+    return name
   }
 
   /// The model of `store`: from `modelPath` (the version that matches the store), else the
@@ -331,23 +400,54 @@ public enum BackupService {
 
   private static func write(
     store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
-    into members: MemberWriter
+    tip: Result<ChainTip, ChainTip.NoParent>?, into members: MemberWriter,
+    written: inout Written
   ) throws -> ([String: Int], [String: Int]) {
     // Everything below is read in the backup's one read transaction, bookkeeping included:
     // Z_MAX must agree with the rows, whatever an app commits meanwhile.
     let modelCache = try store.modelCacheBytes()
     let bookkeeping = try store.currentBookkeeping()
+    // The ledger first: an incremental archive holds what it found changed.
+    var plan: LedgerPlan?
+    if options.formatVersion >= ArchiveLayout.ledgerFormat {
+      switch tip {
+      case .success(let tip)?:
+        if tip.fingerprint != model.fingerprint {
+          written.fullBecause = "the store's model is not that of \(tip.parent.name)"
+        } else {
+          switch try LedgerPlan.incremental(
+            store: store, layout: layout, tip: tip, modelCache: modelCache)
+          {
+          case .success(let found):
+            plan = found
+            written.parent = tip.parent
+          case .failure(let reason): written.fullBecause = reason.reason
+          }
+        }
+      case .failure(let reason)?: written.fullBecause = reason.reason
+      case nil: break
+      }
+      if plan == nil {
+        plan = try LedgerPlan.full(store: store, layout: layout, modelCache: modelCache)
+      }
+    }
+    let changes = written.parent == nil ? nil : plan?.ledger
     // Counted in the same transaction as the rows are read: the header records them for a
-    // restore's progress, and the scan of a restore holds the archive to them.
-    let expected = try store.objectCounts(layout: layout)
-    options.meter?.setTotal(objects: expected.values.reduce(0, +))
+    // restore's progress, and the scan of a restore holds the archive to them. An incremental
+    // archive's are its changed objects, counted as written.
+    let expected = changes == nil ? try store.objectCounts(layout: layout) : nil
+    options.meter?.setTotal(
+      objects: expected?.values.reduce(0, +)
+        ?? changes?.written.filter { $0.key.hasPrefix("objects/") }.values.map(\.count)
+        .reduce(0, +) ?? 0)
     let header = ArchiveHeader(
       expectedObjects: expected, formatVersion: options.formatVersion,
       created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
       compression: options.compression, tool: "graphvault \(ToolInfo.version)",
       sourcePath: options.recordedSourcePath
         ?? URL(fileURLWithPath: store.path).standardizedFileURL.path,
-      sourceUUID: bookkeeping.uuid, journalMode: try store.journalMode(), model: model)
+      sourceUUID: bookkeeping.uuid, journalMode: try store.journalMode(), model: model,
+      parent: written.parent)
     try members.write(ArchiveLayout.header, plist: header.plist)
     try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))
     try members.write(ArchiveLayout.storeMetadata, bookkeeping.metadata)
@@ -370,7 +470,10 @@ public enum BackupService {
             "max": .integer($0.maxPrimaryKey),
           ]
         }))
-    if let modelCache { try members.write(ArchiveLayout.storeModelCache, modelCache) }
+    if let modelCache, plan?.carriesModelCache ?? true {
+      try members.write(ArchiveLayout.storeModelCache, modelCache)
+    }
+    if let plan { try members.write(ArchiveLayout.changes, plist: plan.ledger.plist) }
 
     let encoder = RecordEncoder(model: model)
     var counts: [String: Int] = [:]
@@ -378,14 +481,22 @@ public enum BackupService {
     where !entity.isAbstract {
       let lineage = Set(model.lineage(of: entity.name).map(\.name))
       let joins = layout.joins.filter { lineage.contains($0.entity) }
-      let cursors = try joins.map { try store.joinCursor($0) }
+      // An incremental archive holds the objects written since its parent, read by key a
+      // few hundred at a time with their join rows; a full one every object, in one pass.
+      let keys = changes.map {
+        $0.written["objects/\(model.root(of: entity.name)?.name ?? entity.name)"] ?? []
+      }
+      if keys?.isEmpty == true { continue }
       var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
       var columns = ColumnChunkEncoder(model: model)
       var count = 0
       options.meter?.begin(entity.name)
       // One buffer of join rows per relationship, refilled for each object.
       var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
-      try store.forEachObjectRow(of: entity.name, layout: layout) { row in
+      var cursors: [JoinCursor] = []
+      try forEachObjectRow(store, of: entity.name, layout: layout, keys: keys) { part in
+        cursors = try joins.map { try store.joinCursor($0, owners: part) }
+      } body: { row in
         for (index, cursor) in cursors.enumerated() {
           try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
         }
@@ -408,17 +519,52 @@ public enum BackupService {
       options.meter?.add(objects: count & (progressStep - 1))
     }
     var rows: [String: Int] = [:]
+    let keyColumns = try Dictionary(
+      uniqueKeysWithValues: store.ledgerSets(layout: layout).compactMap {
+        set -> (String, String)? in
+        guard case .table(let column?) = set.kind else { return nil }
+        return (set.table, column)
+      })
     for table in try store.otherTables(besides: layout) {
+      let name = "tables/\(table)"
+      // An incremental archive holds a table's rows written since its parent, or, for a
+      // table without a key that changed, all of them.
+      let keys = changes?.written[name]
+      if let changes, keys == nil, !changes.replaced.contains(name) { continue }
       options.meter?.begin("table \(table)")
       var chunk = ChunkWriter(members: members) { ArchiveLayout.rows(table, chunk: $0) }
       var count = 0
-      try store.forEachRow(in: table) { row in
+      let add = { (row: [String: AttributeValue]) in
         try chunk.add { RecordEncoder.encodeRow(row, into: &$0) }
         count += 1
+      }
+      if let keys, let column = keyColumns[table] {
+        try store.forEachRow(in: table, keyColumn: column, keys: keys, add)
+      } else {
+        try store.forEachRow(in: table, add)
       }
       try chunk.finish()
       rows[table] = count
     }
     return (counts, rows)
+  }
+
+  /// Calls `body` with the objects of `entity`: every one, or those of `keys` (ascending) a
+  /// part at a time, `part` called with each part's keys before its objects (every object:
+  /// once, with nil).
+  private static func forEachObjectRow(
+    _ store: CoreDataStore, of entity: String, layout: StoreLayout, keys: [Int64]?,
+    part: ([Int64]?) throws -> Void, body: (ObjectRow) throws -> Void
+  ) throws {
+    guard let keys else {
+      try part(nil)
+      try store.forEachObjectRow(of: entity, layout: layout, body)
+      return
+    }
+    for start in stride(from: 0, to: keys.count, by: CoreDataStore.keysPerQuery) {
+      let slice = Array(keys[start..<min(keys.count, start + CoreDataStore.keysPerQuery)])
+      try part(slice)
+      try store.forEachObjectRow(of: entity, layout: layout, keys: slice, body)
+    }
   }
 }

@@ -14,7 +14,8 @@ final class ScannedArchive {
   let path: String
   /// What the archive holds before its objects, checked.
   let store: ArchivedStore
-  private let scanner: ArchiveScanner
+  private let chain: ArchiveChain
+  private var scanner: any ArchiveEventSource { chain.source }
   private let events: Prefetcher<ArchiveScanner.Event>
   /// The chunk read but not yet taken: the first of the next entity.
   private var head: (chunk: DecodedChunk, member: String, entity: String)?
@@ -32,10 +33,10 @@ final class ScannedArchive {
     self.path = path
     self.meter = meter
     try ArchiveAccess.requireInput(path)
-    let stream = try ArchiveAccess.members(
+    let chain = try ArchiveChain.open(
       path, password: password, allowingUnencrypted: allowingUnencrypted)
-    let scanner = ArchiveScanner(stream: stream, options: ArchiveScanner.Options())
-    self.scanner = scanner
+    self.chain = chain
+    let scanner = chain.source
     // A few chunks ahead: the two sides' chunk boundaries fall at different objects.
     let events = Prefetcher(depth: 3) { try scanner.next() }
     self.events = events
@@ -119,6 +120,6 @@ final class ScannedArchive {
     guard scanner.readToTheEnd, scanner.problems.isEmpty else {
       throw VaultError(.invalidInput, "the archive ends before its index (\(path))")
     }
-    try ArchiveAccess.checkTrailer(path, index: scanner.readIndex)
+    try chain.checkTrailers()
   }
 }

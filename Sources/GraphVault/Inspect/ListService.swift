@@ -57,6 +57,14 @@ public struct ArchiveSummary: Codable, Sendable {
   /// unfinished upload): the next backup of its store, or a prune, removes it (the state
   /// ``State/leftover``).
   public var leftover = false
+  /// `full`, or `incremental` for an archive restored with its chain of parents (nil when the
+  /// header could not be read).
+  public var kind: String?
+  /// An incremental archive's parent (its file name, beside it).
+  public var parent: String?
+  /// An incremental archive's place in its chain (1 for the first after a full archive; 0 for
+  /// a full one).
+  public var depth: Int?
 
   /// The state as a listing shows it: `complete`, `complete, encrypted`, `INCOMPLETE`,
   /// `encrypted: password needed`, `encrypted: wrong password`, `unreadable: why`, `LEFTOVER`.
@@ -145,7 +153,7 @@ public enum ListService {
     do {
       // A framed archive gives its header and index by two ranged reads and its trailer's.
       if let framed = try ArchiveAccess.framed(
-        path: archive, password: nil, allowingUnencrypted: true)
+        path: archive, password: nil, allowingUnencrypted: true, incremental: true)
       {
         // On failure, what was read counts too.
         defer { bytesRead = framed.bytesRead }
@@ -225,6 +233,11 @@ public enum ListService {
       format: header.map { Int($0.formatVersion) }, complete: index != nil && header != nil,
       encrypted: encrypted, error: failure?.detail, state: state, failure: failure?.kind)
     summary.bytesRead = bytesRead
+    if let header {
+      summary.kind = header.isIncremental ? "incremental" : "full"
+      summary.parent = header.parent?.name
+      summary.depth = header.parent?.depth ?? 0
+    }
     return (summary, header == nil ? failure : nil)
   }
 }

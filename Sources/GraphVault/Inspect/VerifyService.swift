@@ -50,17 +50,20 @@ public enum VerifyService {
       try ArchiveAccess.requireInput(archivePath)
       var options = ArchiveScanner.Options()
       options.collectingProblems = problemLimit
-      var scanner: ArchiveScanner?
+      var scanner: (any ArchiveEventSource)?
+      var chain: ArchiveChain?
       let sink = VerifySink(meter: meter)
       var found: [String] = []
       var damaged = Set<String>()
       do {
-        // Opening reads ahead: a damaged stream can show at once.
-        let stream = try ArchiveAccess.members(
-          archivePath, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
-        let opened = ArchiveScanner(stream: stream, options: options)
-        scanner = opened
-        try opened.run(into: sink) { error, member in
+        // Opening reads ahead: a damaged stream can show at once. An incremental archive is
+        // checked with its whole chain, as a restore reads it.
+        let opened = try ArchiveChain.open(
+          archivePath, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter,
+          options: options)
+        chain = opened
+        scanner = opened.source
+        try opened.source.run(into: sink) { error, member in
           // What the store would refuse: a problem of the archive, as the scan's are.
           let failure = VaultError(wrapping: error)
           guard failure.kind == .invalidInput else { throw failure }
@@ -73,11 +76,7 @@ public enum VerifyService {
         found.append(
           "the archive cannot be read past member \(scanner?.memberCount ?? 0): \(failure.detail)")
       }
-      if let index = scanner?.readIndex,
-        let problem = try ArchiveAccess.trailerProblem(archivePath, index: index)
-      {
-        found.append(problem)
-      }
+      found += try chain?.trailerProblems() ?? []
       let problems = Array(
         ((scanner?.problems.map(\.description) ?? []) + found).prefix(problemLimit))
       damaged.formUnion(scanner?.damagedEntities ?? [])

@@ -194,7 +194,20 @@ public enum PruneService {
         let members = bySource[source]!.sorted {
           ($0.created, $0.archive.name) > ($1.created, $1.archive.name)
         }
-        let reasons = options.policy.apply(to: members.map(\.created))
+        var reasons = options.policy.apply(to: members.map(\.created))
+        // A kept point in time needs its chain: every parent of a kept incremental archive
+        // stays, whatever the policy says of it (restic's rule judges points, not files).
+        let place = Dictionary(
+          members.enumerated().map { ($1.archive.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var needing = members.indices.filter { !reasons[$0].isEmpty }
+        while let child = needing.popLast() {
+          guard let parent = members[child].header.parent.flatMap({ place[$0.name] }) else {
+            continue
+          }
+          if reasons[parent].isEmpty { needing.append(parent) }
+          let why = "parent of \(members[child].archive.name)"
+          if !reasons[parent].contains(why) { reasons[parent].append(why) }
+        }
         var keep: [PruneReport.Kept] = []
         var remove: [PruneReport.Removed] = []
         for (member, why) in zip(members, reasons) {
@@ -242,7 +255,8 @@ public enum PruneService {
   ) throws -> (header: ArchiveHeader, bytesRead: Int64) {
     if !readData,
       let framed = try ArchiveAccess.framed(
-        path: path, password: password, allowingUnencrypted: allowingUnencrypted)
+        path: path, password: password, allowingUnencrypted: allowingUnencrypted,
+        incremental: true)
     {
       defer { meter?.add(bytes: framed.bytesRead) }
       let header = ArchiveHeader(

@@ -205,15 +205,15 @@ public enum RestoreService {
     archivePath: String, into temporary: String?, destination: String, target: RestoreTarget,
     options: RestoreOptions
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
-    let stream = try ArchiveAccess.members(
-      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-      meter: options.meter)
     var scan = ArchiveScanner.Options()
     scan.leavingOutUnsafeSchema = options.leaveOutUnsafeSchema
-    let scanner = ArchiveScanner(stream: stream, options: scan)
+    let chain = try ArchiveChain.open(
+      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+      meter: options.meter, options: scan)
+    let scanner = chain.source
     let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
     try ArchiveAccess.reading(archivePath) { try scanner.run(into: sink) }
-    try ArchiveAccess.checkTrailer(archivePath, index: scanner.readIndex)
+    try chain.checkTrailers()
     let result = RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,

@@ -116,6 +116,53 @@ extension CoreDataStore {
     try reader(of: entity, layout: layout).readObjectRows(body)
   }
 
+  /// Streams the objects of one concrete entity whose keys are among `keys` (ascending), in
+  /// primary-key order, as ``forEachObjectRow(of:layout:_:)`` does: what an incremental backup
+  /// reads of the objects that changed.
+  public func forEachObjectRow(
+    of entity: String, layout: StoreLayout, keys: [Int64], _ body: (ObjectRow) throws -> Void
+  ) throws {
+    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
+      let part = keys[start..<min(keys.count, start + Self.keysPerQuery)]
+      let reader = try TableReader(
+        table: table, layout: layout, database: database,
+        filter: "Z_ENT = ? AND Z_PK IN (\(Array(repeating: "?", count: part.count).joined(separator: ", ")))"
+      )
+      try reader.bind([.integer(Int64(number))] + part.map { .integer($0) })
+      try reader.readObjectRows(body)
+    }
+  }
+
+  /// How many keys one query binds (SQLite allows 32,766 parameters).
+  public static let keysPerQuery = 500
+
+  /// Streams the rows of `table` (outside the model) whose `keyColumn` is among `keys`, in
+  /// key order, as ``forEachRow(in:_:)`` gives them.
+  public func forEachRow(
+    in table: String, keyColumn: String, keys: [Int64],
+    _ body: ([String: AttributeValue]) throws -> Void
+  ) throws {
+    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
+      let part = keys[start..<min(keys.count, start + Self.keysPerQuery)]
+      let statement = try database.prepare(
+        "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(Array(repeating: "?", count: part.count).joined(separator: ", "))) ORDER BY \(keyColumn)"
+      )
+      try statement.bind(part.map { .integer($0) })
+      let names = statement.columnNames
+      defer { statement.reset() }
+      while try statement.step() {
+        var row: [String: AttributeValue] = [:]
+        for (index, name) in names.enumerated() {
+          if let value = statement.storedValue(at: index) { row[name] = value }
+        }
+        try body(row)
+      }
+    }
+  }
+
   /// Streams the rows of a table as stored, column by column (NULLs absent), in rowid order
   /// where the table has one.
   public func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void) throws
@@ -134,9 +181,10 @@ extension CoreDataStore {
     }
   }
 
-  /// A cursor over a join table's rows in owner order, read one row at a time.
-  public func joinCursor(_ join: StoreLayout.Join) throws -> JoinCursor {
-    try JoinCursor(join: join, database: database)
+  /// A cursor over a join table's rows in owner order, read one row at a time; only the rows
+  /// of the owners `owners` when given (at most ``keysPerQuery``).
+  public func joinCursor(_ join: StoreLayout.Join, owners: [Int64]? = nil) throws -> JoinCursor {
+    try JoinCursor(join: join, database: database, owners: owners)
   }
 }
 
@@ -165,11 +213,15 @@ public final class JoinCursor {
   private var peeked: Pair?
   private var finished = false
 
-  init(join: StoreLayout.Join, database: Database) throws {
+  init(join: StoreLayout.Join, database: Database, owners: [Int64]? = nil) throws {
     hasOrder = join.orderColumn != nil
+    let filter = owners.map {
+      " WHERE \(join.sourceColumn) IN (\(Array(repeating: "?", count: $0.count).joined(separator: ", ")))"
+    }
     statement = try database.prepare(
-      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name) ORDER BY 1, 2"
+      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(filter ?? "") ORDER BY 1, 2"
     )
+    if let owners { try statement.bind(owners.map { .integer($0) }) }
   }
 
   /// The next row without consuming it.

@@ -135,3 +135,123 @@ extension ObjectBatch {
     return picked
   }
 }
+
+extension ObjectBatch.Values {
+  /// Which of the five kinds the values are.
+  var kind: Int {
+    switch self {
+    case .integers: 0
+    case .booleans: 1
+    case .reals: 2
+    case .texts: 3
+    case .blobs: 4
+    }
+  }
+
+  /// These values followed by `other`'s (of the same kind; nil otherwise).
+  func appending(_ other: Self) -> Self? {
+    switch (self, other) {
+    case (.integers(let a), .integers(let b)): .integers(a + b)
+    case (.booleans(let a), .booleans(let b)): .booleans(a + b)
+    case (.reals(let a), .reals(let b)): .reals(a + b)
+    case (.texts(let a), .texts(let b)): .texts(a.appending(b))
+    case (.blobs(let a), .blobs(let b)): .blobs(a.appending(b))
+    default: nil
+    }
+  }
+}
+
+extension ObjectBatch.Bytes {
+  /// These values followed by `other`'s, in a buffer of their own.
+  func appending(_ other: Self) -> Self {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    ranges.reserveCapacity(self.ranges.count + other.ranges.count)
+    for part in [self, other] {
+      for index in part.ranges.indices {
+        let start = bytes.count
+        bytes.append(contentsOf: part[index])
+        ranges.append(start..<bytes.count)
+      }
+    }
+    return Self(copying: bytes, ranges: ranges)
+  }
+}
+
+extension ObjectBatch {
+  /// The objects of `batches` (all of one entity) one batch after another, as one batch: a
+  /// column of each name and kind of value that any of them has.
+  package static func concatenating(_ batches: [ObjectBatch]) -> ObjectBatch? {
+    guard let first = batches.first else { return nil }
+    guard batches.count > 1 else { return first }
+    var joined = ObjectBatch(
+      entity: first.entity, primaryKeys: batches.flatMap(\.primaryKeys),
+      versions: batches.flatMap(\.versions))
+    var offsets: [Int] = []
+    var offset = 0
+    for batch in batches {
+      offsets.append(offset)
+      offset += batch.count
+    }
+    joined.attributes = Self.joinColumns(
+      batches, offsets, \.attributes, key: { "\($0.name)/\($0.values.kind)" },
+      records: \.records,
+      make: { column, records, values in
+        Attribute(name: column.name, type: column.type, records: records, values: values)
+      }, values: \.values)
+    joined.storedColumns = Self.joinColumns(
+      batches, offsets, \.storedColumns, key: { "\($0.name)/\($0.values.kind)" },
+      records: \.records,
+      make: { column, records, values in
+        StoredColumn(name: column.name, records: records, values: values)
+      }, values: \.values)
+    var toOne: [String: (records: [Int], keys: [Int64], entities: [String])] = [:]
+    var toOneOrder: [String] = []
+    var toMany: [String: (records: [Int], rows: [[(Int64, Int64?)]])] = [:]
+    var toManyOrder: [String] = []
+    for (batch, start) in zip(batches, offsets) {
+      for column in batch.toOne {
+        if toOne[column.name] == nil { toOneOrder.append(column.name) }
+        toOne[column.name, default: ([], [], [])].records += column.records.map { $0 + start }
+        toOne[column.name]!.keys += column.keys
+        toOne[column.name]!.entities += column.entities
+      }
+      for column in batch.toMany {
+        if toMany[column.name] == nil { toManyOrder.append(column.name) }
+        toMany[column.name, default: ([], [])].records += column.records.map { $0 + start }
+        toMany[column.name]!.rows += column.rows
+      }
+    }
+    joined.toOne = toOneOrder.map {
+      ToOne(name: $0, records: toOne[$0]!.records, keys: toOne[$0]!.keys, entities: toOne[$0]!.entities)
+    }
+    joined.toMany = toManyOrder.map {
+      ToMany(name: $0, records: toMany[$0]!.records, rows: toMany[$0]!.rows)
+    }
+    return joined
+  }
+
+  /// The columns of `batches` by `key`, each with its parts' records moved by the batches'
+  /// `offsets` and its values appended in order.
+  private static func joinColumns<Column>(
+    _ batches: [ObjectBatch], _ offsets: [Int], _ columns: (ObjectBatch) -> [Column],
+    key: (Column) -> String, records: (Column) -> [Int],
+    make: (Column, [Int], Values) -> Column, values: (Column) -> Values
+  ) -> [Column] {
+    var order: [String] = []
+    var found: [String: (first: Column, records: [Int], values: Values)] = [:]
+    for (batch, start) in zip(batches, offsets) {
+      for column in columns(batch) {
+        let name = key(column)
+        let moved = records(column).map { $0 + start }
+        if let held = found[name], let appended = held.values.appending(values(column)) {
+          found[name] = (held.first, held.records + moved, appended)
+        } else {
+          order.append(name)
+          found[name] = (column, moved, values(column))
+        }
+      }
+    }
+    return order.map { make(found[$0]!.first, found[$0]!.records, found[$0]!.values) }
+  }
+}

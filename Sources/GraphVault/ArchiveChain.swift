@@ -1,0 +1,103 @@
+import ArchiveFormat
+import ArchiveStorage
+import Foundation
+
+/// An archive opened for its content, as restore, verify, export, diff and find read it: a
+/// full archive alone, or an incremental one with its chain of parents, found by name beside
+/// it (in the same folder or `s3://` prefix) back to the full archive, and read with it as one
+/// (``ChainScanner``).
+struct ArchiveChain {
+  /// What gives the content's events.
+  let source: any ArchiveEventSource
+  /// Each archive read and its scan, the full one first (one for a full archive).
+  let scans: [(path: String, scanner: ArchiveScanner)]
+
+  /// The longest chain followed: far beyond any `--full-every`, short of a loop.
+  static let longestChain = 10_000
+
+  /// Opens the archive at `path` and, when it is incremental, its parents, each read up to its
+  /// objects, with the password from `password`.
+  /// - Throws: ``VaultError``: 65 when a parent is missing (naming it) or the chain is not
+  ///   one; what opening an archive throws.
+  static func open(
+    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options()
+  ) throws -> ArchiveChain {
+    let newest = ArchiveScanner(
+      stream: try ArchiveAccess.members(
+        path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
+      options: options)
+    guard let store = try ArchiveAccess.reading(path, { try newest.readStore() }),
+      let parent = store.header.parent
+    else {
+      return ArchiveChain(source: newest, scans: [(path, newest)])
+    }
+    guard !ArchiveAccess.isStandardStream(path) else {
+      throw VaultError(
+        .invalidInput,
+        "the archive on standard input is incremental: it is read with its parents, from the folder or prefix that holds them"
+      )
+    }
+    let (backend, name) = try ArchiveAccess.locate(path)
+    var links = [
+      ChainScanner.Link(name: name, scanner: newest, store: store)
+    ]
+    var scans = [(path, newest)]
+    var next: ArchiveHeader.Parent? = parent
+    var seen: Set<String> = [name]
+    while let wanted = next {
+      let child = links[links.count - 1].name
+      guard seen.insert(wanted.name).inserted, links.count < longestChain else {
+        throw VaultError(
+          .invalidInput, "the chain of \(path) loops back to \(wanted.name): it is damaged")
+      }
+      guard ArchiveNaming.isArchive(wanted.name), !wanted.name.contains("/"),
+        backend.exists(wanted.name)
+      else {
+        throw VaultError(
+          .invalidInput,
+          "the parent \(wanted.name) of \(child) is missing from \(backend.location): an incremental archive is restored with every archive of its chain back to the full one (\(path))"
+        )
+      }
+      let address = backend.address(of: wanted.name)
+      let scanner = ArchiveScanner(
+        stream: try ArchiveAccess.members(
+          address, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
+        options: options)
+      guard let read = try ArchiveAccess.reading(address, { try scanner.readStore() }) else {
+        throw VaultError(
+          .invalidInput, "the parent \(address) of \(child) holds no store: it is damaged")
+      }
+      links.append(ChainScanner.Link(name: wanted.name, scanner: scanner, store: read))
+      scans.append((address, scanner))
+      next = read.header.parent
+    }
+    return ArchiveChain(
+      source: ChainScanner(
+        links: links.reversed(), collectingProblems: options.collectingProblems),
+      scans: scans.reversed())
+  }
+
+  /// The archive a problem of the content is named with: the newest.
+  var path: String { scans[scans.count - 1].path }
+
+  /// Whether the archive read is incremental.
+  var isChain: Bool { scans.count > 1 }
+
+  /// Each archive's trailer checked against its index (``ArchiveAccess/checkTrailer(_:index:)``).
+  func checkTrailers() throws {
+    for (path, scanner) in scans {
+      try ArchiveAccess.checkTrailer(path, index: scanner.readIndex)
+    }
+  }
+
+  /// The trailer problems of every archive read (``ArchiveAccess/trailerProblem(_:index:)``).
+  func trailerProblems() throws -> [String] {
+    try scans.compactMap { path, scanner in
+      guard let index = scanner.readIndex,
+        let problem = try ArchiveAccess.trailerProblem(path, index: index)
+      else { return nil }
+      return isChain ? "\(ArchiveAccess.lastComponent(path)): \(problem)" : problem
+    }
+  }
+}

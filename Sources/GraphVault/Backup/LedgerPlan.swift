@@ -1,0 +1,115 @@
+import ArchiveFormat
+import ObjectStore
+
+/// The change ledger a backup writes (``ChangeLedger``), worked out inside its read
+/// transaction: a full archive's sketch of every set of rows, or what an incremental archive
+/// holds against its parent (``ChainTip``).
+struct LedgerPlan {
+  /// The ledger to write.
+  var ledger: ChangeLedger
+  /// Whether the archive carries the store's model cache (an incremental archive does only
+  /// when it changed since its parent).
+  var carriesModelCache: Bool
+
+  /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under a
+  /// new seed.
+  static func full(store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?) throws
+    -> LedgerPlan
+  {
+    var generator = SystemRandomNumberGenerator()
+    var ledger = ChangeLedger(seed: generator.next(), isIncremental: false)
+    for set in try store.ledgerSets(layout: layout) {
+      let rows = try store.count(table: "\"\(set.table)\"")
+      var sketch = ChangeSketch(cells: ChangeSketch.cells(forElements: rows), seed: ledger.seed)
+      try store.forEachElement(of: set, seed: ledger.seed) { sketch.insert(key: $0, hash: $1) }
+      ledger.sets[set.name] = sketch
+      if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
+    }
+    ledger.modelCache = modelCache.map(Checksum.sha256)
+    return LedgerPlan(ledger: ledger, carriesModelCache: modelCache != nil)
+  }
+
+  /// What an incremental archive of `store` holds against `tip`: each set's difference read
+  /// off the sketches and checked against the rows; a failure, with the reason, when the
+  /// store's sets are not the parent's or more changed than the sketches can tell apart.
+  static func incremental(
+    store: CoreDataStore, layout: StoreLayout, tip: ChainTip, modelCache: [UInt8]?
+  ) throws -> Result<LedgerPlan, ChainTip.NoParent> {
+    let sets = try store.ledgerSets(layout: layout)
+    guard Set(sets.map(\.name)) == Set(tip.sketches.keys) else {
+      return .failure(
+        ChainTip.NoParent(reason: "the store's tables are not those of \(tip.parent.name)"))
+    }
+    var ledger = ChangeLedger(seed: tip.seed, isIncremental: true)
+    var changedOwners: [String: Set<Int64>] = [:]
+    for set in sets {
+      if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
+      let parent = tip.sketches[set.name]!
+      var sketch = ChangeSketch(cells: parent.cellCount, seed: tip.seed)
+      try store.forEachElement(of: set, seed: tip.seed) { sketch.insert(key: $0, hash: $1) }
+      guard let difference = sketch.difference(from: parent) else {
+        return .failure(
+          ChainTip.NoParent(
+            reason:
+              "more of \(set.name) changed since \(tip.parent.name) than its ledger can tell apart (\(parent.cellCount) cells)"
+          ))
+      }
+      guard !difference.added.isEmpty || !difference.removed.isEmpty else { continue }
+      let delta = ChangeLedger.Delta(
+        added: difference.added.map { ChangeLedger.Element(key: $0.key, hash: $0.hash) },
+        removed: difference.removed.map { ChangeLedger.Element(key: $0.key, hash: $0.hash) })
+      guard try holds(store, set, delta, seed: tip.seed) else {
+        return .failure(
+          ChainTip.NoParent(
+            reason: "the difference read for \(set.name) does not match the store's rows"))
+      }
+      ledger.deltas[set.name] = delta
+      let added = delta.added.map(\.key)
+      let removedOnly = Set(delta.removed.map(\.key)).subtracting(added).sorted()
+      switch set.kind {
+      case .objects:
+        ledger.written[set.name] = added
+        if !removedOnly.isEmpty { ledger.deleted[set.name] = removedOnly }
+      case .join(let root, _, _, _):
+        changedOwners["objects/\(root)", default: []].formUnion(
+          added + delta.removed.map(\.key))
+      case .table(_?):
+        if !added.isEmpty { ledger.written[set.name] = added }
+        if !removedOnly.isEmpty { ledger.deleted[set.name] = removedOnly }
+      case .table(nil):
+        ledger.replaced.append(set.name)
+      }
+    }
+    // An owner whose join rows changed is written whole (its record lists them), if it is
+    // still there.
+    for (name, owners) in changedOwners {
+      let written = Set(ledger.written[name] ?? [])
+      let candidates = owners.subtracting(written).sorted()
+      guard !candidates.isEmpty, let set = sets.first(where: { $0.name == name }) else { continue }
+      var existing: [Int64] = []
+      try store.forEachElement(of: set, seed: tip.seed, keys: candidates) { key, _ in
+        existing.append(key)
+      }
+      ledger.written[name] = written.union(existing).sorted()
+    }
+    ledger.written = ledger.written.filter { !$0.value.isEmpty }
+    ledger.modelCache = modelCache.map(Checksum.sha256)
+    return .success(
+      LedgerPlan(
+        ledger: ledger,
+        carriesModelCache: modelCache != nil && ledger.modelCache != tip.modelCache))
+  }
+
+  /// Whether the store's rows are what `delta` says: each added element's key has that hash
+  /// now, and no key removed without being added is there any more.
+  private static func holds(
+    _ store: CoreDataStore, _ set: LedgerSet, _ delta: ChangeLedger.Delta, seed: UInt64
+  ) throws -> Bool {
+    let keys = Set(delta.added.map(\.key) + delta.removed.map(\.key)).sorted()
+    var found: [Int64: UInt64] = [:]
+    try store.forEachElement(of: set, seed: seed, keys: keys) { found[$0] = $1 }
+    if case .table(nil) = set.kind, delta.added.isEmpty { found = [:] }
+    guard found.count == delta.added.count else { return false }
+    return delta.added.allSatisfy { found[$0.key] == $0.hash }
+  }
+}

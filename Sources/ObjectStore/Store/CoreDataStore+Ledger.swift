@@ -1,0 +1,149 @@
+import SQLite
+
+extension CoreDataStore {
+  /// The sets of rows an incremental backup compares (``LedgerSet``), by name: one per entity
+  /// table, per join table and per table outside the model.
+  public func ledgerSets(layout: StoreLayout) throws -> [LedgerSet] {
+    var sets = layout.tables.map {
+      LedgerSet(name: "objects/\($0.rootEntity)", table: $0.name, kind: .objects(root: $0.rootEntity))
+    }
+    for join in layout.joins {
+      let root = layout.model.root(of: join.entity)?.name ?? join.entity
+      sets.append(
+        LedgerSet(
+          name: "joins/\(join.name)", table: join.name,
+          kind: .join(
+            root: root, source: join.sourceColumn, destination: join.destinationColumn,
+            order: join.orderColumn)))
+    }
+    for table in try otherTables(besides: layout) {
+      sets.append(
+        LedgerSet(
+          name: "tables/\(table)", table: table, kind: .table(keyColumn: try rowKeyColumn(table))))
+    }
+    return sets.sorted()
+  }
+
+  /// The column that is `table`'s rowid (its one `INTEGER PRIMARY KEY`), or nil.
+  func rowKeyColumn(_ table: String) throws -> String? {
+    guard (try? database.prepare("SELECT rowid FROM \(quoted(table)) LIMIT 0")) != nil else {
+      return nil
+    }
+    let statement = try database.prepare("SELECT name, type, pk FROM pragma_table_info(?)")
+    try statement.bind(.text(table), at: 1)
+    var keys: [(name: String, type: String)] = []
+    while try statement.step() {
+      if statement.int64(at: 2) > 0 { keys.append((statement.text(at: 0), statement.text(at: 1))) }
+    }
+    guard keys.count == 1, keys[0].type.uppercased() == "INTEGER" else { return nil }
+    return keys[0].name
+  }
+
+  private func quoted(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  /// Calls `body` with every element of `set` as the store holds it now (inside ``read(_:)``
+  /// for a consistent view), in ascending key order: its key and its hash keyed by `seed`.
+  ///
+  /// An object's hash covers every column of its row, in table order, with its storage class
+  /// (`Z_ENT` and `Z_OPT` included); a join element's, the owner's rows in destination order
+  /// (destination key and order key, `NULL` for none); a table row's, every column.
+  ///
+  /// With `keys` (ascending), only the elements of those keys (a table without a key is one
+  /// element whatever the keys).
+  public func forEachElement(
+    of set: LedgerSet, seed: UInt64, keys: [Int64]? = nil,
+    _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
+  ) throws {
+    guard let keys else {
+      try forEachElement(of: set, seed: seed, filter: nil, body)
+      return
+    }
+    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
+      try forEachElement(
+        of: set, seed: seed, filter: Array(keys[start..<min(keys.count, start + Self.keysPerQuery)]),
+        body)
+      if case .table(nil) = set.kind { return }
+    }
+  }
+
+  private func forEachElement(
+    of set: LedgerSet, seed: UInt64, filter keys: [Int64]?,
+    _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
+  ) throws {
+    func filter(_ column: String) -> String {
+      guard let keys else { return "" }
+      return " WHERE \(column) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+    }
+    let bound = keys?.map { SQLiteValue.integer($0) } ?? []
+    switch set.kind {
+    case .objects:
+      try hashRows(
+        "SELECT Z_PK, * FROM \(quoted(set.table))\(filter("Z_PK")) ORDER BY Z_PK", bound, seed: seed,
+        body)
+    case .table(let keyColumn?):
+      try hashRows(
+        "SELECT \(quoted(keyColumn)), * FROM \(quoted(set.table))\(filter(quoted(keyColumn))) ORDER BY 1",
+        bound, seed: seed, body)
+    case .table(nil):
+      let hasRowID = (try? database.prepare("SELECT rowid FROM \(quoted(set.table)) LIMIT 0")) != nil
+      let statement = try database.prepare(
+        "SELECT * FROM \(quoted(set.table))" + (hasRowID ? " ORDER BY rowid" : ""))
+      defer { statement.reset() }
+      var hasher = RowHasher(seed: seed)
+      let columns = statement.columnCount
+      while try statement.step() {
+        hasher.add(integer: Int64(columns))
+        for index in 0..<columns { Self.feed(statement, index, into: &hasher) }
+      }
+      try body(0, hasher.value)
+    case .join(_, let source, let destination, let order):
+      let statement = try database.prepare(
+        "SELECT \(source), \(destination), \(order ?? "NULL") FROM \(quoted(set.table))\(filter(source)) ORDER BY 1, 2"
+      )
+      try statement.bind(bound)
+      defer { statement.reset() }
+      var owner: Int64?
+      var hasher = RowHasher(seed: seed)
+      while try statement.step() {
+        let source = statement.int64(at: 0)
+        if source != owner {
+          if let owner { try body(owner, hasher.value) }
+          owner = source
+          hasher = RowHasher(seed: seed)
+        }
+        Self.feed(statement, 1, into: &hasher)
+        Self.feed(statement, 2, into: &hasher)
+      }
+      if let owner { try body(owner, hasher.value) }
+    }
+  }
+
+  /// Hashes each row of `sql`, whose first column is the key, by every column after it.
+  private func hashRows(
+    _ sql: String, _ bound: [SQLiteValue], seed: UInt64,
+    _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
+  ) throws {
+    let statement = try database.prepare(sql)
+    try statement.bind(bound)
+    defer { statement.reset() }
+    let columns = statement.columnCount
+    while try statement.step() {
+      var hasher = RowHasher(seed: seed)
+      for index in 1..<columns { Self.feed(statement, index, into: &hasher) }
+      try body(statement.int64(at: 0), hasher.value)
+    }
+  }
+
+  @inline(__always)
+  private static func feed(_ statement: Statement, _ index: Int, into hasher: inout RowHasher) {
+    switch statement.storageType(at: index) {
+    case .null: hasher.addNull()
+    case .integer: hasher.add(integer: statement.int64(at: index))
+    case .real: hasher.add(real: statement.double(at: index))
+    case .text: statement.withBlob(at: index) { hasher.add(bytes: $0, isText: true) }
+    case .blob: statement.withBlob(at: index) { hasher.add(bytes: $0, isText: false) }
+    }
+  }
+}
