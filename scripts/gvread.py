@@ -5,6 +5,9 @@ Written from docs/FORMAT.md alone, as the recovery path of last resort and the f
 executable check. Python 3.8+ and its standard library; the `zstd` command for zstd-compressed
 archives; the `cryptography` package (AES-GCM) for encrypted ones.
 
+An incremental archive (format 3) is read with its chain of parents, found by name in its
+folder, as one archive of its point in time.
+
     gvread.py list ARCHIVE [--password-file FILE]      members, sizes, counts
     gvread.py verify ARCHIVE [--password-file FILE]    order, index, references, Z_MAX
     gvread.py dump ARCHIVE [--password-file FILE] [--output FILE]
@@ -32,8 +35,9 @@ import tempfile
 HEADER = "graphvault.plist"
 DESCRIPTOR = "model/descriptor.plist"
 INDEX = "index.plist"
+CHANGES = "changes.plist"
 STORE_MEMBERS = [HEADER, DESCRIPTOR, "store/metadata.plist", "store/schema.plist",
-                 "store/primarykeys.plist", "store/modelcache.bin"]
+                 "store/primarykeys.plist", "store/modelcache.bin", CHANGES]
 
 
 class Problem(Exception):
@@ -783,8 +787,48 @@ class Archive:
         self.problems.append(text)
 
     def read(self):
+        """Reads the archive and, when it is incremental, its parents back to the full archive
+        (FORMAT.md 12), newest first: a record or row a newer archive wrote or deleted is
+        skipped in the older ones."""
+        self.superseded = {}    # set name (objects/ROOT, tables/TABLE) -> keys of newer archives
+        self.replaced = set()   # tables a newer archive holds whole
+        self.chain = []
+        path, expected = self.path, None
+        while True:
+            header, changes, digest = self.read_archive(path)
+            self.chain.append(os.path.basename(path))
+            if expected is not None and digest != expected:
+                self.problem("%s is not the parent its child was written against" % path)
+            parent = header.get("parent")
+            if parent is None:
+                if changes is not None and changes.get("kind") != "full":
+                    self.problem("%s names no parent, but its ledger is incremental" % path)
+                break
+            if changes is None or changes.get("kind") != "incremental":
+                raise Problem("%s names a parent but holds no incremental ledger" % path)
+            for field in ("written", "deleted"):
+                for name, data in changes.get(field, {}).items():
+                    self.superseded.setdefault(name, set()).update(deltas(data))
+            self.replaced.update(changes.get("replaced", []))
+            name = parent.get("name", "")
+            if "/" in name or name in self.chain or not name.endswith(".gvault"):
+                raise Problem("%s names a parent it cannot have: %r" % (path, name))
+            path, expected = os.path.join(os.path.dirname(path), name), parent.get("index")
+            if not os.path.exists(path):
+                raise Problem("the parent %s is missing" % path)
+        for handle in self.files.values():
+            handle.close()
+        return self
+
+    def read_archive(self, path):
+        """Reads one archive into what the chain holds; returns its header, its ledger and the
+        SHA-256 of its index."""
         order, names = [], set()
-        for name, content in members(self.path, self.password):
+        self.seen, self.index = [], None
+        counts, rows, changes, digest, header = {}, {}, None, None, None
+        # A newer archive's model and Z_PRIMARYKEY stand.
+        newest = self.model is None
+        for name, content in members(path, self.password):
             if name in names:
                 self.problem("%s appears twice" % name)
             names.add(name)
@@ -793,25 +837,36 @@ class Archive:
                 self.problem("%s follows index.plist" % name)
             if name == INDEX:
                 self.index = read_bplist(content)
+                digest = hashlib.sha256(content).hexdigest()
                 continue
             self.seen.append((name, len(content), hashlib.sha256(content).hexdigest()))
             if len(order) == 1 and name != HEADER:
                 raise Problem("the archive does not start with graphvault.plist")
             if name == HEADER:
-                self.header = read_bplist(content)
-                if self.header.get("format") not in (1, 2):
-                    raise Problem("archive format %r" % self.header.get("format"))
+                header = read_bplist(content)
+                if header.get("format") not in (1, 2, 3):
+                    raise Problem("archive format %r" % header.get("format"))
+                if newest:
+                    self.header = header
             elif name == DESCRIPTOR:
-                self.model = Model(read_bplist(content))
+                model = Model(read_bplist(content))
+                if newest:
+                    self.model = model
             elif name == "store/primarykeys.plist":
-                self.primary_keys = read_bplist(content)
+                if newest:
+                    self.primary_keys = read_bplist(content)
+            elif name == CHANGES:
+                changes = read_bplist(content)
             elif name in STORE_MEMBERS:
                 continue
             elif name.startswith("objects/"):
-                self.read_objects(name, read_bplist(content))
+                counts[name.split("/")[1]] = counts.get(name.split("/")[1], 0) + \
+                    self.read_objects(name, read_bplist(content))
             elif name.startswith("tables/"):
                 table = name.split("/")[1]
-                self.rows[table] = self.rows.get(table, 0) + len(read_bplist(content))
+                chunk = read_bplist(content)
+                rows[table] = rows.get(table, 0) + len(chunk)
+                self.rows[table] = self.rows.get(table, 0) + self.kept_rows(table, chunk, changes)
             else:
                 self.problem("%s is not a member of the format" % name)
         if self.index is None:
@@ -821,21 +876,30 @@ class Archive:
             if listed != self.seen:
                 self.problem("the index does not list the members read, in order, with their sizes and SHA-256")
             for entity, count in self.index.get("objects", {}).items():
-                if self.counts.get(entity, 0) != count:
+                if counts.get(entity, 0) != count:
                     self.problem("the index counts %d objects of %s; the archive holds %d"
-                                 % (count, entity, self.counts.get(entity, 0)))
+                                 % (count, entity, counts.get(entity, 0)))
             for table, count in self.index.get("tables", {}).items():
-                if self.rows.get(table, 0) != count:
+                if rows.get(table, 0) != count:
                     self.problem("the index counts %d rows of %s" % (count, table))
-        for handle in self.files.values():
-            handle.close()
-        return self
+        return header, changes, digest
+
+    def kept_rows(self, table, chunk, changes):
+        """How many rows of a chunk of `table` stand at the chain's point."""
+        name = "tables/" + table
+        if name in self.replaced:
+            return 0    # a newer archive holds the table whole
+        key = (changes or {}).get("tableKeys", {}).get(name)
+        newer = self.superseded.get(name, set())
+        return sum(1 for row in chunk if key is None or row.get(key) not in newer)
 
     def read_objects(self, name, chunk):
         entity = name.split("/")[1]
         model = self.model
         root = model.root(entity)
-        records = records_of_chunk(chunk)
+        newer = self.superseded.get("objects/" + root, set())
+        every = records_of_chunk(chunk)
+        records = [r for r in every if r.get("pk") not in newer]
         handle = self.files.get(entity)
         if handle is None:
             handle = open(os.path.join(self.folder.name, entity + ".jsonl"), "w")
@@ -892,6 +956,7 @@ class Archive:
                         .setdefault(key, []).append((order, pk))
             handle.write(json.dumps(record, default=encode_bytes) + "\n")
         self.counts[entity] = self.counts.get(entity, 0) + len(records)
+        return len(every)
 
     def entity_numbers(self):
         return {row.get("name"): row.get("ent") for row in self.primary_keys}
@@ -918,8 +983,14 @@ class Archive:
         if not os.path.exists(path):
             return
         with open(path) as handle:
-            for line in handle:
-                yield json.loads(line, object_hook=decode_bytes)
+            if len(self.chain) == 1:
+                for line in handle:
+                    yield json.loads(line, object_hook=decode_bytes)
+                return
+            # A chain's archives were read newest first: their records come by key.
+            for record in sorted((json.loads(line, object_hook=decode_bytes) for line in handle),
+                                 key=lambda record: record["pk"]):
+                yield record
 
     def object_json(self, entity, record):
         model = self.model

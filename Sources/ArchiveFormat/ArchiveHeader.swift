@@ -111,7 +111,8 @@ package struct ArchiveHeader {
       // A parent that is not fully named is kept as one no archive has, so the archive is
       // never read as a full one.
       parent = Parent(
-        name: entry["name"]?.stringValue ?? "", created: entry["created"]?.dateValue ?? .init(secondsSinceReferenceDate: 0),
+        name: entry["name"]?.stringValue ?? "",
+        created: entry["created"]?.dateValue ?? .init(secondsSinceReferenceDate: 0),
         index: entry["index"]?.stringValue ?? "",
         depth: entry["depth"]?.integerValue.map { Int(clamping: $0) } ?? 0)
     } else {

@@ -162,7 +162,8 @@ package final class ChainScanner: ArchiveEventSource {
     for (parent, child) in zip(links, links.dropFirst()) {
       let member = "\(child.name): \(ArchiveLayout.header)"
       if child.store.header.parent?.name != parent.name {
-        try problem(member, "the parent is \(child.store.header.parent?.name ?? "none"), not \(parent.name)")
+        try problem(
+          member, "the parent is \(child.store.header.parent?.name ?? "none"), not \(parent.name)")
       }
       if child.store.header.sourceUUID != first.store.header.sourceUUID {
         try problem(member, "the archive is of another store (UUID) than \(first.name)")
@@ -240,7 +241,9 @@ package final class ChainScanner: ArchiveEventSource {
     var count = 0
     func flush() throws {
       guard count > 0 else { return }
-      let parts = pieces.map { $0.rows.count == $0.batch.count ? $0.batch : $0.batch.picking(rows: $0.rows) }
+      let parts = pieces.map {
+        $0.rows.count == $0.batch.count ? $0.batch : $0.batch.picking(rows: $0.rows)
+      }
       guard let batch = ObjectBatch.concatenating(parts) else { return }
       pieces = []
       count = 0

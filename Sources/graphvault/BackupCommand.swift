@@ -1,6 +1,6 @@
 import ArchiveFormat
-import Foundation
 import ArgumentParser
+import Foundation
 import GraphVault
 
 extension Compression: ExpressibleByArgument {}
@@ -108,7 +108,8 @@ struct BackupCommand: ParsableCommand {
         return try BackupService.backup(storePath: store, options: settings)
       }
       if let reason = result.fullBecause, !options.quiet, !options.json {
-        FileHandle.standardError.write(Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
+        FileHandle.standardError.write(
+          Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
       }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }

@@ -21,6 +21,10 @@ import GraphVault
 //   gvbench save [objects] [inserts]
 //                              insert-and-save, fetch of every book and count through the
 //                              context against Python's sqlite3 doing the same (1M, 100,000)
+//   gvbench incremental [objects] [--nights N] [--also M]
+//                              a full archive, one night's incremental one and the restore of a
+//                              chain of N (30) against full ones, library and text at objects,
+//                              library at M too (for peak RSS)
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -71,6 +75,15 @@ if arguments.first == "memory" {
 } else if arguments.first == "save-child", arguments.count > 4 {
   try saveChild(
     mode: arguments[1], count: Int(arguments[2]) ?? 0, store: arguments[3], timing: arguments[4])
+} else if arguments.first == "incremental" {
+  func option(_ name: String) -> Int? {
+    arguments.firstIndex(of: name).flatMap {
+      $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil
+    }
+  }
+  try incrementalBenchmark(
+    objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000,
+    nights: option("--nights") ?? 30, sizes: option("--also").map { [$0] } ?? [])
 } else if arguments.first == "bucket" {
   try bucketBenchmark(
     objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000,

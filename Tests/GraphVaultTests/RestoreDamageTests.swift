@@ -113,18 +113,18 @@ struct RestoreDamageTests {
         guard name == "graphvault.plist",
           case .dictionary(var header)? = try? PropertyListValue(binaryPropertyList: bytes)
         else { return (name, bytes) }
-        header["format"] = .integer(3)
+        header["format"] = .integer(4)
         return (name, PropertyListValue.dictionary(header).binaryPropertyList())
       }
     }
-    let error = try restoreFails(bytes, "format 3")
+    let error = try restoreFails(bytes, "format 4")
     #expect(error?.kind == .invalidInput)
-    #expect(error?.description.contains("archive format 3 is not one") == true)
-    let path = directory.path("format3.gvault")
+    #expect(error?.description.contains("archive format 4 is not one") == true)
+    let path = directory.path("format4.gvault")
     try Data(bytes).write(to: path)
     let report = try VerifyService.verify(archivePath: path.path)
     #expect(!report.ok)
-    #expect(report.problems.contains { $0.contains("archive format 3 is not one") })
+    #expect(report.problems.contains { $0.contains("archive format 4 is not one") })
   }
 
   @Test func anArchiveWithoutItsIndexIsIncompleteAndNotRestored() throws {

@@ -67,6 +67,9 @@ public enum BackupService {
     public var parent: String?
     /// Start a new chain with a full archive once a chain holds this many archives.
     public var fullEvery: Int?
+    /// The seed of a full archive's change ledger (a random one when nil): fixed where the
+    /// archive's bytes must depend only on its content (fixtures).
+    var ledgerSeed: UInt64?
 
     /// Defaults: the store's own model, `<store>-<time>.gvault` here, zstd.
     public init() {}
@@ -223,12 +226,12 @@ public enum BackupService {
   }
 
   /// The name in `backend` of the parent the user gave (a name, or a path in that folder).
-  private static func parentName(_ given: String, in backend: any StorageBackend) throws -> String
-  {
+  private static func parentName(_ given: String, in backend: any StorageBackend) throws -> String {
     let name = ArchiveAccess.lastComponent(given)
-    guard given == name || backend.address(of: name) == given
-      || URL(fileURLWithPath: given).standardizedFileURL.path
-        == URL(fileURLWithPath: backend.address(of: name)).standardizedFileURL.path
+    guard
+      given == name || backend.address(of: name) == given
+        || URL(fileURLWithPath: given).standardizedFileURL.path
+          == URL(fileURLWithPath: backend.address(of: name)).standardizedFileURL.path
     else {
       throw VaultError(
         .usage,
@@ -428,7 +431,8 @@ public enum BackupService {
       case nil: break
       }
       if plan == nil {
-        plan = try LedgerPlan.full(store: store, layout: layout, modelCache: modelCache)
+        plan = try LedgerPlan.full(
+          store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed)
       }
     }
     let changes = written.parent == nil ? nil : plan?.ledger

@@ -70,7 +70,9 @@ struct ChainTip {
       let depth = opened.header.parent?.depth ?? 0
       if let fullEvery, depth + 1 >= fullEvery {
         return .failure(
-          NoParent(reason: "the chain of \(name) is \(depth + 1) archives long (--full-every \(fullEvery))"))
+          NoParent(
+            reason: "the chain of \(name) is \(depth + 1) archives long (--full-every \(fullEvery))"
+          ))
       }
       // The parent's index names it; an archive whose index cannot be read is not complete.
       guard let index = try? indexDigest(address, password: password) else {

@@ -11,13 +11,13 @@ struct LedgerPlan {
   /// when it changed since its parent).
   var carriesModelCache: Bool
 
-  /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under a
-  /// new seed.
-  static func full(store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?) throws
-    -> LedgerPlan
-  {
+  /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under
+  /// `seed`, or a new random one.
+  static func full(
+    store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil
+  ) throws -> LedgerPlan {
     var generator = SystemRandomNumberGenerator()
-    var ledger = ChangeLedger(seed: generator.next(), isIncremental: false)
+    var ledger = ChangeLedger(seed: seed ?? generator.next(), isIncremental: false)
     for set in try store.ledgerSets(layout: layout) {
       let rows = try store.count(table: "\"\(set.table)\"")
       var sketch = ChangeSketch(cells: ChangeSketch.cells(forElements: rows), seed: ledger.seed)

@@ -130,6 +130,8 @@ public enum FixtureService {
       // selected and the options, so the same cut made on another machine is the same file.
       backup.recordedSourcePath = ArchiveAccess.lastComponent(source.recordedSource)
       backup.modelPath = options.modelPath
+      // Its change ledger too ("gvfixtur"): no chain is built on a fixture.
+      backup.ledgerSeed = 0x6776_6669_7874_7572
       let written = try BackupService.backup(storePath: fixturePath, options: backup)
       return FixtureResult(
         archive: written.archive, objects: subset.counts, selected: subset.selected.count,

@@ -5,7 +5,8 @@ extension CoreDataStore {
   /// table, per join table and per table outside the model.
   public func ledgerSets(layout: StoreLayout) throws -> [LedgerSet] {
     var sets = layout.tables.map {
-      LedgerSet(name: "objects/\($0.rootEntity)", table: $0.name, kind: .objects(root: $0.rootEntity))
+      LedgerSet(
+        name: "objects/\($0.rootEntity)", table: $0.name, kind: .objects(root: $0.rootEntity))
     }
     for join in layout.joins {
       let root = layout.model.root(of: join.entity)?.name ?? join.entity
@@ -62,7 +63,8 @@ extension CoreDataStore {
     }
     for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
       try forEachElement(
-        of: set, seed: seed, filter: Array(keys[start..<min(keys.count, start + Self.keysPerQuery)]),
+        of: set, seed: seed,
+        filter: Array(keys[start..<min(keys.count, start + Self.keysPerQuery)]),
         body)
       if case .table(nil) = set.kind { return }
     }
@@ -74,20 +76,23 @@ extension CoreDataStore {
   ) throws {
     func filter(_ column: String) -> String {
       guard let keys else { return "" }
-      return " WHERE \(column) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+      return
+        " WHERE \(column) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
     }
     let bound = keys?.map { SQLiteValue.integer($0) } ?? []
     switch set.kind {
     case .objects:
       try hashRows(
-        "SELECT Z_PK, * FROM \(quoted(set.table))\(filter("Z_PK")) ORDER BY Z_PK", bound, seed: seed,
+        "SELECT Z_PK, * FROM \(quoted(set.table))\(filter("Z_PK")) ORDER BY Z_PK", bound,
+        seed: seed,
         body)
     case .table(let keyColumn?):
       try hashRows(
         "SELECT \(quoted(keyColumn)), * FROM \(quoted(set.table))\(filter(quoted(keyColumn))) ORDER BY 1",
         bound, seed: seed, body)
     case .table(nil):
-      let hasRowID = (try? database.prepare("SELECT rowid FROM \(quoted(set.table)) LIMIT 0")) != nil
+      let hasRowID =
+        (try? database.prepare("SELECT rowid FROM \(quoted(set.table)) LIMIT 0")) != nil
       let statement = try database.prepare(
         "SELECT * FROM \(quoted(set.table))" + (hasRowID ? " ORDER BY rowid" : ""))
       defer { statement.reset() }

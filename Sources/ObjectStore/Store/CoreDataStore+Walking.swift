@@ -129,7 +129,8 @@ extension CoreDataStore {
       let part = keys[start..<min(keys.count, start + Self.keysPerQuery)]
       let reader = try TableReader(
         table: table, layout: layout, database: database,
-        filter: "Z_ENT = ? AND Z_PK IN (\(Array(repeating: "?", count: part.count).joined(separator: ", ")))"
+        filter:
+          "Z_ENT = ? AND Z_PK IN (\(Array(repeating: "?", count: part.count).joined(separator: ", ")))"
       )
       try reader.bind([.integer(Int64(number))] + part.map { .integer($0) })
       try reader.readObjectRows(body)

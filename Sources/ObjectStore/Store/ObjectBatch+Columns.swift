@@ -223,7 +223,8 @@ extension ObjectBatch {
       }
     }
     joined.toOne = toOneOrder.map {
-      ToOne(name: $0, records: toOne[$0]!.records, keys: toOne[$0]!.keys, entities: toOne[$0]!.entities)
+      ToOne(
+        name: $0, records: toOne[$0]!.records, keys: toOne[$0]!.keys, entities: toOne[$0]!.entities)
     }
     joined.toMany = toManyOrder.map {
       ToMany(name: $0, records: toMany[$0]!.records, rows: toMany[$0]!.rows)

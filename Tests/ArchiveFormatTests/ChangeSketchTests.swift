@@ -1,0 +1,96 @@
+import Testing
+
+@testable import ArchiveFormat
+
+/// The change sketch against Swift's own sets: what it reads back of two sets' difference is
+/// exactly their difference, and it says so when it cannot.
+@Suite("Change sketches")
+struct ChangeSketchTests {
+  /// A deterministic stream of 64-bit values.
+  struct Values {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  struct Element: Hashable {
+    let key: Int64
+    let hash: UInt64
+  }
+
+  /// `elements` elements with keys 1, 2, …; then `changes` of them changed, deleted or
+  /// inserted, as a night's work does.
+  static func sets(elements: Int, changes: Int, seed: UInt64) -> (Set<Element>, Set<Element>) {
+    var values = Values(state: seed)
+    let before = Set((1...Int64(elements)).map { Element(key: $0, hash: values.next()) })
+    var after = Dictionary(uniqueKeysWithValues: before.map { ($0.key, $0.hash) })
+    for change in 0..<changes {
+      let key = Int64(values.next() % UInt64(elements)) + 1
+      switch change % 3 {
+      case 0: after[key] = values.next()
+      case 1: after[key] = nil
+      default: after[Int64(elements + change + 1)] = values.next()
+      }
+    }
+    return (before, Set(after.map { Element(key: $0.key, hash: $0.value) }))
+  }
+
+  static func sketch(_ set: Set<Element>, cells: Int, seed: UInt64) -> ChangeSketch {
+    var sketch = ChangeSketch(cells: cells, seed: seed)
+    for element in set { sketch.insert(key: element.key, hash: element.hash) }
+    return sketch
+  }
+
+  @Test(arguments: [(10_000, 20), (10_000, 40), (100_000, 300), (500, 1)])
+  func theDifferenceReadBackIsTheSetsDifference(elements: Int, changes: Int) throws {
+    let (before, after) = Self.sets(elements: elements, changes: changes, seed: UInt64(elements))
+    let cells = ChangeSketch.cells(forElements: elements)
+    let old = Self.sketch(before, cells: cells, seed: 99)
+    let new = Self.sketch(after, cells: cells, seed: 99)
+    let difference = try #require(new.difference(from: old))
+    #expect(
+      Set(difference.added.map { Element(key: $0.key, hash: $0.hash) }) == after.subtracting(before)
+    )
+    #expect(
+      Set(difference.removed.map { Element(key: $0.key, hash: $0.hash) })
+        == before.subtracting(after))
+  }
+
+  @Test func aDifferenceTooLargeForTheCellsIsNotRead() {
+    let (before, after) = Self.sets(elements: 10_000, changes: 2_000, seed: 5)
+    let old = Self.sketch(before, cells: 96, seed: 1)
+    let new = Self.sketch(after, cells: 96, seed: 1)
+    #expect(new.difference(from: old) == nil)
+  }
+
+  @Test func equalSetsHaveNoDifferenceAndOrderDoesNotMatter() throws {
+    let (before, _) = Self.sets(elements: 2_000, changes: 0, seed: 8)
+    var shuffled = ChangeSketch(cells: 96, seed: 3)
+    for element in before.sorted(by: { $0.hash < $1.hash }) {
+      shuffled.insert(key: element.key, hash: element.hash)
+    }
+    let difference = try #require(
+      shuffled.difference(from: Self.sketch(before, cells: 96, seed: 3)))
+    #expect(difference.added.isEmpty && difference.removed.isEmpty)
+  }
+
+  @Test func aSketchSurvivesItsBytesAndRefusesTheWrongCount() throws {
+    let (before, _) = Self.sets(elements: 1_000, changes: 0, seed: 2)
+    let sketch = Self.sketch(before, cells: 99, seed: 4)
+    let bytes = sketch.serialized
+    #expect(ChangeSketch(serialized: bytes, cells: 99, seed: 4) == sketch)
+    #expect(ChangeSketch(serialized: bytes, cells: 96, seed: 4) == nil)
+    #expect(ChangeSketch(serialized: Array(bytes.dropLast()), cells: 99, seed: 4) == nil)
+  }
+
+  @Test func sketchesOfAnotherSizeOrSeedAreNotCompared() {
+    let a = ChangeSketch(cells: 96, seed: 1)
+    #expect(a.difference(from: ChangeSketch(cells: 99, seed: 1)) == nil)
+    #expect(a.difference(from: ChangeSketch(cells: 96, seed: 2)) == nil)
+  }
+}

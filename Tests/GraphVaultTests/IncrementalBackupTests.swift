@@ -1,0 +1,258 @@
+import ArchiveStorage
+import Foundation
+import GraphVault
+import LibArchive
+import PropertyList
+import TestSupport
+import Testing
+
+/// Incremental archives: what one holds, that every point of a chain restores as the store
+/// was, and that a chain with a part missing or replaced restores nothing.
+@Suite("Incremental backups")
+struct IncrementalBackupTests {
+  let directory: TemporaryDirectory
+  let store: String
+  let vault: String
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    store = directory.path("Library.sqlite").path
+    vault = directory.path("vault").path
+    try FileManager.default.createDirectory(atPath: vault, withIntermediateDirectories: true)
+    try SampleLibrary.generate(at: store, objects: 600, seed: 3)
+  }
+
+  /// Backs the store up into the vault, incrementally unless `full`.
+  func backup(
+    full: Bool = false, fullEvery: Int? = nil, password: PasswordSource? = nil,
+    at seconds: Double
+  ) throws -> BackupResult {
+    var options = BackupService.Options()
+    options.output = vault
+    options.incremental = !full
+    options.fullEvery = fullEvery
+    options.password = password
+    options.now = Date(timeIntervalSince1970: 1_800_000_000 + seconds)
+    return try BackupService.backup(storePath: store, options: options)
+  }
+
+  /// A copy of the store as it is now (SQLite's backup, as `sqlite3 .backup` makes one).
+  func snapshot(_ name: String) throws -> String {
+    let copy = directory.path(name).path
+    try sqlScript(store, "VACUUM INTO '\(copy)'")
+    return copy
+  }
+
+  /// A night's changes as an app or a script makes them, chosen by `random`: titles changed
+  /// with and without a Z_OPT bump, pages deleted, a tag inserted with Z_MAX raised, join rows
+  /// removed and added.
+  func change(night: Int, random: inout SplitMix) throws {
+    let first = random.next() % 40
+    try sqlScript(
+      store,
+      """
+      UPDATE ZBOOK SET ZTITLE = 'night \(night) ' || Z_PK, Z_OPT = Z_OPT + 1
+        WHERE Z_PK % 40 = \(first);
+      UPDATE ZBOOK SET ZRATING = \(night).5 WHERE Z_PK % 37 = \(random.next() % 37);
+      DELETE FROM ZPAGE WHERE Z_PK IN (SELECT Z_PK FROM ZPAGE ORDER BY Z_PK LIMIT 1 OFFSET \(random.next() % 50));
+      INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME)
+        SELECT Z_MAX + 1, Z_ENT, 1, 'tag of night \(night)' FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag';
+      UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_NAME = 'Tag';
+      DELETE FROM Z_1TAGS WHERE rowid IN (SELECT rowid FROM Z_1TAGS ORDER BY rowid LIMIT 1 OFFSET \(random.next() % 30));
+      INSERT OR IGNORE INTO Z_1TAGS SELECT MIN(Z_PK), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag') FROM ZBOOK;
+      """)
+  }
+
+  /// A small deterministic generator (SplitMix64) for the nights' choices.
+  struct SplitMix {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  /// The store restored from `archive`, as rows.
+  func restoredRows(_ archive: String, _ name: String) throws -> [String] {
+    let target = directory.path(name).path
+    _ = try RestoreService.restore(archivePath: archive, to: target)
+    return try storeRows(target)
+  }
+
+  @Test func everyNightOfAThirtyNightChainRestoresAsTheStoreWasThatNight() throws {
+    var random = SplitMix(state: 41)
+    var points: [(archive: String, copy: String)] = []
+    var written: [Int] = []
+    for night in 0..<30 {
+      if night > 0 { try change(night: night, random: &random) }
+      let result = try backup(at: Double(night) * 86_400)
+      #expect(result.kind == (night == 0 ? "full" : "incremental"), "night \(night)")
+      #expect(result.depth == (night == 0 ? nil : night))
+      written.append(result.objects.values.reduce(0, +))
+      points.append((result.archive, try snapshot("night-\(night).sqlite")))
+    }
+    for (night, point) in points.enumerated() {
+      #expect(
+        try restoredRows(point.archive, "restored-\(night).sqlite") == storeRows(point.copy),
+        "night \(night)")
+    }
+    // Each night wrote what changed (a few books, a page, a tag, a join row's owners), never
+    // the store again.
+    #expect(written[0] == 600)
+    #expect(written.dropFirst().allSatisfy { $0 > 0 && $0 < 40 }, "\(written)")
+  }
+
+  @Test func aChangeWithoutAZOptBumpAndAnInsertAndADeleteAreWhatTheArchiveHolds() throws {
+    _ = try backup(at: 0)
+    try sqlScript(
+      store,
+      """
+      UPDATE ZBOOK SET ZTITLE = 'quietly changed' WHERE Z_PK = 7;
+      DELETE FROM ZPAGE WHERE Z_PK = 12;
+      INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME)
+        SELECT Z_MAX + 1, Z_ENT, 1, 'new' FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag';
+      UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + 1 WHERE Z_NAME = 'Tag';
+      """)
+    let result = try backup(at: 60)
+    #expect(result.kind == "incremental")
+    #expect(result.objects.values.reduce(0, +) == 2)
+    // Read back by Python's plistlib from bsdtar's extraction: the ledger says the same.
+    let ledger = try Subprocess.run(
+      "sh",
+      [
+        "-c",
+        """
+        bsdtar -xOf "$1" changes.plist | python3 -c '
+        import plistlib, sys
+        d = plistlib.loads(sys.stdin.buffer.read())
+        def keys(b):
+            out, prev, v, s = [], 0, 0, 0
+            for byte in b:
+                v |= (byte & 0x7f) << s; s += 7
+                if byte < 0x80:
+                    prev += (v >> 1) ^ -(v & 1); out.append(prev); v = s = 0
+            return out
+        for field in ("written", "deleted"):
+            for name, data in sorted(d[field].items()):
+                print(field, name, keys(data))
+        print(d["kind"], sorted(d["deltas"]))'
+        """, "sh", result.archive,
+      ])
+    #expect(ledger.status == 0, "\(ledger.stderr)")
+    let tagKey = try sqlRows(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'")[0]
+    #expect(
+      ledger.stdout.split(separator: "\n").map(String.init) == [
+        "written objects/Book [7]", "written objects/Tag [\(tagKey)]",
+        "deleted objects/Page [12]",
+        "incremental ['objects/Book', 'objects/Page', 'objects/Tag']",
+      ])
+    #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(store))
+  }
+
+  @Test func aMissingParentMakesRestoreAndVerifyFailNamingItWithNothingRestored() throws {
+    let full = try backup(at: 0)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")
+    _ = try backup(at: 60)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'y' WHERE Z_PK = 4;")
+    let newest = try backup(at: 120)
+    try FileManager.default.removeItem(atPath: full.archive)
+    let target = directory.path("restored.sqlite").path
+    #expect {
+      try RestoreService.restore(archivePath: newest.archive, to: target)
+    } throws: { error in
+      let failure = error as? VaultError
+      return failure?.kind == .invalidInput
+        && failure?.description.contains(URL(fileURLWithPath: full.archive).lastPathComponent)
+          == true
+    }
+    #expect(!FileManager.default.fileExists(atPath: target))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        .filter { $0.contains("restored") }.isEmpty)
+    let report = try VerifyService.verify(archivePath: newest.archive)
+    #expect(!report.ok)
+    #expect(report.problems.contains { $0.contains("missing") })
+  }
+
+  @Test func aParentReplacedByAnotherArchiveIsRefused() throws {
+    let full = try backup(at: 0)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")
+    let child = try backup(at: 60)
+    // Another full backup of the same store, put in the parent's place.
+    let other = try backup(full: true, at: 120)
+    try FileManager.default.removeItem(atPath: full.archive)
+    try FileManager.default.moveItem(atPath: other.archive, toPath: full.archive)
+    let report = try VerifyService.verify(archivePath: child.archive)
+    #expect(!report.ok)
+    #expect(report.problems.contains { $0.contains("not the archive it was written against") })
+    #expect(throws: VaultError.self) {
+      try RestoreService.restore(
+        archivePath: child.archive, to: directory.path("r.sqlite").path)
+    }
+  }
+
+  @Test func aFullArchiveIsWrittenWhenMoreChangedThanTheLedgerCanTellApart() throws {
+    _ = try backup(at: 0)
+    try sqlScript(store, "UPDATE ZPAGE SET ZNUMBER = ZNUMBER + 1;")
+    let result = try backup(at: 60)
+    #expect(result.kind == "full")
+    #expect(result.fullBecause?.contains("objects/Page") == true)
+    #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(store))
+  }
+
+  @Test func fullEveryStartsANewChain() throws {
+    var kinds: [String] = []
+    for night in 0..<5 {
+      try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'n\(night)' WHERE Z_PK = 2;")
+      kinds.append(try backup(fullEvery: 3, at: Double(night) * 60).kind)
+    }
+    #expect(kinds == ["full", "incremental", "incremental", "full", "incremental"])
+  }
+
+  @Test func anEncryptedChainRestoresWithItsPassword() throws {
+    let file = directory.path("password").path
+    try "correct horse\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let password = PasswordSource.file(file)
+    _ = try backup(password: password, at: 0)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'secret' WHERE Z_PK = 5;")
+    let child = try backup(password: password, at: 60)
+    #expect(child.kind == "incremental")
+    var options = RestoreOptions()
+    options.password = password
+    let target = directory.path("r.sqlite").path
+    _ = try RestoreService.restore(archivePath: child.archive, to: target, options: options)
+    #expect(try storeRows(target) == storeRows(store))
+  }
+
+  @Test func pruneKeepsEveryParentAKeptPointNeeds() throws {
+    var archives: [String] = []
+    for night in 0..<4 {
+      try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'n\(night)' WHERE Z_PK = 2;")
+      archives.append(try backup(at: Double(night) * 86_400).archive)
+    }
+    var options = PruneService.Options()
+    options.policy.last = 1
+    let report = try PruneService.prune(folder: vault, options: options)
+    let kept = report.groups.flatMap(\.keep).map(\.archive)
+    #expect(Set(kept) == Set(archives.map { URL(fileURLWithPath: $0).lastPathComponent }))
+    #expect(
+      report.groups.flatMap(\.keep).first {
+        $0.archive.hasSuffix(URL(fileURLWithPath: archives[0]).lastPathComponent)
+      }?
+      .reasons == ["parent of \(URL(fileURLWithPath: archives[1]).lastPathComponent)"])
+    #expect(try restoredRows(archives[3], "r.sqlite") == storeRows(store))
+  }
+
+  @Test func listShowsEachArchivesKindParentAndDepth() throws {
+    let full = try backup(at: 0)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")
+    _ = try backup(at: 60)
+    let summaries = try ListService.list(path: vault, password: nil)
+    #expect(summaries.map(\.kind) == ["incremental", "full"])
+    #expect(summaries.map(\.depth) == [1, 0])
+    #expect(summaries[0].parent == URL(fileURLWithPath: full.archive).lastPathComponent)
+  }
+}
