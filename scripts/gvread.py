@@ -899,7 +899,9 @@ class Archive:
         root = model.root(entity)
         newer = self.superseded.get("objects/" + root, set())
         every = records_of_chunk(chunk)
-        records = [r for r in every if r.get("pk") not in newer]
+        # A newer archive that holds the hierarchy whole leaves nothing of it here.
+        whole = "objects/" + root in self.replaced
+        records = [r for r in every if not whole and r.get("pk") not in newer]
         handle = self.files.get(entity)
         if handle is None:
             handle = open(os.path.join(self.folder.name, entity + ".jsonl"), "w")

@@ -672,6 +672,8 @@ package final class ArchiveScanner: @unchecked Sendable {
   {
     for root in store.model.rootEntities.map(\.name) {
       let name = "objects/\(root)"
+      // A hierarchy written whole is every object the archive holds of it.
+      if changes.replaced.contains(name) { continue }
       let written = changes.written[name] ?? []
       let held = ledger.keys(ofRoot: root)
       if held.count != written.count || !written.allSatisfy(held.contains) {

@@ -42,8 +42,9 @@ package final class ChainScanner: ArchiveEventSource {
   /// Per link, the keys newer links wrote or deleted, by set name (`objects/ROOT`,
   /// `tables/TABLE`).
   private var superseded: [[String: KeySet]]
-  /// Per table without a key, the link whose rows of it stand.
-  private var tableOwner: [String: Int] = [:]
+  /// Per link, the sets a newer link holds whole: none of this link's records or rows of
+  /// them stand.
+  private var replacedByNewer: [Set<String>]
   private let entities: [String]
   private var nextEntity = 0
   private var begun = false
@@ -93,10 +94,8 @@ package final class ChainScanner: ArchiveEventSource {
       }
       return newer
     }
-    for index in links.indices.reversed() {
-      for name in links[index].store.changes?.replaced ?? [] where tableOwner[name] == nil {
-        tableOwner[name] = index
-      }
+    replacedByNewer = links.indices.map { index in
+      Set(links[(index + 1)...].flatMap { $0.store.changes?.replaced ?? [] })
     }
   }
 
@@ -210,10 +209,11 @@ package final class ChainScanner: ArchiveEventSource {
     var cursors: [Cursor?] = Array(repeating: nil, count: links.count)
     /// Moves link `index` to its next object that no newer link supersedes.
     func advance(_ index: Int) throws {
+      let whole = replacedByNewer[index].contains(root)
       while true {
         if var cursor = cursors[index], cursor.row < cursor.batch.count {
           let key = cursor.batch.primaryKeys[cursor.row]
-          if superseded[index][root]?.contains(key) != true { return }
+          if !whole, superseded[index][root]?.contains(key) != true { return }
           cursor.row += 1
           cursors[index] = cursor
           continue
@@ -315,14 +315,17 @@ package final class ChainScanner: ArchiveEventSource {
         case .rows(let rows, let table, let member):
           let name = "tables/\(table)"
           let kept: [[String: AttributeValue]]
-          if let column = links[0].store.changes?.tableKeys[name] {
+          if replacedByNewer[index].contains(name) {
+            kept = []
+          } else if let column = links[0].store.changes?.tableKeys[name],
             let newer = superseded[index][name]
+          {
             kept = rows.filter { row in
-              guard case .integer(let key)? = row[column], let newer else { return true }
+              guard case .integer(let key)? = row[column] else { return true }
               return !newer.contains(key)
             }
           } else {
-            kept = tableOwner[name, default: 0] == index ? rows : []
+            kept = rows
           }
           guard !kept.isEmpty else { continue }
           tables[table, default: 0] += kept.count

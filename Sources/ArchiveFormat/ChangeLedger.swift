@@ -41,7 +41,8 @@ package struct ChangeLedger: Equatable, Sendable {
 
   /// The seed every hash and sketch of the chain is keyed by.
   package let seed: UInt64
-  /// A full archive's sketches, by set name (empty in an incremental one).
+  /// A full archive's sketches, by set name; an incremental one's for the sets whose sketch
+  /// it replaces.
   package var sets: [String: ChangeSketch] = [:]
   /// An incremental archive's deltas, by set name (only the sets that changed).
   package var deltas: [String: Delta] = [:]
@@ -50,8 +51,10 @@ package struct ChangeLedger: Equatable, Sendable {
   package var written: [String: [Int64]] = [:]
   /// Keys deleted since the parent, by the same names, ascending.
   package var deleted: [String: [Int64]] = [:]
-  /// Tables without a key that an incremental archive holds whole (`tables/TABLE`), replacing
-  /// the parent's rows.
+  /// Sets an incremental archive holds whole, replacing every older archive's records or rows
+  /// of them: a table without a key that changed, and a set whose difference was too large for
+  /// its sketch to give back (`objects/ROOT`, `tables/TABLE`; for `joins/TABLE`, its owners'
+  /// hierarchy). Their sketches travel whole, in ``sets``.
   package var replaced: [String] = []
   /// The key column of each table outside the model that has one (`tables/TABLE` → its
   /// `INTEGER PRIMARY KEY`): a chain's rows of it are told apart by that column.
@@ -73,6 +76,10 @@ package struct ChangeLedger: Equatable, Sendable {
   /// ledger's deltas applied. Nil when a delta names a set `sketches` lack.
   package func applied(to sketches: [String: ChangeSketch]) -> [String: ChangeSketch]? {
     var result = sketches
+    for (name, sketch) in sets {
+      guard result[name] != nil else { return nil }
+      result[name] = sketch
+    }
     for (name, delta) in deltas {
       guard var sketch = result[name] else { return nil }
       for element in delta.removed { sketch.remove(key: element.key, hash: element.hash) }
@@ -98,7 +105,8 @@ package struct ChangeLedger: Equatable, Sendable {
       fields["written"] = .dictionary(written.mapValues { .data(Self.encode(keys: $0)) })
       fields["deleted"] = .dictionary(deleted.mapValues { .data(Self.encode(keys: $0)) })
       fields["replaced"] = .array(replaced.sorted().map(PropertyListValue.string))
-    } else {
+    }
+    if !isIncremental || !sets.isEmpty {
       fields["sets"] = .dictionary(
         sets.mapValues { ["cells": .integer(Int64($0.cellCount)), "sketch": .data($0.serialized)] })
     }
@@ -135,16 +143,14 @@ package struct ChangeLedger: Equatable, Sendable {
     self.init(seed: UInt64(bitPattern: seed), isIncremental: kind == "incremental")
     modelCache = value["modelCache"]?.stringValue
     tableKeys = (value["tableKeys"]?.dictionaryValue ?? [:]).compactMapValues(\.stringValue)
-    if !isIncremental {
-      for (name, entry) in value["sets"]?.dictionaryValue ?? [:] {
-        guard let cells = entry["cells"]?.integerValue, cells > 0, cells <= 1 << 26,
-          let bytes = entry["sketch"]?.dataValue,
-          let sketch = ChangeSketch(serialized: bytes, cells: Int(cells), seed: self.seed)
-        else { throw bad("the sketch of \(name) is damaged") }
-        sets[name] = sketch
-      }
-      return
+    for (name, entry) in value["sets"]?.dictionaryValue ?? [:] {
+      guard let cells = entry["cells"]?.integerValue, cells > 0, cells <= 1 << 26,
+        let bytes = entry["sketch"]?.dataValue,
+        let sketch = ChangeSketch(serialized: bytes, cells: Int(cells), seed: self.seed)
+      else { throw bad("the sketch of \(name) is damaged") }
+      sets[name] = sketch
     }
+    guard isIncremental else { return }
     for (name, entry) in value["deltas"]?.dictionaryValue ?? [:] {
       guard let added = Self.elements(entry["added"]), let removed = Self.elements(entry["removed"])
       else { throw bad("the delta of \(name) is damaged") }

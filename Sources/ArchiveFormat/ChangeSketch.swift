@@ -34,8 +34,12 @@ package struct ChangeSketch: Equatable, Sendable {
 
   /// The cells a full backup gives a set of `elements` elements: enough to read a difference
   /// of about a 160th of them (a night changing 0.3% of a store's objects, an update being
-  /// two elements), and at least 96 (a difference of about 60 elements).
-  package static func cells(forElements elements: Int) -> Int { max(96, elements / 128) }
+  /// two elements); for a small set, of about a fifth of it, up to a difference of about 300
+  /// elements; and never fewer than 96 (a difference of about 60). A set whose difference is
+  /// too large for its sketch is written whole (``ChangeLedger/replaced``).
+  package static func cells(forElements elements: Int) -> Int {
+    max(96, elements / 128, min(384, elements / 4))
+  }
 
   /// Adds an element.
   package mutating func insert(key: Int64, hash: UInt64) { apply(key, hash, 1) }

@@ -203,6 +203,31 @@ struct IncrementalBackupTests {
     #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(store))
   }
 
+  @Test func aSetThatChangedBeyondItsSketchIsWrittenWholeAndTheRestAsChanges() throws {
+    _ = try backup(at: 0)
+    // Every book retitled: more than the books' sketch tells apart, a third of the store.
+    try sqlScript(
+      store,
+      """
+      UPDATE ZBOOK SET ZTITLE = ZTITLE || ' (revised)', Z_OPT = Z_OPT + 1;
+      UPDATE ZPAGE SET ZNUMBER = ZNUMBER + 1 WHERE Z_PK = 2;
+      """)
+    let books = Int(try sqlRows(store, "SELECT count(*) FROM ZBOOK")[0])!
+    let result = try backup(at: 60)
+    #expect(result.kind == "incremental")
+    #expect(
+      result.objects["Book", default: 0] + result.objects["GraphicNovel", default: 0] == books)
+    #expect(result.objects["Page"] == 1)
+    #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(store))
+    // The next night builds on the rewritten set's sketch.
+    try sqlScript(
+      store, "UPDATE ZBOOK SET ZTITLE = 'again' WHERE Z_PK = (SELECT min(Z_PK) FROM ZBOOK);")
+    let next = try backup(at: 120)
+    #expect(next.kind == "incremental")
+    #expect(next.objects.values.reduce(0, +) == 1)
+    #expect(try restoredRows(next.archive, "r2.sqlite") == storeRows(store))
+  }
+
   @Test func fullEveryStartsANewChain() throws {
     var kinds: [String] = []
     for night in 0..<5 {

@@ -487,9 +487,8 @@ public enum BackupService {
       let joins = layout.joins.filter { lineage.contains($0.entity) }
       // An incremental archive holds the objects written since its parent, read by key a
       // few hundred at a time with their join rows; a full one every object, in one pass.
-      let keys = changes.map {
-        $0.written["objects/\(model.root(of: entity.name)?.name ?? entity.name)"] ?? []
-      }
+      let root = "objects/\(model.root(of: entity.name)?.name ?? entity.name)"
+      let keys = changes.flatMap { $0.replaced.contains(root) ? nil : $0.written[root] ?? [] }
       if keys?.isEmpty == true { continue }
       var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
       var columns = ColumnChunkEncoder(model: model)

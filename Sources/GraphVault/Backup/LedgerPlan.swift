@@ -42,17 +42,28 @@ struct LedgerPlan {
     }
     var ledger = ChangeLedger(seed: tip.seed, isIncremental: true)
     var changedOwners: [String: Set<Int64>] = [:]
+    // Sets whose difference the sketch cannot give back are written whole: worth it while
+    // they hold under half the store's rows, else the archive is a full one.
+    var rewritten = 0
+    var total = 0
     for set in sets {
       if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
       let parent = tip.sketches[set.name]!
       var sketch = ChangeSketch(cells: parent.cellCount, seed: tip.seed)
-      try store.forEachElement(of: set, seed: tip.seed) { sketch.insert(key: $0, hash: $1) }
+      var rows = 0
+      try store.forEachElement(of: set, seed: tip.seed) {
+        sketch.insert(key: $0, hash: $1)
+        rows += 1
+      }
+      total += rows
       guard let difference = sketch.difference(from: parent) else {
-        return .failure(
-          ChainTip.NoParent(
-            reason:
-              "more of \(set.name) changed since \(tip.parent.name) than its ledger can tell apart (\(parent.cellCount) cells)"
-          ))
+        rewritten += rows
+        ledger.sets[set.name] = sketch
+        switch set.kind {
+        case .objects, .table: ledger.replaced.append(set.name)
+        case .join(let root, _, _, _): ledger.replaced.append("objects/\(root)")
+        }
+        continue
       }
       guard !difference.added.isEmpty || !difference.removed.isEmpty else { continue }
       let delta = ChangeLedger.Delta(
@@ -79,6 +90,20 @@ struct LedgerPlan {
       case .table(nil):
         ledger.replaced.append(set.name)
       }
+    }
+    if rewritten * 2 > total {
+      return .failure(
+        ChainTip.NoParent(
+          reason:
+            "more changed since \(tip.parent.name) than its ledger can tell apart (\(ledger.replaced.sorted().joined(separator: ", "))), and those sets hold most of the store's rows"
+        ))
+    }
+    // A set written whole needs no keys; its parts are its sketch.
+    ledger.replaced = Array(Set(ledger.replaced)).sorted()
+    for name in ledger.replaced {
+      ledger.written[name] = nil
+      ledger.deleted[name] = nil
+      changedOwners[name] = nil
     }
     // An owner whose join rows changed is written whole (its record lists them), if it is
     // still there.
