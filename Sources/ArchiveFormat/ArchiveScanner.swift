@@ -296,6 +296,9 @@ package final class ArchiveScanner: @unchecked Sendable {
       try readEntityRows(path, bytes)
     case ArchiveLayout.changes:
       try readChanges(path, bytes)
+      // The last of the store's members: what comes before the objects is all here (and a
+      // chain's ledgers are read without decoding any object).
+      _ = try begin(before: path)
     default:
       try readModelCache(path, bytes)
     }

@@ -236,17 +236,21 @@ package final class ChainScanner: ArchiveEventSource {
       }
     }
     for index in links.indices { try advance(index) }
-    var pieces: [(link: Int, member: String, batch: ObjectBatch, rows: [Int])] = []
+    // The output chunk: picks of the batches at hand, each batch once in `sources`.
+    var sources: [ObjectBatch] = []
+    var sourceOf: [String: Int] = [:]
+    var picks: [(source: Int, row: Int)] = []
     var member = ""
-    var count = 0
     func flush() throws {
-      guard count > 0 else { return }
-      let parts = pieces.map {
-        $0.rows.count == $0.batch.count ? $0.batch : $0.batch.picking(rows: $0.rows)
-      }
-      guard let batch = ObjectBatch.concatenating(parts) else { return }
-      pieces = []
-      count = 0
+      guard !picks.isEmpty else { return }
+      // A batch taken whole, alone and in order, goes as it is.
+      let whole =
+        sources.count == 1 && picks.count == sources[0].count
+        && picks.enumerated().allSatisfy { $0.offset == $0.element.row }
+      let batch = whole ? sources[0] : ObjectBatch.gathering(sources, picks)
+      sources = []
+      sourceOf = [:]
+      picks = []
       try record(batch, member: member)
       pending.append(.objects(.batch(batch), member: member))
     }
@@ -262,17 +266,21 @@ package final class ChainScanner: ArchiveEventSource {
         best = index
       }
       guard let index = best, var cursor = cursors[index] else { break }
-      if count == 0 { member = cursor.member }
-      if let last = pieces.last, last.link == index, last.member == cursor.member {
-        pieces[pieces.count - 1].rows.append(cursor.row)
+      if picks.isEmpty { member = cursor.member }
+      let label = "\(index) \(cursor.member)"
+      let source: Int
+      if let known = sourceOf[label] {
+        source = known
       } else {
-        pieces.append((index, cursor.member, cursor.batch, [cursor.row]))
+        source = sources.count
+        sources.append(cursor.batch)
+        sourceOf[label] = source
       }
-      count += 1
+      picks.append((source, cursor.row))
       cursor.row += 1
       cursors[index] = cursor
       try advance(index)
-      if count >= ArchiveLayout.chunkRecords { try flush() }
+      if picks.count >= ArchiveLayout.chunkRecords { try flush() }
     }
     try flush()
   }

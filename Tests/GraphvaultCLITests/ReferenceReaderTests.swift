@@ -87,6 +87,39 @@ struct ReferenceReaderTests {
     #expect(comparison.status == 0, "\(label): \(comparison.stdout)\(comparison.stderr)")
   }
 
+  @Test("an incremental archive reads with its chain as export shows its point")
+  func incrementalChain() throws {
+    let store = path("library.sqlite")
+    #expect(try BuiltTool.run(["sample", store, "--objects", "1500", "-q"]).status == 0)
+    let folder = path("chain")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var newest = ""
+    for night in 0..<4 {
+      try sqlScript(
+        store,
+        """
+        UPDATE ZBOOK SET ZTITLE = 'night \(night)' WHERE Z_PK % 50 = \(night);
+        DELETE FROM ZPAGE WHERE Z_PK = (SELECT max(Z_PK) FROM ZPAGE);
+        DELETE FROM Z_1TAGS WHERE rowid = (SELECT min(rowid) FROM Z_1TAGS);
+        """)
+      let result = try BuiltTool.run([
+        "backup", store, "--output", folder + "/", "--incremental", "-q", "--time",
+        "2026-11-0\(night + 1)T03:00:00Z",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      newest =
+        folder + "/"
+        + (try FileManager.default.contentsOfDirectory(atPath: folder))
+        .filter { $0.hasSuffix(".gvault") }.sorted().last!
+    }
+    let exported = try export(newest, name: "chain-export.json")
+    try expectSame(newest, as: exported, "a chain of four")
+    // The chain's point is the store's state: export of the store shows the same.
+    try expectSame(newest, as: try export(store, name: "store-export.json"), "the store")
+    let verify = try Subprocess.run(Self.python, [Self.reader, "verify", newest])
+    #expect(verify.status == 0, "\(verify.stderr)")
+  }
+
   @Test(
     "every fixture store, in both formats, reads as export shows it",
     .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
@@ -95,7 +128,7 @@ struct ReferenceReaderTests {
     let store = try SharedFixtures.copyStore(fixture.store, into: directory.url).path
     let model = fixture.modelSet.map { ["--model", SharedFixtures.file($0).path] } ?? []
     let exported = try export(store, model: model, name: "export.json")
-    for format in ["1", "2"] {
+    for format in ["1", "2", "3"] {
       let archive = try backup(
         store, model + ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "\(fixture.store), format \(format)")
@@ -111,7 +144,9 @@ struct ReferenceReaderTests {
       try BuiltTool.run(["sample", store, "--objects", "1500", "--workload", workload, "-q"]).status
         == 0)
     let exported = try export(store, name: "export.json")
-    var variants: [[String]] = [["--format-version", "1"], ["--format-version", "2"]]
+    var variants: [[String]] = [
+      ["--format-version", "1"], ["--format-version", "2"], ["--format-version", "3"],
+    ]
     if workload == "library" {
       variants += ["xz", "gzip", "none"].map { ["--compression", $0] }
       variants += [["--compression", "none", "--format-version", "1"]]
@@ -166,7 +201,7 @@ struct ReferenceReaderTests {
     // The first, 1e-07, 100.0, the emoji, -0.0, {}, [] and [[[]]]; the rest stay base64.
     #expect(text.components(separatedBy: #""json":"#).count - 1 == 8, "\(text)")
     #expect(text.contains(#""x\n\"q\"""#), "\(text)")
-    for format in ["1", "2"] {
+    for format in ["1", "2", "3"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "binary JSON, format \(format)")
     }
@@ -250,7 +285,7 @@ struct ReferenceReaderTests {
       print(sorted(set(out)))
       """, [exported])
     #expect(check.stdout == "['Corner', 'Item', 'List', 'Shelf', 'Special']\n", "\(check.stdout)")
-    for format in ["1", "2"] {
+    for format in ["1", "2", "3"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "ordered, format \(format)")
     }
@@ -287,7 +322,7 @@ struct ReferenceReaderTests {
             any("inPrint" in o for o in books))
       """, [exported])
     #expect(left.stdout == "True True True\n", "\(left.stdout)\(left.stderr)")
-    for format in ["1", "2"] {
+    for format in ["1", "2", "3"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "wrong classes, format \(format)")
     }

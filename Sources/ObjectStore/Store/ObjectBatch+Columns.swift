@@ -136,9 +136,43 @@ extension ObjectBatch {
   }
 }
 
+/// The values of one output column being gathered (``ObjectBatch/gathering(_:_:)``).
+private struct ValueGatherer {
+  var integers: [Int64] = []
+  var booleans: [Bool] = []
+  var reals: [Double] = []
+  var bytes: [UInt8] = []
+  var ranges: [Range<Int>] = []
+  var records: [Int] = []
+
+  mutating func append(_ values: ObjectBatch.Values, at position: Int, record: Int) {
+    records.append(record)
+    switch values {
+    case .integers(let v): integers.append(v[position])
+    case .booleans(let v): booleans.append(v[position])
+    case .reals(let v): reals.append(v[position])
+    case .texts(let v), .blobs(let v):
+      let start = bytes.count
+      bytes.append(contentsOf: v[position])
+      ranges.append(start..<bytes.count)
+    }
+  }
+
+  /// The values gathered, of the kind of `like`.
+  func values(like: ObjectBatch.Values) -> ObjectBatch.Values {
+    switch like {
+    case .integers: .integers(integers)
+    case .booleans: .booleans(booleans)
+    case .reals: .reals(reals)
+    case .texts: .texts(ObjectBatch.Bytes(copying: bytes, ranges: ranges))
+    case .blobs: .blobs(ObjectBatch.Bytes(copying: bytes, ranges: ranges))
+    }
+  }
+}
+
 extension ObjectBatch.Values {
   /// Which of the five kinds the values are.
-  var kind: Int {
+  fileprivate var kind: Int {
     switch self {
     case .integers: 0
     case .booleans: 1
@@ -147,112 +181,111 @@ extension ObjectBatch.Values {
     case .blobs: 4
     }
   }
-
-  /// These values followed by `other`'s (of the same kind; nil otherwise).
-  func appending(_ other: Self) -> Self? {
-    switch (self, other) {
-    case (.integers(let a), .integers(let b)): .integers(a + b)
-    case (.booleans(let a), .booleans(let b)): .booleans(a + b)
-    case (.reals(let a), .reals(let b)): .reals(a + b)
-    case (.texts(let a), .texts(let b)): .texts(a.appending(b))
-    case (.blobs(let a), .blobs(let b)): .blobs(a.appending(b))
-    default: nil
-    }
-  }
-}
-
-extension ObjectBatch.Bytes {
-  /// These values followed by `other`'s, in a buffer of their own.
-  func appending(_ other: Self) -> Self {
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    ranges.reserveCapacity(self.ranges.count + other.ranges.count)
-    for part in [self, other] {
-      for index in part.ranges.indices {
-        let start = bytes.count
-        bytes.append(contentsOf: part[index])
-        ranges.append(start..<bytes.count)
-      }
-    }
-    return Self(copying: bytes, ranges: ranges)
-  }
 }
 
 extension ObjectBatch {
-  /// The objects of `batches` (all of one entity) one batch after another, as one batch: a
-  /// column of each name and kind of value that any of them has.
-  package static func concatenating(_ batches: [ObjectBatch]) -> ObjectBatch? {
-    guard let first = batches.first else { return nil }
-    guard batches.count > 1 else { return first }
-    var joined = ObjectBatch(
-      entity: first.entity, primaryKeys: batches.flatMap(\.primaryKeys),
-      versions: batches.flatMap(\.versions))
-    var offsets: [Int] = []
-    var offset = 0
-    for batch in batches {
-      offsets.append(offset)
-      offset += batch.count
+  /// The objects `picks` names (each a batch of `sources`, all of one entity, and a row of
+  /// it), in that order, as one batch, in one pass over the picks: a column for each name and
+  /// kind of value any of the batches has. How a chain of archives merges one entity's
+  /// objects by key (``ArchiveFormat/ChainScanner``).
+  package static func gathering(_ sources: [ObjectBatch], _ picks: [(source: Int, row: Int)])
+    -> ObjectBatch
+  {
+    var gathered = ObjectBatch(
+      entity: sources[picks.first?.source ?? 0].entity,
+      primaryKeys: picks.map { sources[$0.source].primaryKeys[$0.row] },
+      versions: picks.map { sources[$0.source].versions[$0.row] })
+    /// Each source's column `records` as row → position (-1 for none), made once per source
+    /// and column asked for.
+    func positions(_ records: [Int], count: Int) -> [Int32] {
+      var table = [Int32](repeating: -1, count: count)
+      for (position, record) in records.enumerated() { table[record] = Int32(position) }
+      return table
     }
-    joined.attributes = Self.joinColumns(
-      batches, offsets, \.attributes, key: { "\($0.name)/\($0.values.kind)" },
-      records: \.records,
-      make: { column, records, values in
-        Attribute(name: column.name, type: column.type, records: records, values: values)
-      }, values: \.values)
-    joined.storedColumns = Self.joinColumns(
-      batches, offsets, \.storedColumns, key: { "\($0.name)/\($0.values.kind)" },
-      records: \.records,
-      make: { column, records, values in
-        StoredColumn(name: column.name, records: records, values: values)
-      }, values: \.values)
-    var toOne: [String: (records: [Int], keys: [Int64], entities: [String])] = [:]
-    var toOneOrder: [String] = []
-    var toMany: [String: (records: [Int], rows: [[(Int64, Int64?)]])] = [:]
-    var toManyOrder: [String] = []
-    for (batch, start) in zip(batches, offsets) {
-      for column in batch.toOne {
-        if toOne[column.name] == nil { toOneOrder.append(column.name) }
-        toOne[column.name, default: ([], [], [])].records += column.records.map { $0 + start }
-        toOne[column.name]!.keys += column.keys
-        toOne[column.name]!.entities += column.entities
-      }
-      for column in batch.toMany {
-        if toMany[column.name] == nil { toManyOrder.append(column.name) }
-        toMany[column.name, default: ([], [])].records += column.records.map { $0 + start }
-        toMany[column.name]!.rows += column.rows
-      }
-    }
-    joined.toOne = toOneOrder.map {
-      ToOne(
-        name: $0, records: toOne[$0]!.records, keys: toOne[$0]!.keys, entities: toOne[$0]!.entities)
-    }
-    joined.toMany = toManyOrder.map {
-      ToMany(name: $0, records: toMany[$0]!.records, rows: toMany[$0]!.rows)
-    }
-    return joined
-  }
-
-  /// The columns of `batches` by `key`, each with its parts' records moved by the batches'
-  /// `offsets` and its values appended in order.
-  private static func joinColumns<Column>(
-    _ batches: [ObjectBatch], _ offsets: [Int], _ columns: (ObjectBatch) -> [Column],
-    key: (Column) -> String, records: (Column) -> [Int],
-    make: (Column, [Int], Values) -> Column, values: (Column) -> Values
-  ) -> [Column] {
-    var order: [String] = []
-    var found: [String: (first: Column, records: [Int], values: Values)] = [:]
-    for (batch, start) in zip(batches, offsets) {
-      for column in columns(batch) {
-        let name = key(column)
-        let moved = records(column).map { $0 + start }
-        if let held = found[name], let appended = held.values.appending(values(column)) {
-          found[name] = (held.first, held.records + moved, appended)
-        } else {
-          order.append(name)
-          found[name] = (column, moved, values(column))
+    /// Gathers the columns `columns` gives of each source, matched by `key`.
+    func gather<Column>(
+      _ columns: (ObjectBatch) -> [Column], key: (Column) -> String, records: (Column) -> [Int],
+      append: (inout ValueGatherer, Column, Int, Int) -> Void
+    ) -> [(first: Column, gathered: ValueGatherer)] {
+      var order: [String] = []
+      var outputs: [String: (first: Column, gathered: ValueGatherer)] = [:]
+      // Per source: its columns with their keys and position tables.
+      var tables: [[(key: String, column: Column, positions: [Int32])]?] = Array(
+        repeating: nil, count: sources.count)
+      for (record, pick) in picks.enumerated() {
+        if tables[pick.source] == nil {
+          let batch = sources[pick.source]
+          tables[pick.source] = columns(batch).map {
+            (key($0), $0, positions(records($0), count: batch.count))
+          }
+        }
+        for entry in tables[pick.source]! {
+          let position = Int(entry.positions[pick.row])
+          guard position >= 0 else { continue }
+          if outputs[entry.key] == nil {
+            order.append(entry.key)
+            outputs[entry.key] = (entry.column, ValueGatherer())
+          }
+          append(&outputs[entry.key]!.gathered, entry.column, position, record)
         }
       }
+      return order.map { outputs[$0]! }
     }
-    return order.map { make(found[$0]!.first, found[$0]!.records, found[$0]!.values) }
+    gathered.attributes = gather(
+      \.attributes, key: { "\($0.name)/\($0.values.kind)" }, records: \.records,
+      append: { $0.append($1.values, at: $2, record: $3) }
+    ).map {
+      Attribute(
+        name: $0.first.name, type: $0.first.type, records: $0.gathered.records,
+        values: $0.gathered.values(like: $0.first.values))
+    }
+    gathered.storedColumns = gather(
+      \.storedColumns, key: { "\($0.name)/\($0.values.kind)" }, records: \.records,
+      append: { $0.append($1.values, at: $2, record: $3) }
+    ).map {
+      StoredColumn(
+        name: $0.first.name, records: $0.gathered.records,
+        values: $0.gathered.values(like: $0.first.values))
+    }
+    var oneOrder: [String] = []
+    var ones: [String: (records: [Int], keys: [Int64], entities: [String])] = [:]
+    var manyOrder: [String] = []
+    var manies: [String: (records: [Int], rows: [[(Int64, Int64?)]])] = [:]
+    var oneTables: [[(column: ToOne, positions: [Int32])]?] = Array(
+      repeating: nil, count: sources.count)
+    var manyTables: [[(column: ToMany, positions: [Int32])]?] = Array(
+      repeating: nil, count: sources.count)
+    for (record, pick) in picks.enumerated() {
+      let batch = sources[pick.source]
+      if oneTables[pick.source] == nil {
+        oneTables[pick.source] = batch.toOne.map { ($0, positions($0.records, count: batch.count)) }
+        manyTables[pick.source] = batch.toMany.map {
+          ($0, positions($0.records, count: batch.count))
+        }
+      }
+      for (column, table) in oneTables[pick.source]! {
+        let position = Int(table[pick.row])
+        guard position >= 0 else { continue }
+        if ones[column.name] == nil { oneOrder.append(column.name) }
+        ones[column.name, default: ([], [], [])].records.append(record)
+        ones[column.name]!.keys.append(column.keys[position])
+        ones[column.name]!.entities.append(column.entities[position])
+      }
+      for (column, table) in manyTables[pick.source]! {
+        let position = Int(table[pick.row])
+        guard position >= 0 else { continue }
+        if manies[column.name] == nil { manyOrder.append(column.name) }
+        manies[column.name, default: ([], [])].records.append(record)
+        manies[column.name]!.rows.append(column.rows[position])
+      }
+    }
+    gathered.toOne = oneOrder.map {
+      ToOne(
+        name: $0, records: ones[$0]!.records, keys: ones[$0]!.keys, entities: ones[$0]!.entities)
+    }
+    gathered.toMany = manyOrder.map {
+      ToMany(name: $0, records: manies[$0]!.records, rows: manies[$0]!.rows)
+    }
+    return gathered
   }
 }

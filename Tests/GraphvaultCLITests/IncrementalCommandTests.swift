@@ -1,0 +1,120 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `graphvault backup --incremental` and the commands that read its archives, through the
+/// built binary, as a cron job and a person restoring by hand meet them.
+@Suite("Incremental backups on the command line")
+struct IncrementalCommandTests {
+  let workspace: CronWorkspace
+  let store: String
+  let folder: String
+
+  init() throws {
+    workspace = try CronWorkspace()
+    store = try workspace.sampleStore(objects: 800)
+    folder = workspace.path("nightly")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  }
+
+  /// `backup --incremental` into the folder at `time`, as JSON.
+  func backup(_ time: String, _ extra: [String] = []) throws -> [String: Any] {
+    let result = try BuiltTool.run(
+      ["backup", store, "--output", folder + "/", "--incremental", "--json", "--time", time]
+        + extra)
+    #expect(result.status == 0, "\(result.stderr)")
+    return try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+  }
+
+  @Test func aNightlyIncrementalRestoresVerifiesAndListsAsAFullArchiveDoes() throws {
+    let full = try backup("2026-11-01T03:00:00Z")
+    #expect(full["kind"] as? String == "full")
+    #expect((full["fullBecause"] as? String)?.contains("no archive of this store") == true)
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'changed' WHERE Z_PK = 4;")
+    let night = try backup("2026-11-02T03:00:00Z")
+    #expect(night["kind"] as? String == "incremental")
+    #expect(night["depth"] as? Int == 1)
+    let fullName = URL(fileURLWithPath: full["archive"] as! String).lastPathComponent
+    #expect(night["parent"] as? String == fullName)
+    let archive = night["archive"] as! String
+    // Private, as every archive.
+    let mode = try FileManager.default.attributesOfItem(atPath: archive)[.posixPermissions]
+    #expect(mode as? Int == 0o600)
+
+    #expect(try BuiltTool.run(["verify", archive]).status == 0)
+    let restored = workspace.path("Restored.sqlite")
+    let restore = try BuiltTool.run(["restore", archive, "--to", restored])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(try storeRows(restored) == storeRows(store))
+
+    let list = try BuiltTool.run(["list", folder])
+    let lines = list.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2)
+    #expect(lines[0].contains("  incr+1  ") && lines[1].contains("  full  "), "\(lines)")
+    let one = try BuiltTool.run(["list", archive])
+    #expect(one.stdout.contains("its parent is \(fullName)"))
+  }
+
+  @Test func aMissingParentExits65NamingItAndRestoresNothing() throws {
+    let full = try backup("2026-11-01T03:00:00Z")
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'changed' WHERE Z_PK = 4;")
+    let night = try backup("2026-11-02T03:00:00Z")
+    try FileManager.default.removeItem(atPath: full["archive"] as! String)
+    let restored = workspace.path("Restored.sqlite")
+    let restore = try BuiltTool.run(["restore", night["archive"] as! String, "--to", restored])
+    #expect(restore.status == 65)
+    let fullName = URL(fileURLWithPath: full["archive"] as! String).lastPathComponent
+    #expect(restore.stderr.contains(fullName) && restore.stderr.contains("missing"))
+    #expect(!FileManager.default.fileExists(atPath: restored))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: workspace.directory.url.path)
+        .filter { $0.contains("Restored") }.isEmpty)
+    #expect(try BuiltTool.run(["verify", night["archive"] as! String]).status == 65)
+  }
+
+  @Test func incrementalOptionsThatCannotWorkAreUsageErrors() throws {
+    let stream = try BuiltTool.run(["backup", store, "--output", "-", "--incremental"])
+    #expect(stream.status == 64)
+    #expect(stream.stderr.contains("standard output"))
+    let every = try BuiltTool.run(["backup", store, "--output", folder, "--full-every", "7"])
+    #expect(every.status == 64)
+    let old = try BuiltTool.run([
+      "backup", store, "--output", folder, "--incremental", "--format-version", "2",
+    ])
+    #expect(old.status == 64)
+    #expect(old.stderr.contains("format 3"))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+        !$0.hasPrefix(".")
+      }.isEmpty)
+  }
+
+  @Test(.enabled(if: MotoServer.isAvailable, MotoServer.skipNote))
+  func aChainInABucketRestoresAndPruneKeepsItsParents() throws {
+    let moto = try MotoServer()
+    try moto.createBucket("backups")
+    let env = moto.environment()
+    let prefix = "s3://backups/app/"
+    var archives: [String] = []
+    for night in 1...3 {
+      try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'night \(night)' WHERE Z_PK = 4;")
+      let result = try BuiltTool.run(
+        [
+          "backup", store, "--output", prefix, "--incremental", "-q", "--time",
+          "2026-11-0\(night)T03:00:00Z",
+        ], environment: env)
+      #expect(result.status == 0, "\(result.stderr)")
+      archives.append(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    let restored = workspace.path("FromBucket.sqlite")
+    let restore = try BuiltTool.run(
+      ["restore", archives[2], "--to", restored], environment: env)
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(try storeRows(restored) == storeRows(store))
+    let prune = try BuiltTool.run(
+      ["prune", prefix, "--keep-last", "1", "--json"], environment: env)
+    #expect(prune.status == 0, "\(prune.stderr)")
+    #expect(try moto.keys("backups").filter { $0.hasSuffix(".gvault") }.count == 3)
+  }
+}
