@@ -37,6 +37,9 @@ package final class ChainScanner: ArchiveEventSource {
 
   private let links: [Link]
   private let collecting: Int?
+  /// Whether each entity's objects come in ascending key order, as in one archive (a
+  /// comparison needs it), or archive after archive (a restore does not).
+  private let ordered: Bool
   private var heads: [ArchiveScanner.Event?]
   private var ended: [Bool]
   /// Per link, the keys newer links wrote or deleted, by set name (`objects/ROOT`,
@@ -70,9 +73,13 @@ package final class ChainScanner: ArchiveEventSource {
 
   /// The chain of `links`, the full archive first and each next one the child of the one
   /// before; problems are kept (at most `collectingProblems`) rather than thrown when given.
-  package init(links: [Link], collectingProblems: Int? = nil) {
+  /// When `ordered`, each entity's objects are merged into ascending key order; else they come
+  /// archive by archive, each archive's chunks without what newer ones supersede (faster: a
+  /// chunk nothing supersedes goes as it is).
+  package init(links: [Link], collectingProblems: Int? = nil, ordered: Bool = true) {
     precondition(!links.isEmpty)
     self.links = links
+    self.ordered = ordered
     collecting = collectingProblems
     heads = Array(repeating: nil, count: links.count)
     ended = Array(repeating: false, count: links.count)
@@ -138,7 +145,7 @@ package final class ChainScanner: ArchiveEventSource {
     }
     while pending.isEmpty && !finished {
       if nextEntity < entities.count {
-        try merge(entities[nextEntity])
+        if ordered { try merge(entities[nextEntity]) } else { try gather(entities[nextEntity]) }
         nextEntity += 1
       } else {
         try rest()
@@ -201,6 +208,46 @@ package final class ChainScanner: ArchiveEventSource {
     var batch: ObjectBatch
     var member: String
     var row = 0
+  }
+
+  /// Emits `entity`'s objects from every link, archive by archive, without what newer links
+  /// supersede.
+  private func gather(_ entity: String) throws {
+    let root = "objects/\(store!.model.root(of: entity)?.name ?? entity)"
+    for index in links.indices {
+      let whole = replacedByNewer[index].contains(root)
+      let newer = superseded[index][root]
+      while true {
+        if case .begin? = try peek(index) {
+          heads[index] = nil
+          continue
+        }
+        guard case .objects(let chunk, let member)? = try peek(index),
+          ArchiveLayout.entity(ofObjectsMember: member) == entity
+        else { break }
+        heads[index] = nil
+        guard case .batch(let batch) = chunk else {
+          try problem(
+            "\(links[index].name): \(member)", "a chain's archives hold their objects by column")
+          continue
+        }
+        if whole { continue }
+        let kept =
+          newer.map { newer in
+            batch.primaryKeys.indices.filter { !newer.contains(batch.primaryKeys[$0]) }
+          }
+        let part: ObjectBatch
+        if let kept, kept.count < batch.count {
+          guard !kept.isEmpty else { continue }
+          part = batch.picking(rows: kept)
+        } else {
+          part = batch
+        }
+        let name = "\(links[index].name): \(member)"
+        try record(part, member: name)
+        pending.append(.objects(.batch(part), member: member))
+      }
+    }
   }
 
   /// Emits `entity`'s objects from every link, merged by key.
@@ -288,7 +335,7 @@ package final class ChainScanner: ArchiveEventSource {
   /// Counts a merged batch and records its keys and references for the checks at the end.
   private func record(_ batch: ObjectBatch, member: String) throws {
     objects[batch.entity, default: 0] += batch.count
-    if let problem = ledger.add(keys: batch.primaryKeys, of: batch.entity) {
+    if let problem = ledger.add(keys: batch.primaryKeys, of: batch.entity, ascending: ordered) {
       try self.problem(member, problem)
     }
     let relationships = store!.model.relationships(of: batch.entity)

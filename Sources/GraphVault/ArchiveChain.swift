@@ -16,12 +16,14 @@ struct ArchiveChain {
   static let longestChain = 10_000
 
   /// Opens the archive at `path` and, when it is incremental, its parents, each read up to its
-  /// objects, with the password from `password`.
+  /// objects, with the password from `password`. A chain gives each entity's objects in
+  /// ascending key order when `ordered` (a comparison needs it), else archive by archive.
   /// - Throws: ``VaultError``: 65 when a parent is missing (naming it) or the chain is not
   ///   one; what opening an archive throws.
   static func open(
     _ path: String, password: PasswordSource?, allowingUnencrypted: Bool,
-    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options()
+    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options(),
+    ordered: Bool = false
   ) throws -> ArchiveChain {
     let newest = ArchiveScanner(
       stream: try ArchiveAccess.members(
@@ -74,7 +76,8 @@ struct ArchiveChain {
     }
     return ArchiveChain(
       source: ChainScanner(
-        links: links.reversed(), collectingProblems: options.collectingProblems),
+        links: links.reversed(), collectingProblems: options.collectingProblems,
+        ordered: ordered),
       scans: scans.reversed())
   }
 

@@ -245,6 +245,31 @@ public final class Statement {
     return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
   }
 
+  /// Feeds the current row's columns from `first` on into `hasher`, each with its storage
+  /// class (``RowHasher``), reading each value once.
+  public func hashColumns(from first: Int, into hasher: inout RowHasher) {
+    for index in first..<columnCount {
+      let value = sqlite3_column_value(handle, Int32(index))
+      switch sqlite3_value_type(value) {
+      case SQLITE_INTEGER: hasher.add(integer: sqlite3_value_int64(value))
+      case SQLITE_FLOAT: hasher.add(real: sqlite3_value_double(value))
+      case SQLITE_TEXT:
+        let pointer = sqlite3_value_text(value)
+        let count = Int(sqlite3_value_bytes(value))
+        hasher.add(
+          bytes: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count),
+          isText: true)
+      case SQLITE_BLOB:
+        let pointer = sqlite3_value_blob(value)
+        let count = Int(sqlite3_value_bytes(value))
+        hasher.add(
+          bytes: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count),
+          isText: false)
+      default: hasher.addNull()
+      }
+    }
+  }
+
   /// The current row's column `index` as a typed value, in its own storage class.
   public func value(at index: Int) -> SQLiteValue {
     switch storageType(at: index) {

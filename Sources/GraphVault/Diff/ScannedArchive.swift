@@ -33,8 +33,9 @@ final class ScannedArchive {
     self.path = path
     self.meter = meter
     try ArchiveAccess.requireInput(path)
+    // Two sides are compared entity by entity in key order.
     let chain = try ArchiveChain.open(
-      path, password: password, allowingUnencrypted: allowingUnencrypted)
+      path, password: password, allowingUnencrypted: allowingUnencrypted, ordered: true)
     self.chain = chain
     let scanner = chain.source
     // A few chunks ahead: the two sides' chunk boundaries fall at different objects.

@@ -100,7 +100,7 @@ extension CoreDataStore {
       let columns = statement.columnCount
       while try statement.step() {
         hasher.add(integer: Int64(columns))
-        for index in 0..<columns { Self.feed(statement, index, into: &hasher) }
+        statement.hashColumns(from: 0, into: &hasher)
       }
       try body(0, hasher.value)
     case .join(_, let source, let destination, let order):
@@ -118,8 +118,7 @@ extension CoreDataStore {
           owner = source
           hasher = RowHasher(seed: seed)
         }
-        Self.feed(statement, 1, into: &hasher)
-        Self.feed(statement, 2, into: &hasher)
+        statement.hashColumns(from: 1, into: &hasher)
       }
       if let owner { try body(owner, hasher.value) }
     }
@@ -133,22 +132,10 @@ extension CoreDataStore {
     let statement = try database.prepare(sql)
     try statement.bind(bound)
     defer { statement.reset() }
-    let columns = statement.columnCount
     while try statement.step() {
       var hasher = RowHasher(seed: seed)
-      for index in 1..<columns { Self.feed(statement, index, into: &hasher) }
+      statement.hashColumns(from: 1, into: &hasher)
       try body(statement.int64(at: 0), hasher.value)
-    }
-  }
-
-  @inline(__always)
-  private static func feed(_ statement: Statement, _ index: Int, into hasher: inout RowHasher) {
-    switch statement.storageType(at: index) {
-    case .null: hasher.addNull()
-    case .integer: hasher.add(integer: statement.int64(at: index))
-    case .real: hasher.add(real: statement.double(at: index))
-    case .text: statement.withBlob(at: index) { hasher.add(bytes: $0, isText: true) }
-    case .blob: statement.withBlob(at: index) { hasher.add(bytes: $0, isText: false) }
     }
   }
 }

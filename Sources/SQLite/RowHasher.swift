@@ -1,6 +1,6 @@
 /// A seeded 64-bit hash of stored values, the same on every machine: what an incremental backup
 /// compares to find the rows that changed since its parent
-/// (``CoreDataStore/forEachElement(of:seed:_:)``).
+/// (`CoreDataStore.forEachElement(of:seed:keys:_:)`).
 ///
 /// Each value is fed with its storage class, so `1`, `1.0`, `'1'` and `X'31'` differ, as they
 /// do to SQLite. The mixing step is the folded 128-bit product (the high half XOR the low
@@ -15,7 +15,7 @@ public struct RowHasher: Sendable {
   public init(seed: UInt64) { state = seed ^ 0x243F_6A88_85A3_08D3 }
 
   /// The state after `word`.
-  @inline(__always) mutating func mix(_ word: UInt64) {
+  @inline(__always) public mutating func mix(_ word: UInt64) {
     let (high, low) = (state ^ word ^ 0xA409_3822_299F_31D0).multipliedFullWidth(
       by: 0x9E37_79B9_7F4A_7C15)
     state = high ^ low
