@@ -145,8 +145,7 @@ package final class ChainScanner: ArchiveEventSource {
     }
     while pending.isEmpty && !finished {
       if nextEntity < entities.count {
-        if ordered { try merge(entities[nextEntity]) } else { try gather(entities[nextEntity]) }
-        nextEntity += 1
+        try step()
       } else {
         try rest()
       }
@@ -210,109 +209,118 @@ package final class ChainScanner: ArchiveEventSource {
     var row = 0
   }
 
-  /// Emits `entity`'s objects from every link, archive by archive, without what newer links
-  /// supersede.
-  private func gather(_ entity: String) throws {
-    let root = "objects/\(store!.model.root(of: entity)?.name ?? entity)"
-    for index in links.indices {
-      let whole = replacedByNewer[index].contains(root)
-      let newer = superseded[index][root]
-      while true {
-        if case .begin? = try peek(index) {
-          heads[index] = nil
-          continue
-        }
-        guard case .objects(let chunk, let member)? = try peek(index),
-          ArchiveLayout.entity(ofObjectsMember: member) == entity
-        else { break }
-        heads[index] = nil
-        guard case .batch(let batch) = chunk else {
-          try problem(
-            "\(links[index].name): \(member)", "a chain's archives hold their objects by column")
-          continue
-        }
-        if whole { continue }
-        let kept =
-          newer.map { newer in
-            batch.primaryKeys.indices.filter { !newer.contains(batch.primaryKeys[$0]) }
-          }
-        let part: ObjectBatch
-        if let kept, kept.count < batch.count {
-          guard !kept.isEmpty else { continue }
-          part = batch.picking(rows: kept)
-        } else {
-          part = batch
-        }
-        let name = "\(links[index].name): \(member)"
-        try record(part, member: name)
-        pending.append(.objects(.batch(part), member: member))
-      }
+  /// The link whose rows are being read, after the objects.
+  private var restLink = 0
+  /// Where the objects stand between two calls: the link being gathered from, or the merge's
+  /// cursors (nil before an entity's merge begins).
+  private var gatherLink = 0
+  private var cursors: [Cursor?]?
+
+  /// Gives the next chunk of the current entity's objects (`pending`), or moves on to the next
+  /// entity: one chunk at a time, so that the sink works on one while the next is read.
+  private func step() throws {
+    let entity = entities[nextEntity]
+    let more = ordered ? try mergeChunk(entity) : try gatherChunk(entity)
+    if !more {
+      nextEntity += 1
+      gatherLink = 0
+      cursors = nil
     }
   }
 
-  /// Emits `entity`'s objects from every link, merged by key.
-  private func merge(_ entity: String) throws {
-    let root = "objects/\(store!.model.root(of: entity)?.name ?? entity)"
-    var cursors: [Cursor?] = Array(repeating: nil, count: links.count)
-    /// Moves link `index` to its next object that no newer link supersedes.
-    func advance(_ index: Int) throws {
-      let whole = replacedByNewer[index].contains(root)
-      while true {
-        if var cursor = cursors[index], cursor.row < cursor.batch.count {
-          let key = cursor.batch.primaryKeys[cursor.row]
-          if !whole, superseded[index][root]?.contains(key) != true { return }
-          cursor.row += 1
-          cursors[index] = cursor
-          continue
-        }
-        cursors[index] = nil
-        if case .begin? = try peek(index) {
-          heads[index] = nil
-          continue
-        }
-        guard case .objects(let chunk, let member)? = try peek(index),
-          ArchiveLayout.entity(ofObjectsMember: member) == entity
-        else { return }
+  /// The root set name of `entity`'s hierarchy.
+  private func rootSet(_ entity: String) -> String {
+    "objects/\(store!.model.root(of: entity)?.name ?? entity)"
+  }
+
+  /// The next chunk of `entity` of link `index`, nil once it has no more.
+  private func nextChunk(of entity: String, from index: Int) throws -> (
+    batch: ObjectBatch, member: String
+  )? {
+    while true {
+      if case .begin? = try peek(index) {
         heads[index] = nil
-        guard case .batch(let batch) = chunk else {
-          try problem(
-            "\(links[index].name): \(member)", "a chain's archives hold their objects by column")
-          continue
-        }
-        cursors[index] = Cursor(batch: batch, member: member)
+        continue
       }
+      guard case .objects(let chunk, let member)? = try peek(index),
+        ArchiveLayout.entity(ofObjectsMember: member) == entity
+      else { return nil }
+      heads[index] = nil
+      guard case .batch(let batch) = chunk else {
+        try problem(
+          "\(links[index].name): \(member)", "a chain's archives hold their objects by column")
+        continue
+      }
+      return (batch, member)
     }
-    for index in links.indices { try advance(index) }
+  }
+
+  /// Gives one chunk of `entity`, archive after archive, without what newer links supersede
+  /// (a chunk nothing supersedes as it is); false once every link's are given.
+  private func gatherChunk(_ entity: String) throws -> Bool {
+    let root = rootSet(entity)
+    while gatherLink < links.count {
+      let index = gatherLink
+      guard let (batch, member) = try nextChunk(of: entity, from: index) else {
+        gatherLink += 1
+        continue
+      }
+      if replacedByNewer[index].contains(root) { continue }
+      var part = batch
+      if let newer = superseded[index][root] {
+        let kept = batch.primaryKeys.indices.filter { !newer.contains(batch.primaryKeys[$0]) }
+        guard !kept.isEmpty else { continue }
+        if kept.count < batch.count { part = batch.picking(rows: kept) }
+      }
+      try record(part, member: "\(links[index].name): \(member)")
+      pending.append(.objects(.batch(part), member: member))
+      return true
+    }
+    return false
+  }
+
+  /// Moves link `index`'s cursor to its next object of `entity` that no newer link supersedes.
+  private func advance(_ index: Int, _ entity: String) throws {
+    let root = rootSet(entity)
+    let whole = replacedByNewer[index].contains(root)
+    while true {
+      if var cursor = cursors![index], cursor.row < cursor.batch.count {
+        let key = cursor.batch.primaryKeys[cursor.row]
+        if !whole, superseded[index][root]?.contains(key) != true { return }
+        cursor.row += 1
+        cursors![index] = cursor
+        continue
+      }
+      cursors![index] = nil
+      guard let (batch, member) = try nextChunk(of: entity, from: index) else { return }
+      cursors![index] = Cursor(batch: batch, member: member)
+    }
+  }
+
+  /// Gives one chunk of `entity`'s objects merged by key across the links, newest first;
+  /// false once none is left.
+  private func mergeChunk(_ entity: String) throws -> Bool {
+    if cursors == nil {
+      cursors = Array(repeating: nil, count: links.count)
+      for index in links.indices { try advance(index, entity) }
+    }
     // The output chunk: picks of the batches at hand, each batch once in `sources`.
     var sources: [ObjectBatch] = []
     var sourceOf: [String: Int] = [:]
     var picks: [(source: Int, row: Int)] = []
     var member = ""
-    func flush() throws {
-      guard !picks.isEmpty else { return }
-      // A batch taken whole, alone and in order, goes as it is.
-      let whole =
-        sources.count == 1 && picks.count == sources[0].count
-        && picks.enumerated().allSatisfy { $0.offset == $0.element.row }
-      let batch = whole ? sources[0] : ObjectBatch.gathering(sources, picks)
-      sources = []
-      sourceOf = [:]
-      picks = []
-      try record(batch, member: member)
-      pending.append(.objects(.batch(batch), member: member))
-    }
-    while true {
+    while picks.count < ArchiveLayout.chunkRecords {
       var best: Int?
       for index in links.indices {
-        guard let cursor = cursors[index] else { continue }
-        if let chosen = best, let other = cursors[chosen],
+        guard let cursor = cursors![index] else { continue }
+        if let chosen = best, let other = cursors![chosen],
           other.batch.primaryKeys[other.row] <= cursor.batch.primaryKeys[cursor.row]
         {
           continue
         }
         best = index
       }
-      guard let index = best, var cursor = cursors[index] else { break }
+      guard let index = best, var cursor = cursors![index] else { break }
       if picks.isEmpty { member = cursor.member }
       let label = "\(index) \(cursor.member)"
       let source: Int
@@ -325,11 +333,18 @@ package final class ChainScanner: ArchiveEventSource {
       }
       picks.append((source, cursor.row))
       cursor.row += 1
-      cursors[index] = cursor
-      try advance(index)
-      if picks.count >= ArchiveLayout.chunkRecords { try flush() }
+      cursors![index] = cursor
+      try advance(index, entity)
     }
-    try flush()
+    guard !picks.isEmpty else { return false }
+    // A batch taken whole, alone and in order, goes as it is.
+    let whole =
+      sources.count == 1 && picks.count == sources[0].count
+      && picks.enumerated().allSatisfy { $0.offset == $0.element.row }
+    let batch = whole ? sources[0] : ObjectBatch.gathering(sources, picks)
+    try record(batch, member: member)
+    pending.append(.objects(.batch(batch), member: member))
+    return true
   }
 
   /// Counts a merged batch and records its keys and references for the checks at the end.
@@ -364,33 +379,38 @@ package final class ChainScanner: ArchiveEventSource {
   /// Emits every link's rows of tables outside the model that no newer link supersedes, then
   /// reads every link to its end and checks the chain.
   private func rest() throws {
-    for index in links.indices {
-      while let event = try take(index) {
-        switch event {
-        case .rows(let rows, let table, let member):
-          let name = "tables/\(table)"
-          let kept: [[String: AttributeValue]]
-          if replacedByNewer[index].contains(name) {
-            kept = []
-          } else if let column = links[0].store.changes?.tableKeys[name],
-            let newer = superseded[index][name]
-          {
-            kept = rows.filter { row in
-              guard case .integer(let key)? = row[column] else { return true }
-              return !newer.contains(key)
-            }
-          } else {
-            kept = rows
+    // One event at a time, as the objects: a table's rows go while the next are read.
+    while restLink < links.count {
+      let index = restLink
+      guard let event = try take(index) else {
+        restLink += 1
+        continue
+      }
+      switch event {
+      case .rows(let rows, let table, let member):
+        let name = "tables/\(table)"
+        let kept: [[String: AttributeValue]]
+        if replacedByNewer[index].contains(name) {
+          kept = []
+        } else if let column = links[0].store.changes?.tableKeys[name],
+          let newer = superseded[index][name]
+        {
+          kept = rows.filter { row in
+            guard case .integer(let key)? = row[column] else { return true }
+            return !newer.contains(key)
           }
-          guard !kept.isEmpty else { continue }
-          tables[table, default: 0] += kept.count
-          pending.append(.rows(kept, table: table, member: "\(links[index].name): \(member)"))
-        case .objects(_, let member):
-          try problem(
-            "\(links[index].name): \(member)",
-            "the objects are out of the model's entity order")
-        case .begin: continue
+        } else {
+          kept = rows
         }
+        guard !kept.isEmpty else { continue }
+        tables[table, default: 0] += kept.count
+        pending.append(.rows(kept, table: table, member: "\(links[index].name): \(member)"))
+        return
+      case .objects(_, let member):
+        try problem(
+          "\(links[index].name): \(member)",
+          "the objects are out of the model's entity order")
+      case .begin: continue
       }
     }
     finished = true
