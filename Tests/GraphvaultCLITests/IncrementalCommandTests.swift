@@ -101,7 +101,7 @@ struct IncrementalCommandTests {
       try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'night \(night)' WHERE Z_PK = 4;")
       let result = try BuiltTool.run(
         [
-          "backup", store, "--output", prefix, "--incremental", "-q", "--time",
+          "backup", store, "--output", prefix, "--incremental", "--time",
           "2026-11-0\(night)T03:00:00Z",
         ], environment: env)
       #expect(result.status == 0, "\(result.stderr)")
