@@ -736,15 +736,8 @@ package final class ArchiveScanner: @unchecked Sendable {
     for (entity, unresolved) in ledger.unresolvedReferences() {
       try problem("objects/\(entity)", unresolved)
     }
-    for (root, highest) in ledger.highestKeys.sorted(by: { $0.key < $1.key }) {
-      let number = store.layout.entityNumbers[root]
-      let maximum = store.entityRows.first { $0.number == number }?.maxPrimaryKey ?? 0
-      if maximum < highest {
-        try problem(
-          ArchiveLayout.storePrimaryKeys,
-          "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
-        )
-      }
+    for problem in ledger.keysAboveMaximum(in: store) {
+      try self.problem(ArchiveLayout.storePrimaryKeys, problem)
     }
     // Core Data numbers the rows of its history tables (ACHANGE, ATRANSACTION, …) from the
     // Z_PRIMARYKEY row named after the table without its "A" (CHANGE, TRANSACTION, …).

@@ -432,15 +432,8 @@ package final class ChainScanner: ArchiveEventSource {
     for (entity, unresolved) in ledger.unresolvedReferences() {
       try problem("objects/\(entity)", unresolved)
     }
-    for (root, highest) in ledger.highestKeys.sorted(by: { $0.key < $1.key }) {
-      let number = store.layout.entityNumbers[root]
-      let maximum = store.entityRows.first { $0.number == number }?.maxPrimaryKey ?? 0
-      if maximum < highest {
-        try problem(
-          ArchiveLayout.storePrimaryKeys,
-          "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
-        )
-      }
+    for problem in ledger.keysAboveMaximum(in: store) {
+      try self.problem(ArchiveLayout.storePrimaryKeys, problem)
     }
   }
 }

@@ -84,6 +84,18 @@ package struct KeyLedger {
   /// The keys held of the hierarchy whose root is `root`.
   package func keys(ofRoot root: String) -> KeySet { hierarchies[root]?.keys ?? KeySet() }
 
+  /// Each hierarchy whose highest key is above its `Z_MAX` in `store`'s `Z_PRIMARYKEY` rows,
+  /// said as a problem of that member (the app's next insert would reuse a key).
+  package func keysAboveMaximum(in store: ArchivedStore) -> [String] {
+    highestKeys.sorted(by: { $0.key < $1.key }).compactMap { root, highest in
+      let number = store.layout.entityNumbers[root]
+      let maximum = store.entityRows.first { $0.number == number }?.maxPrimaryKey ?? 0
+      guard maximum < highest else { return nil }
+      return
+        "Z_MAX of \(root) is \(maximum), below its highest key p\(highest): the app's next insert would reuse a key"
+    }
+  }
+
   /// The highest key of each hierarchy that has objects.
   package var highestKeys: [String: Int64] { hierarchies.mapValues(\.highest) }
 

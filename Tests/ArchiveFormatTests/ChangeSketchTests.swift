@@ -1,3 +1,4 @@
+import ObjectStore
 import Testing
 
 @testable import ArchiveFormat
@@ -6,18 +7,6 @@ import Testing
 /// exactly their difference, and it says so when it cannot.
 @Suite("Change sketches")
 struct ChangeSketchTests {
-  /// A deterministic stream of 64-bit values.
-  struct Values {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   struct Element: Hashable {
     let key: Int64
     let hash: UInt64
@@ -26,7 +15,7 @@ struct ChangeSketchTests {
   /// `elements` elements with keys 1, 2, …; then `changes` of them changed, deleted or
   /// inserted, as a night's work does.
   static func sets(elements: Int, changes: Int, seed: UInt64) -> (Set<Element>, Set<Element>) {
-    var values = Values(state: seed)
+    var values = SplitMix64(seed: seed)
     let before = Set((1...Int64(elements)).map { Element(key: $0, hash: values.next()) })
     var after = Dictionary(uniqueKeysWithValues: before.map { ($0.key, $0.hash) })
     for change in 0..<changes {

@@ -2,6 +2,7 @@ import ArchiveStorage
 import Foundation
 import GraphVault
 import LibArchive
+import ObjectStore
 import PropertyList
 import TestSupport
 import Testing
@@ -46,7 +47,7 @@ struct IncrementalBackupTests {
   /// A night's changes as an app or a script makes them, chosen by `random`: titles changed
   /// with and without a Z_OPT bump, pages deleted, a tag inserted with Z_MAX raised, join rows
   /// removed and added.
-  func change(night: Int, random: inout SplitMix) throws {
+  func change(night: Int, random: inout SplitMix64) throws {
     let first = random.next() % 40
     try sqlScript(
       store,
@@ -63,18 +64,6 @@ struct IncrementalBackupTests {
       """)
   }
 
-  /// A small deterministic generator (SplitMix64) for the nights' choices.
-  struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// The store restored from `archive`, as rows.
   func restoredRows(_ archive: String, _ name: String) throws -> [String] {
     let target = directory.path(name).path
@@ -83,7 +72,7 @@ struct IncrementalBackupTests {
   }
 
   @Test func everyNightOfAThirtyNightChainRestoresAsTheStoreWasThatNight() throws {
-    var random = SplitMix(state: 41)
+    var random = SplitMix64(seed: 41)
     var points: [(archive: String, copy: String)] = []
     var written: [Int] = []
     for night in 0..<30 {

@@ -61,11 +61,8 @@ extension CoreDataStore {
       try forEachElement(of: set, seed: seed, filter: nil, body)
       return
     }
-    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
-      try forEachElement(
-        of: set, seed: seed,
-        filter: Array(keys[start..<min(keys.count, start + Self.keysPerQuery)]),
-        body)
+    for part in Self.parts(of: keys) {
+      try forEachElement(of: set, seed: seed, filter: Array(part), body)
       if case .table(nil) = set.kind { return }
     }
   }
@@ -77,7 +74,7 @@ extension CoreDataStore {
     func filter(_ column: String) -> String {
       guard let keys else { return "" }
       return
-        " WHERE \(column) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+        " WHERE \(column) IN (\(CoreDataStore.placeholders(keys.count)))"
     }
     let bound = keys?.map { SQLiteValue.integer($0) } ?? []
     switch set.kind {

@@ -125,13 +125,10 @@ extension CoreDataStore {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
-    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
-      let part = keys[start..<min(keys.count, start + Self.keysPerQuery)]
+    for part in Self.parts(of: keys) {
       let reader = try TableReader(
         table: table, layout: layout, database: database,
-        filter:
-          "Z_ENT = ? AND Z_PK IN (\(Array(repeating: "?", count: part.count).joined(separator: ", ")))"
-      )
+        filter: "Z_ENT = ? AND Z_PK IN (\(Self.placeholders(part.count)))")
       try reader.bind([.integer(Int64(number))] + part.map { .integer($0) })
       try reader.readObjectRows(body)
     }
@@ -140,16 +137,27 @@ extension CoreDataStore {
   /// How many keys one query binds (SQLite allows 32,766 parameters).
   public static let keysPerQuery = 500
 
+  /// `keys` in parts of at most ``keysPerQuery``.
+  static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
+    stride(from: 0, to: keys.count, by: keysPerQuery).map {
+      keys[$0..<min(keys.count, $0 + keysPerQuery)]
+    }
+  }
+
+  /// `?, ?, …`: `count` parameters.
+  static func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+  }
+
   /// Streams the rows of `table` (outside the model) whose `keyColumn` is among `keys`, in
   /// key order, as ``forEachRow(in:_:)`` gives them.
   public func forEachRow(
     in table: String, keyColumn: String, keys: [Int64],
     _ body: ([String: AttributeValue]) throws -> Void
   ) throws {
-    for start in stride(from: 0, to: keys.count, by: Self.keysPerQuery) {
-      let part = keys[start..<min(keys.count, start + Self.keysPerQuery)]
+    for part in Self.parts(of: keys) {
       let statement = try database.prepare(
-        "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(Array(repeating: "?", count: part.count).joined(separator: ", "))) ORDER BY \(keyColumn)"
+        "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(CoreDataStore.placeholders(part.count))) ORDER BY \(keyColumn)"
       )
       try statement.bind(part.map { .integer($0) })
       let names = statement.columnNames
@@ -217,7 +225,7 @@ public final class JoinCursor {
   init(join: StoreLayout.Join, database: Database, owners: [Int64]? = nil) throws {
     hasOrder = join.orderColumn != nil
     let filter = owners.map {
-      " WHERE \(join.sourceColumn) IN (\(Array(repeating: "?", count: $0.count).joined(separator: ", ")))"
+      " WHERE \(join.sourceColumn) IN (\(CoreDataStore.placeholders($0.count)))"
     }
     statement = try database.prepare(
       "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(filter ?? "") ORDER BY 1, 2"
