@@ -88,10 +88,12 @@ struct IncrementalBackupTests {
         try restoredRows(point.archive, "restored-\(night).sqlite") == storeRows(point.copy),
         "night \(night)")
     }
-    // Each night wrote what changed (a few books, a page, a tag, a join row's owners), never
-    // the store again.
     #expect(written[0] == 600)
-    #expect(written.dropFirst().allSatisfy { $0 > 0 && $0 < 40 }, "\(written)")
+    // Each night wrote what changed (a few books, a page, a tag, a join row's owners), never
+    // the store again. A sketch that cannot be read (rarely: a set whose two changed elements
+    // share their cells) costs that night its set written whole, never correctness.
+    #expect(written.dropFirst().allSatisfy { $0 > 0 && $0 < 600 }, "\(written)")
+    #expect(written.dropFirst().filter { $0 >= 40 }.count <= 2, "\(written)")
   }
 
   @Test func aChangeWithoutAZOptBumpAndAnInsertAndADeleteAreWhatTheArchiveHolds() throws {
