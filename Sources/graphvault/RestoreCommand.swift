@@ -13,8 +13,24 @@ struct RestoreCommand: ParsableCommand {
       "The store is built beside the destination and renamed into place only when every member's checksum matched the index and the migration succeeded; an existing store is refused unless --force. With --entity (and --where, --include), only the objects chosen are restored, with the objects they reach through to-one relationships and the --include key paths, by fixture's rules: the archive is verified and restored to a private temporary store, and the selection cut from it. With --model (a model set, a model file, or a store, whose Z_MODELCACHE is its model), the archive's version is found in the model set by its entity version hashes, as Core Data finds a store's model whatever the files and versions are called, and its objects are migrated hop by hop, in the set's order, to --model-version (default: the current version); an archive whose model is no version of the set (a SwiftData app's older model, kept only in its stores) is migrated by one hop inferred from its own model, as Core Data's lightweight migration infers one, and what cannot be inferred is refused naming the entity or attribute; --mapping gives what cannot be inferred: a JSON mapping file, or the app's own mapping models (.xcmappingmodel, .cdm; --mappings DIR for a folder of them), whose custom policy classes are refused by name (see graphvault(1), MAPPING FILES). --dry-run prints the plan and the objects affected, and writes nothing."
   )
 
-  @Argument(help: "The archive (.gvault), or - for standard input.")
+  @Argument(
+    help:
+      "The archive (.gvault), - for standard input, or with --at a folder or s3://BUCKET/PREFIX/ of archives."
+  )
   var archive: String
+
+  @Option(
+    help: ArgumentHelp(
+      "Restore the store as it was at this time (ISO 8601): the newest archive at or before it in the folder or prefix ARCHIVE, full or incremental.",
+      valueName: "time"))
+  var at: String?
+
+  @Option(
+    name: .customLong("store"),
+    help: ArgumentHelp(
+      "With --at: the store whose archives to choose from, by name (needed when the folder holds several).",
+      valueName: "name"))
+  var storeName: String?
 
   @Option(help: "The store to create.")
   var to: String
@@ -70,6 +86,14 @@ struct RestoreCommand: ParsableCommand {
       throw ValidationError(
         "--mapping, --mappings and --model-version need --model (the target model)")
     }
+    if let at, TimeOption.parse(at) == nil {
+      throw ValidationError(
+        "--at \(at) is not an ISO 8601 time (such as 2026-01-31T03:00:00Z or 2026-01-31T04:00:00+01:00)"
+      )
+    }
+    if storeName != nil && at == nil {
+      throw ValidationError("--store chooses among the archives of a folder: it needs --at")
+    }
     if entity == nil && (predicate != nil || !include.isEmpty) {
       throw ValidationError("--where and --include need --entity (the objects to restore)")
     }
@@ -91,6 +115,14 @@ struct RestoreCommand: ParsableCommand {
       settings.selection = entity.map {
         .init(entity: $0, predicate: predicate, includes: include)
       }
+      var archive = self.archive
+      if let at = at.flatMap(TimeOption.parse) {
+        archive = try RestoreService.archive(
+          in: archive, at: at, store: storeName, password: reading.password.source)
+        if !options.quiet && !options.json {
+          FileHandle.standardError.write(Data("graphvault: restoring \(archive)\n".utf8))
+        }
+      }
       let result = try StatusLine(command: "restore", options: options).showing { meter in
         settings.meter = meter
         return try RestoreService.restore(archivePath: archive, to: to, options: settings)
@@ -100,6 +132,8 @@ struct RestoreCommand: ParsableCommand {
           Data("graphvault: warning: left out of the archived schema: \(entry)\n".utf8))
       }
       if options.json {
+        var result = result
+        result.archive = archive
         try Output.json(result)
       } else if dryRun && !options.quiet {
         print(Self.plan(result), terminator: "")

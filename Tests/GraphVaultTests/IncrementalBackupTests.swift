@@ -262,6 +262,25 @@ struct IncrementalBackupTests {
     #expect(try restoredRows(archives[3], "r.sqlite") == storeRows(store))
   }
 
+  @Test func atATimeTheNewestPointAtOrBeforeItIsChosen() throws {
+    var archives: [String] = []
+    var copies: [String] = []
+    for night in 0..<3 {
+      try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'n\(night)' WHERE Z_PK = 2;")
+      archives.append(try backup(at: Double(night) * 86_400).archive)
+      copies.append(try snapshot("night-\(night).sqlite"))
+    }
+    func at(_ seconds: Double) throws -> String {
+      try RestoreService.archive(
+        in: vault, at: Date(timeIntervalSince1970: 1_800_000_000 + seconds))
+    }
+    #expect(try at(0) == archives[0])
+    #expect(try at(86_400 + 3_600) == archives[1])
+    #expect(try at(10 * 86_400) == archives[2])
+    #expect(throws: VaultError.self) { try at(-1) }
+    #expect(try restoredRows(try at(86_400), "r.sqlite") == storeRows(copies[1]))
+  }
+
   @Test func listShowsEachArchivesKindParentAndDepth() throws {
     let full = try backup(at: 0)
     try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")

@@ -73,6 +73,42 @@ struct IncrementalCommandTests {
     #expect(try BuiltTool.run(["verify", night["archive"] as! String]).status == 65)
   }
 
+  @Test func restoreAtATimeTakesTheNewestPointBeforeItAndAsksWhichStore() throws {
+    _ = try backup("2026-11-01T03:00:00Z")
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'second night' WHERE Z_PK = 4;")
+    let second = try backup("2026-11-02T03:00:00Z")
+    let copy = workspace.path("copy.sqlite")
+    try sqlScript(store, "VACUUM INTO '\(copy)'")
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'third night' WHERE Z_PK = 4;")
+    _ = try backup("2026-11-03T03:00:00Z")
+    let restored = workspace.path("AtTime.sqlite")
+    let restore = try BuiltTool.run([
+      "restore", folder, "--at", "2026-11-02T12:00:00+01:00", "--to", restored, "--json",
+    ])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(restore.stdout.contains(second["archive"] as! String))
+    #expect(try storeRows(restored) == storeRows(copy))
+    // Another store's archives in the folder: which one is meant must be said.
+    let other = try workspace.sampleStore("Other.sqlite", objects: 100)
+    #expect(
+      try BuiltTool.run(["backup", other, "--output", folder + "/", "-q"]).status == 0)
+    let ambiguous = try BuiltTool.run([
+      "restore", folder, "--at", "2026-11-02T12:00:00Z", "--to", workspace.path("x.sqlite"),
+    ])
+    #expect(ambiguous.status == 64)
+    #expect(ambiguous.stderr.contains("--store"))
+    let named = try BuiltTool.run([
+      "restore", folder, "--at", "2026-11-02T12:00:00Z", "--store", "Library", "--to",
+      workspace.path("y.sqlite"), "-q",
+    ])
+    #expect(named.status == 0, "\(named.stderr)")
+    let before = try BuiltTool.run([
+      "restore", folder, "--at", "2020-01-01T00:00:00Z", "--store", "Library", "--to",
+      workspace.path("z.sqlite"),
+    ])
+    #expect(before.status == 66)
+  }
+
   @Test func incrementalOptionsThatCannotWorkAreUsageErrors() throws {
     let stream = try BuiltTool.run(["backup", store, "--output", "-", "--incremental"])
     #expect(stream.status == 64)

@@ -28,6 +28,8 @@ public struct RestoreResult: Codable, Sendable {
   /// With a selection (``RestoreOptions/selection``): how many objects it chose, before
   /// their closure (``objects`` counts the closure too).
   public var selected: Int?
+  /// The archive restored, when the command chose it (`restore DIR --at TIME`).
+  public var archive: String?
 }
 
 /// How a restore runs.
