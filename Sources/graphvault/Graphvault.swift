@@ -24,7 +24,8 @@ struct Graphvault: ParsableCommand {
     subcommands: [
       BackupCommand.self, RestoreCommand.self, VerifyCommand.self, ListCommand.self,
       DiffCommand.self, MergeCommand.self, FindCommand.self,
-      PruneCommand.self, FixtureCommand.self, ExportCommand.self, ImportCommand.self,
+      PruneCommand.self, CompactCommand.self, FixtureCommand.self, ExportCommand.self,
+      ImportCommand.self,
       ModelCommand.self, MigrateCommand.self, GenerateCommand.self,
       CreateCommand.self, SampleCommand.self,
     ]

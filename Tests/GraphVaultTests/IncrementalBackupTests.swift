@@ -281,6 +281,30 @@ struct IncrementalBackupTests {
     #expect(try restoredRows(try at(86_400), "r.sqlite") == storeRows(copies[1]))
   }
 
+  @Test func compactWritesAFullArchiveOfTheSamePointWithoutTheStore() throws {
+    for night in 0..<3 {
+      try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'n\(night)' WHERE Z_PK = 2;")
+      _ = try backup(at: Double(night) * 86_400)
+    }
+    let newest = try FileManager.default.contentsOfDirectory(atPath: vault).filter {
+      $0.hasSuffix(".gvault")
+    }.sorted().last!
+    let copy = try snapshot("copy.sqlite")
+    // The store is gone: the chain is all there is.
+    try FileManager.default.removeItem(atPath: store)
+    var options = CompactService.Options()
+    options.output = directory.path("compacted.gvault").path
+    let result = try CompactService.compact(
+      archivePath: vault + "/" + newest, options: options)
+    #expect(result.kind == "full")
+    #expect(result.objects.values.reduce(0, +) == 600)
+    #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(copy))
+    let chain = try ListService.list(path: vault + "/" + newest)[0]
+    let compacted = try ListService.list(path: result.archive)[0]
+    #expect(compacted.created == chain.created && compacted.source == chain.source)
+    #expect(compacted.kind == "full")
+  }
+
   @Test func listShowsEachArchivesKindParentAndDepth() throws {
     let full = try backup(at: 0)
     try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")
