@@ -54,6 +54,15 @@ struct IncrementalCommandTests {
     #expect(lines[0].contains("  incr+1  ") && lines[1].contains("  full  "), "\(lines)")
     let one = try BuiltTool.run(["list", archive])
     #expect(one.stdout.contains("its parent is \(fullName)"))
+    // A point of a chain compares, and merges back, as a full archive does.
+    let diff = try BuiltTool.run(["diff", full["archive"] as! String, archive])
+    #expect(diff.status == 1)
+    #expect(diff.stdout.contains("changed"), "\(diff.stdout)")
+    let merge = try BuiltTool.run([
+      "merge", archive, "--into", workspace.path("Restored.sqlite"), "--entity", "Book",
+      "--where", "title == 'changed'", "--dry-run",
+    ])
+    #expect(merge.status == 0, "\(merge.stderr)")
   }
 
   @Test func aMissingParentExits65NamingItAndRestoresNothing() throws {
