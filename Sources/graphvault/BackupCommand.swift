@@ -66,6 +66,12 @@ struct BackupCommand: ParsableCommand {
       valueName: "N"))
   var fullEvery: Int?
 
+  @Option(
+    help: ArgumentHelp(
+      "Keep running (a systemd service): back up now, then at the end of every SECONDS in which the store changed, incrementally; stop on SIGTERM or SIGINT once the backup under way is written.",
+      valueName: "seconds"))
+  var watch: Double?
+
   @OptionGroup var password: PasswordOptions
   @OptionGroup var lock: LockOptions
   @OptionGroup var options: GlobalOptions
@@ -81,6 +87,18 @@ struct BackupCommand: ParsableCommand {
     }
     if fullEvery != nil && !incremental && parent == nil {
       throw ValidationError("--full-every applies to --incremental backups")
+    }
+    if let watch {
+      guard watch > 0, watch.isFinite else {
+        throw ValidationError("--watch \(watch): the interval is a positive number of seconds")
+      }
+      if time != nil {
+        throw ValidationError("--watch takes each archive's time as it is written, not --time")
+      }
+      if output == "-" {
+        throw ValidationError(
+          "--watch writes into a folder or s3:// prefix, not to standard output")
+      }
     }
     if let time, TimeOption.parse(time) == nil {
       throw ValidationError(
@@ -103,6 +121,10 @@ struct BackupCommand: ParsableCommand {
       settings.incremental = incremental || parent != nil
       settings.parent = parent
       settings.fullEvery = fullEvery
+      if let watch {
+        try watching(every: watch, settings)
+        return
+      }
       let result = try StatusLine(command: "backup", options: options).showing { meter in
         settings.meter = meter
         return try BackupService.backup(storePath: store, options: settings)
@@ -112,6 +134,35 @@ struct BackupCommand: ParsableCommand {
           Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
       }
       try Output.archive(result, path: result.archive, output: output, options: options)
+    }
+  }
+
+  /// Runs ``BackupService/watch(storePath:every:options:until:report:)`` until SIGTERM or
+  /// SIGINT, printing each archive as it is written.
+  private func watching(every interval: Double, _ settings: BackupService.Options) throws {
+    let stop = WatchStop()
+    var sources: [any DispatchSourceSignal] = []
+    for signal in [SIGTERM, SIGINT] {
+      // Handled, not fatal: the backup under way is finished first.
+      Foundation.signal(signal, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+      source.setEventHandler { stop.stop() }
+      source.resume()
+      sources.append(source)
+    }
+    defer { for source in sources { source.cancel() } }
+    try BackupService.watch(storePath: store, every: interval, options: settings, until: stop) {
+      result in
+      if let reason = result.fullBecause, !options.quiet, !options.json {
+        FileHandle.standardError.write(
+          Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
+      }
+      // Straight to the file, each line as it comes (print's buffer would hold them back).
+      if options.json {
+        try? Output.json(result)
+      } else if !options.quiet {
+        FileHandle.standardOutput.write(Data("\(result.archive)\n".utf8))
+      }
     }
   }
 }

@@ -163,3 +163,85 @@ struct IncrementalCommandTests {
     #expect(try moto.keys("backups").filter { $0.hasSuffix(".gvault") }.count == 3)
   }
 }
+
+/// `graphvault backup --watch`: a service that backs up each change and asks nothing while the
+/// store is idle.
+@Suite("Watching a store")
+struct WatchCommandTests {
+  @Test func eachCommitOfAWriterIsInAnArchiveAndSigtermStopsTheWatchCleanly() throws {
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 400)
+    let folder = workspace.path("live")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let watch = try BuiltTool.start(["backup", store, "--output", folder + "/", "--watch", "1"])
+    func archives() -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        .filter { $0.hasSuffix(".gvault") }.sorted()
+    }
+    #expect(RunningProcess.eventually(within: 120) { archives().count == 1 })
+    // An app's commits, a second and a half apart.
+    let writer = try Subprocess.python(
+      """
+      import sqlite3, sys, time
+      for n in range(4):
+          c = sqlite3.connect(sys.argv[1])
+          c.execute("UPDATE ZBOOK SET ZTITLE = ? WHERE Z_PK = 3", ("commit %d" % n,))
+          c.commit()
+          c.close()
+          time.sleep(1.5)
+      """, [store])
+    #expect(writer.status == 0, "\(writer.stderr)")
+    let copy = workspace.path("copy.sqlite")
+    try sqlScript(store, "VACUUM INTO '\(copy)'")
+    // The last commit reaches an archive: the newest restores as the store is now.
+    var restoredEqual = false
+    _ = RunningProcess.eventually(within: 120) {
+      let target = workspace.path("restored-\(UUID().uuidString).sqlite")
+      guard let newest = archives().last,
+        (try? BuiltTool.run(["restore", folder + "/" + newest, "--to", target, "-q"]))?.status
+          == 0
+      else { return false }
+      restoredEqual = (try? storeRows(target)) == (try? storeRows(copy))
+      return restoredEqual
+    }
+    #expect(restoredEqual)
+    #expect(archives().count >= 2)
+    watch.send(SIGTERM)
+    let ended = watch.wait()
+    #expect(ended.status == 0, "\(ended.stderr)")
+    // Nothing half-written is left, and every archive printed is there.
+    let printed = ended.stdout.split(separator: "\n").map {
+      URL(fileURLWithPath: String($0)).lastPathComponent
+    }
+    #expect(printed == archives())
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+        $0.contains(".tmp-")
+      }.isEmpty)
+  }
+
+  @Test(.enabled(if: MotoServer.isAvailable, MotoServer.skipNote))
+  func anIdleStoreCostsNoObjectStorageRequest() throws {
+    let moto = try MotoServer()
+    try moto.createBucket("live")
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 200)
+    let watch = try RunningProcess(
+      BuiltTool.path, ["backup", store, "--output", "s3://live/app/", "--watch", "1"],
+      environment: moto.environment())
+    func archives() -> Int {
+      ((try? moto.keys("live")) ?? []).filter { $0.hasSuffix(".gvault") }.count
+    }
+    #expect(RunningProcess.eventually(within: 120) { archives() == 1 })
+    // The first backup's locks released, then idle for several intervals: not one request.
+    sleep(2)
+    try moto.startRecording()
+    sleep(4)
+    #expect(try moto.recordedRequests() == 0)
+    // A change: the next interval writes it.
+    try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'seen' WHERE Z_PK = 2;")
+    #expect(RunningProcess.eventually(within: 120) { archives() == 2 })
+    watch.send(SIGTERM)
+    #expect(watch.wait().status == 0)
+  }
+}

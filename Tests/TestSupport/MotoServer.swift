@@ -89,6 +89,32 @@ public final class MotoServer: @unchecked Sendable {
     return result.stdout.split(separator: "\n").map(String.init)
   }
 
+  /// Starts moto's request recorder afresh: every request from now on is recorded.
+  public func startRecording() throws {
+    let result = try boto(
+      """
+      import urllib.request
+      base = "\(endpoint)/moto-api/recorder/"
+      urllib.request.urlopen(urllib.request.Request(base + "reset-recording", method="POST"))
+      urllib.request.urlopen(urllib.request.Request(base + "start-recording", method="POST"))
+      """)
+    guard result.status == 0 else { throw MotoError.failed(result.stderr) }
+  }
+
+  /// How many requests moto recorded since ``startRecording()``.
+  public func recordedRequests() throws -> Int {
+    let result = try boto(
+      """
+      import urllib.request
+      body = urllib.request.urlopen("\(endpoint)/moto-api/recorder/download-recording").read()
+      print(len([line for line in body.splitlines() if line.strip()]))
+      """)
+    guard result.status == 0,
+      let count = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    else { throw MotoError.failed(result.stderr) }
+    return count
+  }
+
   enum MotoError: Error {
     case didNotStart
     case failed(String)
