@@ -315,3 +315,41 @@ struct IncrementalBackupTests {
     #expect(summaries[0].parent == URL(fileURLWithPath: full.archive).lastPathComponent)
   }
 }
+
+/// The ladder a watching backup builds its points on.
+@Suite("The watch's ladder")
+struct WatchLadderTests {
+  @Test func pointsBuildOnTheirHoursFirstHoursOnTheirDaysFirstDaysOnTheWeeksFull() {
+    var ladder = WatchLadder()
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+    var depths: [String: Int] = [:]
+    var longest = 0
+    // Every ten minutes for ten days.
+    for step in 0..<(10 * 24 * 6) {
+      let now = start.addingTimeInterval(Double(step) * 600)
+      let (parent, rung) = ladder.next(at: now)
+      let name = "p\(step)"
+      let depth = parent.map { depths[$0]! + 1 } ?? 0
+      #expect(depth == rung)
+      depths[name] = depth
+      longest = max(longest, depth)
+      ladder.record(name, created: now, rung: rung)
+    }
+    #expect(longest == 3)
+    // A full archive a week; a day's first point each day; an hour's first each hour.
+    #expect(depths.values.filter { $0 == 0 }.count == 2)
+    #expect(depths.values.filter { $0 == 1 }.count == 10)
+    #expect(depths.values.filter { $0 == 2 }.count == 10 * 24)
+  }
+
+  @Test func aFullArchiveWrittenInsteadRestartsTheLadder() {
+    var ladder = WatchLadder()
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    ladder.record("full", created: now, rung: 0)
+    ladder.record("day", created: now.addingTimeInterval(60), rung: 1)
+    #expect(ladder.next(at: now.addingTimeInterval(120)).parent == "day")
+    // The backup could not build on "day" and wrote a full archive.
+    ladder.record("again", created: now.addingTimeInterval(180), rung: 0)
+    #expect(ladder.next(at: now.addingTimeInterval(240)) == ("again", 1))
+  }
+}

@@ -214,6 +214,11 @@ struct WatchCommandTests {
       URL(fileURLWithPath: String($0)).lastPathComponent
     }
     #expect(printed == archives())
+    // On the ladder: no chain deeper than an hour's first point and the points on it.
+    let list = try BuiltTool.run(["list", folder, "--json"])
+    let summaries = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+    #expect(summaries.allSatisfy { ($0["depth"] as? Int ?? 9) <= 3 }, "\(list.stdout)")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder).filter {
         $0.contains(".tmp-")

@@ -30,8 +30,10 @@ public final class WatchStop: @unchecked Sendable {
 
 extension BackupService {
   /// Backs the store up now, then at the end of every `interval` seconds in which it changed,
-  /// until `stop` is set: an incremental archive against the newest of the store's chain each
-  /// time (``Options/incremental`` is implied; ``Options/fullEvery`` starts new chains).
+  /// until `stop` is set: an incremental archive each time, on a ladder (``WatchLadder``): a
+  /// full archive a week, each point on its hour's first, each hour's first on its day's
+  /// first, each day's first on the full one, so no chain is longer than four archives. A
+  /// watch that starts anew begins the ladder with a full archive.
   ///
   /// Whether the store changed is asked of SQLite, not found by reading it: one connection
   /// stays open and `PRAGMA data_version` moves when another connection commits (it reads
@@ -60,14 +62,28 @@ extension BackupService {
         throw VaultError(.ioFailure, "cannot ask the store whether it changed: \(error)")
       }
     }
+    var ladder = WatchLadder()
+    func point() throws(VaultError) {
+      let now = Date()
+      let (parent, rung) = ladder.next(at: now)
+      var settings = options
+      settings.now = now
+      settings.incremental = parent != nil
+      settings.parent = parent
+      let result = try backup(storePath: storePath, options: settings)
+      ladder.record(
+        ArchiveAccess.lastComponent(result.archive), created: now,
+        rung: result.kind == "full" ? 0 : rung)
+      report(result)
+    }
     var seen = try version()
-    report(try backup(storePath: storePath, options: options))
+    try point()
     while !stop.wait(interval) {
       let now = try version()
       guard now != seen else { continue }
       // Taken before the backup: a commit during it makes the next interval back up again.
       seen = now
-      report(try backup(storePath: storePath, options: options))
+      try point()
     }
   }
 }
