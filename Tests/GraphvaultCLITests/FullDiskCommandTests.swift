@@ -34,4 +34,33 @@ struct FullDiskCommandTests {
     let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
     #expect(!left.contains(".gvault"), "\(left)")
   }
+
+  @Test func anIncrementalBackupThatFillsTheDiskIsSeventyFourAndLeavesItsParentAlone() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("Library.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "2000", "-q"]).status == 0)
+    let folder = directory.path("small").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // The full archive fits; then the disk is filled, and the night's archive cannot.
+    let script = """
+      mount -t tmpfs -o size=4m tmpfs "$1"
+      "$2" backup "$3" --output "$1/" --incremental -q || exit 90
+      python3 -c 'import sqlite3, sys
+      c = sqlite3.connect(sys.argv[1])
+      c.execute("UPDATE ZBOOK SET ZTITLE = ZTITLE || \\" (revised)\\"")
+      c.commit()' "$3"
+      dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null
+      "$2" backup "$3" --output "$1/" --incremental
+      status=$?
+      echo "left: $(ls -A "$1" | tr '\\n' ' ')"
+      exit $status
+      """
+    let run = try Subprocess.run(
+      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, store])
+    #expect(run.status == 74, "\(run.stderr)")
+    #expect(run.stderr.contains("nothing was published as"), "\(run.stderr)")
+    // The full archive, the filler and the lock files: nothing of the failed night.
+    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
+    #expect(left.split(separator: " ").filter { $0.contains(".gvault") }.count == 1, "\(left)")
+  }
 }
