@@ -63,6 +63,16 @@ struct IncrementalCommandTests {
       "--where", "title == 'changed'", "--dry-run",
     ])
     #expect(merge.status == 0, "\(merge.stderr)")
+    let find = try BuiltTool.run([
+      "find", folder, "--entity", "Book", "--where", "title == 'changed'", "--json",
+    ])
+    #expect(find.status == 0, "\(find.stderr)")
+    #expect(find.stdout.contains(URL(fileURLWithPath: archive).lastPathComponent))
+    let fixture = workspace.path("fixture.gvault")
+    let cut = try BuiltTool.run([
+      "fixture", archive, "--entity", "Book", "--where", "title == 'changed'", "--output", fixture,
+    ])
+    #expect(cut.status == 0, "\(cut.stderr)")
   }
 
   @Test func aMissingParentExits65NamingItAndRestoresNothing() throws {
