@@ -160,15 +160,7 @@ extension CoreDataStore {
         "SELECT * FROM \(table) WHERE \(keyColumn) IN (\(CoreDataStore.placeholders(part.count))) ORDER BY \(keyColumn)"
       )
       try statement.bind(part.map { .integer($0) })
-      let names = statement.columnNames
-      defer { statement.reset() }
-      while try statement.step() {
-        var row: [String: AttributeValue] = [:]
-        for (index, name) in names.enumerated() {
-          if let value = statement.storedValue(at: index) { row[name] = value }
-        }
-        try body(row)
-      }
+      try Self.forEachStoredRow(statement, body)
     }
   }
 
@@ -179,6 +171,13 @@ extension CoreDataStore {
     let hasRowID = (try? database.prepare("SELECT rowid FROM \(table) LIMIT 0")) != nil
     let statement = try database.prepare(
       "SELECT * FROM \(table)" + (hasRowID ? " ORDER BY rowid" : ""))
+    try Self.forEachStoredRow(statement, body)
+  }
+
+  /// Steps `statement`, giving each row by column name as stored (NULLs absent).
+  private static func forEachStoredRow(
+    _ statement: Statement, _ body: ([String: AttributeValue]) throws -> Void
+  ) throws {
     let names = statement.columnNames
     defer { statement.reset() }
     while try statement.step() {
