@@ -19,14 +19,21 @@ public final class MotoServer: @unchecked Sendable {
   /// The server's port.
   public let port: Int
   private let process = Process()
+  /// The server's working folder: where moto writes what it keeps on disk (its request
+  /// recording), never the package.
+  private let folder: TemporaryDirectory
 
   /// Starts a server; `environment` is added to its own (`INITIAL_NO_AUTH_ACTION_COUNT` turns
   /// on its checks of credentials).
   public init(environment: [String: String] = [:]) throws {
     port = try Self.freePort()
+    folder = try TemporaryDirectory("graphvault-moto")
     process.executableURL = Self.venv.appendingPathComponent("bin/moto_server")
     process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.currentDirectoryURL = folder.url
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      environment.merging(["MOTO_RECORDER_FILEPATH": folder.path("recording").path]) { a, _ in a }
+    ) { $1 }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
