@@ -21,7 +21,7 @@ package struct ArchivedStore {
   package let modelCache: [UInt8]?
   /// The change ledger (format 3): what the next incremental backup compares with, and, in an
   /// incremental archive, what changed since its parent.
-  package var changes: ChangeLedger?
+  package let changes: ChangeLedger?
 
   /// The tables that hold neither objects of the model nor its many-to-many rows, nor Core
   /// Data's bookkeeping: persistent-history tables and tables an app added. Rows arrive in

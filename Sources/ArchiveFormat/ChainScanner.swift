@@ -68,8 +68,6 @@ package final class ChainScanner: ArchiveEventSource {
   }
   package var isComplete: Bool { links.allSatisfy(\.scanner.isComplete) }
   package var readToTheEnd: Bool { finished && links.allSatisfy(\.scanner.readToTheEnd) }
-  /// The archives, oldest (the full one) first.
-  package var archives: [String] { links.map(\.name) }
 
   /// The chain of `links`, the full archive first and each next one the child of the one
   /// before; problems are kept (at most `collectingProblems`) rather than thrown when given.
@@ -191,11 +189,11 @@ package final class ChainScanner: ArchiveEventSource {
     // The header's counts are the newest archive's changes, not the point's objects.
     var fields = newest.header.plist.dictionaryValue ?? [:]
     fields["objects"] = nil
-    var merged = ArchivedStore(
+    let merged = ArchivedStore(
       header: ArchiveHeader(reading: .dictionary(fields)),
       model: newest.model, schema: newest.schema, layout: newest.layout,
-      entityRows: newest.entityRows, metadata: newest.metadata, modelCache: cache)
-    merged.changes = newest.changes
+      entityRows: newest.entityRows, metadata: newest.metadata, modelCache: cache,
+      changes: newest.changes)
     store = merged
     return merged
   }

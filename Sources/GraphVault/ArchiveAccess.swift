@@ -44,13 +44,15 @@ enum ArchiveAccess {
       throw ArchiveFormatError(
         member: ArchiveLayout.header, MemberStream.notEncrypted, kind: .notEncrypted)
     }
-    if !incremental,
-      let header = try? framed.member(ArchiveLayout.header),
-      (try? PropertyListValue(binaryPropertyList: header))?["parent"] != nil
-    {
-      return nil
-    }
+    if !incremental, (try? header(of: framed))?.isIncremental == true { return nil }
     return framed
+  }
+
+  /// The header of a framed archive, read from its frame and checked against the index.
+  /// - Throws: ``ArchiveFormatError`` when it is not there or not a property list.
+  static func header(of framed: FramedArchive) throws -> ArchiveHeader {
+    ArchiveHeader(
+      reading: try propertyList(framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
   }
 
   /// The archive at `path` read by parts as a framed archive (``framed(_:name:password:allowingUnencrypted:)``),

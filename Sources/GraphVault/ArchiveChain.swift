@@ -25,13 +25,13 @@ struct ArchiveChain {
     meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options(),
     ordered: Bool = false
   ) throws -> ArchiveChain {
-    let newest = ArchiveScanner(
-      stream: try ArchiveAccess.members(
-        path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
-      options: options)
-    guard let store = try ArchiveAccess.reading(path, { try newest.readStore() }),
-      let parent = store.header.parent
-    else {
+    func scan(_ address: String) throws -> (ArchiveScanner, ArchivedStore?) {
+      try Self.scan(
+        address, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter,
+        options: options)
+    }
+    let (newest, store) = try scan(path)
+    guard let store, let parent = store.header.parent else {
       return ArchiveChain(source: newest, scans: [(path, newest)])
     }
     guard !ArchiveAccess.isStandardStream(path) else {
@@ -58,15 +58,12 @@ struct ArchiveChain {
       else {
         throw VaultError(
           .invalidInput,
-          "the parent \(wanted.name) of \(child) is missing from \(backend.location): an incremental archive is restored with every archive of its chain back to the full one (\(path))"
+          "the parent \(wanted.name) of \(child) is missing from \(backend.location): an incremental archive is read with every archive of its chain back to the full one (\(path))"
         )
       }
       let address = backend.address(of: wanted.name)
-      let scanner = ArchiveScanner(
-        stream: try ArchiveAccess.members(
-          address, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
-        options: options)
-      guard let read = try ArchiveAccess.reading(address, { try scanner.readStore() }) else {
+      let (scanner, parentStore) = try scan(address)
+      guard let read = parentStore else {
         throw VaultError(
           .invalidInput, "the parent \(address) of \(child) holds no store: it is damaged")
       }
@@ -81,8 +78,22 @@ struct ArchiveChain {
       scans: scans.reversed())
   }
 
-  /// The archive a problem of the content is named with: the newest.
-  var path: String { scans[scans.count - 1].path }
+  /// A scan of the archive at `address`, read up to its objects
+  /// (``ArchiveScanner/readStore()``): the scan, and what it holds before them (nil when it
+  /// ends, or a collecting scan stops, before).
+  static func scan(
+    _ address: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options()
+  ) throws -> (scanner: ArchiveScanner, store: ArchivedStore?) {
+    let scanner = ArchiveScanner(
+      stream: try ArchiveAccess.members(
+        address, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
+      options: options)
+    return (scanner, try ArchiveAccess.reading(address) { try scanner.readStore() })
+  }
+
+  /// What each archive read holds before its objects, the full one first.
+  var stores: [ArchivedStore] { scans.compactMap(\.scanner.store) }
 
   /// Whether the archive read is incremental.
   var isChain: Bool { scans.count > 1 }

@@ -129,10 +129,7 @@ struct BackupCommand: ParsableCommand {
         settings.meter = meter
         return try BackupService.backup(storePath: store, options: settings)
       }
-      if let reason = result.fullBecause, !options.quiet, !options.json {
-        FileHandle.standardError.write(
-          Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
-      }
+      sayWhyFull(result)
       try Output.archive(result, path: result.archive, output: output, options: options)
     }
   }
@@ -153,10 +150,7 @@ struct BackupCommand: ParsableCommand {
     defer { for source in sources { source.cancel() } }
     try BackupService.watch(storePath: store, every: interval, options: settings, until: stop) {
       result in
-      if let reason = result.fullBecause, !options.quiet, !options.json {
-        FileHandle.standardError.write(
-          Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
-      }
+      sayWhyFull(result)
       // Straight to the file, each line as it comes (print's buffer would hold them back).
       if options.json {
         try? Output.json(result)
@@ -164,5 +158,13 @@ struct BackupCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data("\(result.archive)\n".utf8))
       }
     }
+  }
+
+  /// Says on standard error why a backup asked to be incremental wrote a full archive (the
+  /// JSON document says it as `fullBecause`).
+  private func sayWhyFull(_ result: BackupResult) {
+    guard let reason = result.fullBecause, !options.quiet, !options.json else { return }
+    FileHandle.standardError.write(
+      Data("graphvault: a full archive, not incremental: \(reason)\n".utf8))
   }
 }

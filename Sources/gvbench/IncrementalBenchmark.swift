@@ -68,10 +68,6 @@ private func incrementalBenchmark(workload: SampleWorkload, objects: Int, nights
     try FileManager.default.contentsOfDirectory(atPath: chain).filter { $0.hasSuffix(".gvault") }
       .sorted()
   }
-  func sizeOf(_ file: String) -> Double {
-    ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?
-      .doubleValue ?? 0
-  }
   say("full archives")
   let plain = try bestOfThree(tool) { _ in
     try? FileManager.default.removeItem(atPath: path("plain.gvault"))
@@ -82,8 +78,8 @@ private func incrementalBenchmark(workload: SampleWorkload, objects: Int, nights
     return ["backup", store, "--output", chain + "/", "--incremental", "-q"]
   }
   let fullName = try archives()[0]
-  let plainBytes = sizeOf(path("plain.gvault"))
-  let fullBytes = sizeOf(chain + "/" + fullName)
+  let plainBytes = workspace.size("plain.gvault")
+  let fullBytes = workspace.size("chain/" + fullName)
   say("night 1")
   _ = try timedShell("sqlite3 '\(store)' \"\(nightlyChange(workload, night: 1))\"")
   let incremental = try bestOfThree(tool) { _ in
@@ -93,7 +89,7 @@ private func incrementalBenchmark(workload: SampleWorkload, objects: Int, nights
     return ["backup", store, "--output", chain + "/", "--incremental", "-q"]
   }
   let firstIncremental = try archives().last!
-  let incrementalBytes = sizeOf(chain + "/" + firstIncremental)
+  let incrementalBytes = workspace.size("chain/" + firstIncremental)
   for night in 2...max(2, nights) {
     say("night \(night)")
     _ = try timedShell("sqlite3 '\(store)' \"\(nightlyChange(workload, night: night))\"")

@@ -10,12 +10,19 @@ import Testing
     if: getuid() == 0 && ((try? Subprocess.run("unshare", ["-m", "true"]).status) == 0),
     "needs root and mount namespaces (unshare -m) to mount a small folder"))
 struct FullDiskCommandTests {
-  @Test func aBackupThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
+  /// A sample store of `objects` objects and an empty folder to mount the small disk on.
+  static func sampleStore(objects: Int) throws -> (TemporaryDirectory, String, String) {
     let directory = try TemporaryDirectory()
     let store = directory.path("Library.sqlite").path
-    #expect(try BuiltTool.run(["sample", store, "--objects", "20000", "-q"]).status == 0)
+    #expect(try BuiltTool.run(["sample", store, "--objects", String(objects), "-q"]).status == 0)
     let folder = directory.path("small").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return (directory, store, folder)
+  }
+
+  @Test func aBackupThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
+    let (directory, store, folder) = try Self.sampleStore(objects: 20_000)
+    defer { withExtendedLifetime(directory) {} }
     // A 256 KiB disk: the archive of 20,000 objects takes a few MiB.
     let script = """
       mount -t tmpfs -o size=256k tmpfs "$1"
@@ -36,11 +43,8 @@ struct FullDiskCommandTests {
   }
 
   @Test func anIncrementalBackupThatFillsTheDiskIsSeventyFourAndLeavesItsParentAlone() throws {
-    let directory = try TemporaryDirectory()
-    let store = directory.path("Library.sqlite").path
-    #expect(try BuiltTool.run(["sample", store, "--objects", "2000", "-q"]).status == 0)
-    let folder = directory.path("small").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let (directory, store, folder) = try Self.sampleStore(objects: 2_000)
+    defer { withExtendedLifetime(directory) {} }
     // The full archive fits; then the disk is filled, and the night's archive cannot.
     let script = """
       mount -t tmpfs -o size=4m tmpfs "$1"

@@ -522,12 +522,6 @@ public enum BackupService {
       options.meter?.add(objects: count & (progressStep - 1))
     }
     var rows: [String: Int] = [:]
-    let keyColumns = try Dictionary(
-      uniqueKeysWithValues: store.ledgerSets(layout: layout).compactMap {
-        set -> (String, String)? in
-        guard case .table(let column?) = set.kind else { return nil }
-        return (set.table, column)
-      })
     for table in try store.otherTables(besides: layout) {
       let name = "tables/\(table)"
       // An incremental archive holds a table's rows written since its parent, or, for a
@@ -541,7 +535,7 @@ public enum BackupService {
         try chunk.add { RecordEncoder.encodeRow(row, into: &$0) }
         count += 1
       }
-      if let keys, let column = keyColumns[table] {
+      if let keys, let column = changes?.tableKeys[name] {
         try store.forEachRow(in: table, keyColumn: column, keys: keys, add)
       } else {
         try store.forEachRow(in: table, add)
@@ -564,8 +558,7 @@ public enum BackupService {
       try store.forEachObjectRow(of: entity, layout: layout, body)
       return
     }
-    for start in stride(from: 0, to: keys.count, by: CoreDataStore.keysPerQuery) {
-      let slice = Array(keys[start..<min(keys.count, start + CoreDataStore.keysPerQuery)])
+    for slice in CoreDataStore.parts(of: keys).map(Array.init) {
       try part(slice)
       try store.forEachObjectRow(of: entity, layout: layout, keys: slice, body)
     }

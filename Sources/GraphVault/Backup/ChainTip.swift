@@ -82,8 +82,7 @@ struct ChainTip {
         skipped.append(name)
         continue
       }
-      let sketches = try chainSketches(
-        from: opened, name: name, ledger: ledger, in: backend, password: password)
+      let sketches = try chainSketches(ending: address, password: password)
       return .success(
         ChainTip(
           parent: ArchiveHeader.Parent(
@@ -100,41 +99,27 @@ struct ChainTip {
       ))
   }
 
-  /// The sketches of the chain ending at `archive` (named `name`): its parents' ledgers read
-  /// back to the full archive, then each incremental's deltas applied in order.
-  private static func chainSketches(
-    from archive: ArchivedStore, name: String, ledger: ChangeLedger,
-    in backend: any StorageBackend, password: PasswordSource?
-  ) throws -> [String: ChangeSketch] {
-    var ledgers = [ledger]
-    var current = archive
-    var seen: Set<String> = [name]
-    while let parent = current.header.parent {
-      guard seen.insert(parent.name).inserted, backend.exists(parent.name) else {
-        throw VaultError(
-          .invalidInput,
-          "the chain of \(backend.address(of: name)) is broken: its parent \(parent.name) is missing from \(backend.location)"
-        )
-      }
-      let address = backend.address(of: parent.name)
-      current = try open(address, password: password)
-      guard let read = current.changes else {
-        throw VaultError(.invalidInput, "\(address) has no change ledger")
-      }
-      ledgers.append(read)
-    }
-    guard let full = ledgers.last, !full.isIncremental,
+  /// The sketches of the chain ending at the archive at `address`: the ledgers of it and its
+  /// parents, read from their starts back to the full archive (``ArchiveChain``), then each
+  /// incremental's deltas applied in order.
+  private static func chainSketches(ending address: String, password: PasswordSource?) throws
+    -> [String: ChangeSketch]
+  {
+    let chain = try ArchiveChain.open(address, password: password, allowingUnencrypted: true)
+    let ledgers = chain.stores.compactMap(\.changes)
+    guard ledgers.count == chain.scans.count, let full = ledgers.first, !full.isIncremental,
       ledgers.allSatisfy({ $0.seed == full.seed })
     else {
       throw VaultError(
-        .invalidInput, "the chain of \(backend.address(of: name)) does not start at a full archive")
+        .invalidInput,
+        "the chain of \(address) does not start at a full archive, or an archive of it has no change ledger"
+      )
     }
     var sketches = full.sets
-    for incremental in ledgers.dropLast().reversed() {
+    for incremental in ledgers.dropFirst() {
       guard let next = incremental.applied(to: sketches) else {
         throw VaultError(
-          .invalidInput,
-          "the chain of \(backend.address(of: name)) names a set its full archive lacks")
+          .invalidInput, "the chain of \(address) names a set its full archive lacks")
       }
       sketches = next
     }
@@ -144,14 +129,13 @@ struct ChainTip {
   /// What the archive at `address` holds before its objects (its ledger included), read from
   /// its start.
   static func open(_ address: String, password: PasswordSource?) throws -> ArchivedStore {
-    try ArchiveAccess.reading(address) {
-      let scanner = ArchiveScanner(
-        stream: try ArchiveAccess.members(address, password: password, allowingUnencrypted: true))
-      guard let store = try scanner.readStore() else {
-        throw VaultError(.invalidInput, "the archive holds no store (\(address))")
-      }
-      return store
+    guard
+      let store = try ArchiveChain.scan(address, password: password, allowingUnencrypted: true)
+        .store
+    else {
+      throw VaultError(.invalidInput, "the archive holds no store (\(address))")
     }
+    return store
   }
 
   /// The SHA-256 of the index of the archive at `address`: from where a framed archive's
@@ -162,9 +146,9 @@ struct ChainTip {
     {
       return framed.indexDigest
     }
+    let (scanner, _) = try ArchiveChain.scan(
+      address, password: password, allowingUnencrypted: true)
     return try ArchiveAccess.reading(address) {
-      let scanner = ArchiveScanner(
-        stream: try ArchiveAccess.members(address, password: password, allowingUnencrypted: true))
       while try scanner.next() != nil {}
       guard scanner.readToTheEnd, let digest = scanner.indexDigest else {
         throw VaultError(.invalidInput, "the archive is incomplete (\(address))")

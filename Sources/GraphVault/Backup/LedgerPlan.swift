@@ -133,7 +133,6 @@ struct LedgerPlan {
     let keys = Set(delta.added.map(\.key) + delta.removed.map(\.key)).sorted()
     var found: [Int64: UInt64] = [:]
     try store.forEachElement(of: set, seed: seed, keys: keys) { found[$0] = $1 }
-    if case .table(nil) = set.kind, delta.added.isEmpty { found = [:] }
     guard found.count == delta.added.count else { return false }
     return delta.added.allSatisfy { found[$0.key] == $0.hash }
   }

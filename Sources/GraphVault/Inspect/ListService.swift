@@ -158,9 +158,7 @@ public enum ListService {
         // On failure, what was read counts too.
         defer { bytesRead = framed.bytesRead }
         index = framed.index
-        header = ArchiveHeader(
-          reading: try ArchiveAccess.propertyList(
-            framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
+        header = try ArchiveAccess.header(of: framed)
         return summary(
           archive, header: header, index: index, size: bytes ?? framed.size,
           bytesRead: framed.bytesRead, encrypted: false, failure: nil)

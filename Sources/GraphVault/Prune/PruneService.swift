@@ -259,10 +259,7 @@ public enum PruneService {
         incremental: true)
     {
       defer { meter?.add(bytes: framed.bytesRead) }
-      let header = ArchiveHeader(
-        reading: try ArchiveAccess.propertyList(
-          framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
-      return (header, framed.bytesRead)
+      return (try ArchiveAccess.header(of: framed), framed.bytesRead)
     }
     let stream = try ArchiveAccess.members(
       path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)

@@ -60,9 +60,7 @@ extension RestoreService {
     if let framed = try ArchiveAccess.framed(
       path: address, password: nil, allowingUnencrypted: true, incremental: true)
     {
-      return ArchiveHeader(
-        reading: try ArchiveAccess.propertyList(
-          framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
+      return try ArchiveAccess.header(of: framed)
     }
     let stream = try ArchiveAccess.members(address, password: password, allowingUnencrypted: true)
     guard

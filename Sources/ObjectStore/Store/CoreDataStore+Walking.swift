@@ -137,8 +137,8 @@ extension CoreDataStore {
   /// How many keys one query binds (SQLite allows 32,766 parameters).
   public static let keysPerQuery = 500
 
-  /// `keys` in parts of at most ``keysPerQuery``.
-  static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
+  /// `keys` in parts of at most ``keysPerQuery``: what one query binds.
+  public static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
     stride(from: 0, to: keys.count, by: keysPerQuery).map {
       keys[$0..<min(keys.count, $0 + keysPerQuery)]
     }
