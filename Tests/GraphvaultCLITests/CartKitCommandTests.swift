@@ -44,6 +44,52 @@ struct CartKitCommandTests {
         """) == ["0|1|graphvault"])
   }
 
+  @Test func anIncrementalChainOfTheSwiftDataStoreKeepsItsCompositeValuesAndHistory() throws {
+    let store = try CartKit.copy(CartKit.swiftDataStore, into: workspace).path
+    let folder = workspace.path("nightly").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    func backup(_ time: String) throws -> String {
+      let result = try BuiltTool.run([
+        "backup", store, "--output", folder + "/", "--incremental", "--time", time, "--json",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8))
+      let fields = try #require(document as? [String: Any])
+      return try #require(fields["archive"] as? String)
+    }
+    func snapshot(_ name: String) throws -> String {
+      let copy = workspace.path(name).path
+      try sqlScript(store, "VACUUM INTO '\(copy)'")
+      return copy
+    }
+    let first = try backup("2026-11-01T03:00:00Z")
+    // A composite's element and a string changed without a Z_OPT bump, as a script would.
+    try sqlScript(
+      store, "UPDATE ZCARTMODEL SET ZMINSUBTOTALAMOUNT = 12.5, ZDISPLAYNAME = 'renamed';")
+    let second = try backup("2026-11-02T03:00:00Z")
+    let secondCopy = try snapshot("second.sqlite")
+    // The cart deleted and merged back from the first night: new history rows.
+    try sqlScript(store, "DELETE FROM ZCARTMODEL;")
+    let merged = try BuiltTool.run([
+      "merge", first, "--into", store, "--entity", "CartModel", "-q",
+    ])
+    #expect(merged.status == 0, "\(merged.stderr)")
+    let third = try backup("2026-11-03T03:00:00Z")
+    let thirdCopy = try snapshot("third.sqlite")
+    let list = try BuiltTool.run(["list", folder, "--json"])
+    let kinds = try #require(
+      try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]]
+    ).compactMap { $0["kind"] as? String }
+    #expect(kinds == ["incremental", "incremental", "full"])
+    for (archive, copy) in [(second, secondCopy), (third, thirdCopy)] {
+      let restored = workspace.path("restored-\(UUID().uuidString).sqlite").path
+      let restore = try BuiltTool.run(["restore", archive, "--to", restored, "-q"])
+      #expect(restore.status == 0, "\(restore.stderr)")
+      #expect(try storeRows(restored) == storeRows(copy), "\(archive)")
+    }
+    #expect(try sqlRows(thirdCopy, "SELECT count(*) FROM ACHANGE")[0] != "0")
+  }
+
   @Test func theCoreDataStoreGoesIntoTheAppsLaterModelByAnInferredHop() throws {
     let store = try CartKit.copy(CartKit.coreDataStore, into: workspace).path
     let archive = workspace.path("cart.gvault").path
