@@ -1,3 +1,4 @@
+import DurableIO
 import Foundation
 
 /// A private folder (mode 0700) under the system's temporary folder for a command's work
@@ -6,11 +7,18 @@ import Foundation
 /// A work file stands for something the user named (``path(_:standingFor:)``): messages name
 /// that instead of the private file (``describe(_:)``), so no message sends a user looking
 /// for a file that is gone.
-final class ScratchFolder {
+///
+/// A run that is killed cannot remove its folder, so every folder holds a lock on a file of
+/// its own (`.owner`, through `flock(2)`, which the kernel lets go of however the run ends).
+/// The first scratch folder a run makes removes the folders of runs that are gone
+/// (``sweepAbandoned(in:now:)``).
+package final class ScratchFolder {
   /// The folder.
-  let url: URL
+  package let url: URL
   /// The files registered with a label, to forget with the folder.
   private var labelled: [String] = []
+  /// The folder's owner lock, held as long as this value.
+  private let owner: FileLock
 
   /// What each registered work file stands for, by path.
   private static let labels = Labels()
@@ -19,18 +27,34 @@ final class ScratchFolder {
   static let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("graphvault-")
     .path
 
-  /// Creates the folder.
-  /// - Throws: what creating it throws.
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-\(UUID().uuidString)")
+  /// The name of the file whose lock says the folder's run is alive.
+  package static let ownerFile = ".owner"
+
+  /// Folders of runs that are gone are removed once per process, when its first folder is made.
+  private static let swept: Void = {
+    sweepAbandoned(in: FileManager.default.temporaryDirectory)
+  }()
+
+  /// Creates the folder, `graphvault-UUID` or, with a `kind`, `graphvault-KIND-UUID`.
+  /// - Throws: what creating it or taking its owner lock throws.
+  package init(kind: String? = nil) throws {
+    Self.swept
+    let name = ["graphvault", kind, UUID().uuidString].compactMap { $0 }.joined(separator: "-")
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
     try FileManager.default.createDirectory(
       at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    do {
+      owner = try FileLock(path: url.appendingPathComponent(Self.ownerFile).path)
+    } catch {
+      try? FileManager.default.removeItem(at: url)
+      throw error
+    }
   }
 
   deinit {
     Self.labels.remove(labelled)
     try? FileManager.default.removeItem(at: url)
+    owner.release()
   }
 
   /// A path inside the folder.

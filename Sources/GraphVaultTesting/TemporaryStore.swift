@@ -25,7 +25,9 @@ public final class TemporaryStore {
   public let model: ObjectModel
   /// An object context on the store.
   public let context: ObjectContext
-  private let folder: URL
+  /// The store's folder, removed with this value (and by the next run when a test run is
+  /// killed).
+  private let folder: ScratchFolder
 
   /// Loads `fixture` into a new temporary store: a `.json` or `.jsonl` file is imported, any
   /// other file restored as an archive.
@@ -44,42 +46,31 @@ public final class TemporaryStore {
     loading fixture: String, model: ObjectModel? = nil, modelPath: String? = nil,
     transformers: ValueTransformerRegistry = .standard, password: PasswordSource? = nil
   ) throws {
-    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-fixture-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    folder = try ScratchFolder(kind: "fixture")
     path =
-      folder.appendingPathComponent(
+      folder.url.appendingPathComponent(
         URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent + ".sqlite"
       ).path
-    do {
-      let suffix = URL(fileURLWithPath: fixture).pathExtension.lowercased()
-      if suffix == "json" || suffix == "jsonl" {
-        var options = ImportService.Options()
-        options.modelPath = modelPath
-        _ = try ImportService.importObjects(from: fixture, to: path, options: options)
-      } else {
-        var options = RestoreOptions()
-        options.password = password
-        if let model {
-          options.versionSet = ModelVersionSet(
-            name: model.name, versions: [model],
-            currentVersionName: model.versionName ?? model.name)
-        }
-        _ = try RestoreService.restore(archivePath: fixture, to: path, options: options)
+    let suffix = URL(fileURLWithPath: fixture).pathExtension.lowercased()
+    if suffix == "json" || suffix == "jsonl" {
+      var options = ImportService.Options()
+      options.modelPath = modelPath
+      _ = try ImportService.importObjects(from: fixture, to: path, options: options)
+    } else {
+      var options = RestoreOptions()
+      options.password = password
+      if let model {
+        options.versionSet = ModelVersionSet(
+          name: model.name, versions: [model],
+          currentVersionName: model.versionName ?? model.name)
       }
-      let carried = try CoreDataStore(path: path).cachedModel()
-      guard let chosen = model ?? carried else {
-        throw VaultError(.modelUnavailable, "the loaded store carries no model: pass model:")
-      }
-      self.model = chosen
-      context = try ObjectContext(storePath: path, model: chosen, transformers: transformers)
-    } catch {
-      try? FileManager.default.removeItem(at: folder)
-      throw error
+      _ = try RestoreService.restore(archivePath: fixture, to: path, options: options)
     }
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(at: folder)
+    let carried = try CoreDataStore(path: path).cachedModel()
+    guard let chosen = model ?? carried else {
+      throw VaultError(.modelUnavailable, "the loaded store carries no model: pass model:")
+    }
+    self.model = chosen
+    context = try ObjectContext(storePath: path, model: chosen, transformers: transformers)
   }
 }

@@ -106,4 +106,47 @@ struct RunBoundaryCommandTests {
     #expect(plain.status == 64)
     #expect(plain.stdout.isEmpty)
   }
+
+  @Test func aKilledRunsScratchFolderIsRemovedByTheNextRunOnceItHasSettled() throws {
+    let tmp = directory.path("tmp").path
+    try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: false)
+    let store = directory.path("Shop.sqlite").path
+    let archive = directory.path("shop.gvault").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "200"]).status == 0)
+    #expect(try BuiltTool.run(["backup", store, "--output", archive]).status == 0)
+    // An export reading standard input restores it into a scratch folder, and waits there for
+    // the rest of the archive when it is killed.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: BuiltTool.path)
+    process.arguments = ["export", "-", "--output", directory.path("killed.json").path]
+    process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp]) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
+    input.fileHandleForWriting.write(bytes.prefix(bytes.count / 2))
+    let scratch = { (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [] }
+    let started = RunningProcess.eventually(within: 30) {
+      scratch().contains { FileManager.default.fileExists(atPath: "\(tmp)/\($0)/.owner") }
+    }
+    #expect(started, "no scratch folder appeared in \(scratch())")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    try? input.fileHandleForWriting.close()
+    let left = scratch()
+    #expect(left.count == 1 && left[0].hasPrefix("graphvault-"), "\(left)")
+
+    // The next run leaves a folder that changed in the last minute alone (its run may be
+    // starting), and removes it once it has settled.
+    let next = ["export", "-", "--output", directory.path("next.json").path, "--force", "-q"]
+    let env = ["TMPDIR": tmp]
+    #expect(try BuiltTool.run(next, input: [UInt8](bytes), environment: env).status == 0)
+    #expect(scratch() == left)
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: "\(tmp)/\(left[0])")
+    #expect(try BuiltTool.run(next, input: [UInt8](bytes), environment: env).status == 0)
+    #expect(scratch().isEmpty, "\(scratch())")
+  }
 }
