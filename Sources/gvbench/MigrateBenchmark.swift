@@ -19,10 +19,10 @@ func migrateBenchmark(objects: Int) throws {
   try third.replacingOccurrences(
     of: anchor,
     with: #"<attribute name="subtitle" optional="YES" attributeType="String"/>"# + anchor
-  ).write(toFile: model + "/Library 4.xcdatamodel/contents", atomically: true, encoding: .utf8)
+  ).write(toFile: model + "/Library 4.xcdatamodel/contents", atomically: false, encoding: .utf8)
   let current = try String(contentsOfFile: model + "/.xccurrentversion", encoding: .utf8)
   try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
-    .write(toFile: model + "/.xccurrentversion", atomically: true, encoding: .utf8)
+    .write(toFile: model + "/.xccurrentversion", atomically: false, encoding: .utf8)
   print(
     "| store | restore | migrating restore | ratio | migrate in place | ratio | usage error | ratio | peak RSS (migrating restore) |"
   )

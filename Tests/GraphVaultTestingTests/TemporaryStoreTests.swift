@@ -133,7 +133,7 @@ struct TemporaryStoreTests {
             {"class": "Tag", "pk": 7, "name": "classic"}
           ]
         }
-        """).write(toFile: fixture, atomically: true, encoding: .utf8)
+        """).write(toFile: fixture, atomically: false, encoding: .utf8)
 
     let store = try TemporaryStore(loading: fixture)
     let dune = try #require(try store.context.fetch(FetchRequest(entity: "Book")).first)

@@ -115,7 +115,7 @@ struct CodableValueTextTests {
     let text = try String(contentsOfFile: file, encoding: .utf8)
     #expect(text.contains(#""json": [1]"#))
     try text.replacingOccurrences(of: #""json": [1]"#, with: #""json": 1"#).write(
-      toFile: file, atomically: true, encoding: .utf8)
+      toFile: file, atomically: false, encoding: .utf8)
     #expect {
       try ImportService.importObjects(from: file, to: directory.path("copy.sqlite").path)
     } throws: { error in

@@ -184,9 +184,7 @@ struct Forgery: CustomStringConvertible, Sendable {
 struct ForgedArchiveTests {
   /// A sample store big enough for two chunks of pages, and its archive in each format.
   static let sources: [Int64: String] = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-forgery-sources-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try! TemporaryDirectory.forTheRun("graphvault-forgery-sources").url
     let store = directory.appendingPathComponent("Library.sqlite").path
     try? SampleLibrary.generate(at: store, objects: 48_000)
     var archives: [Int64: String] = [:]

@@ -21,9 +21,7 @@ struct FuzzedArchiveTests {
 
   /// Small archives of a sample store, one per format.
   static let sources: [String] = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-fuzz-sources-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try! TemporaryDirectory.forTheRun("graphvault-fuzz-sources").url
     let store = directory.appendingPathComponent("Library.sqlite").path
     try? SampleLibrary.generate(at: store, objects: 120)
     return [Int64(1), 2].compactMap { format in

@@ -230,7 +230,7 @@ struct IncrementalBackupTests {
 
   @Test func anEncryptedChainRestoresWithItsPassword() throws {
     let file = directory.path("password").path
-    try "correct horse\n".write(toFile: file, atomically: true, encoding: .utf8)
+    try "correct horse\n".write(toFile: file, atomically: false, encoding: .utf8)
     let password = PasswordSource.file(file)
     _ = try backup(password: password, at: 0)
     try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'secret' WHERE Z_PK = 5;")

@@ -158,7 +158,7 @@ struct ExportImportCommandTests {
           {"class": "Page", "pk": 3, "number": 3},
           {"class": "Book", "pk": 2, "title": "Persuasion", "author": {"class": "Writer", "alias": "austen"}}
         ]}
-        """).write(toFile: file, atomically: true, encoding: .utf8)
+        """).write(toFile: file, atomically: false, encoding: .utf8)
     let store = workspace.path("hand.sqlite").path
     let result = try run(["import", file, "--to", store, "--json"])
     #expect(result.status == 0, "\(result.stderr)")
@@ -217,7 +217,7 @@ struct ExportImportCommandTests {
   {
     let file = workspace.path("bad.json").path
     try (header() + "{\"class\": \"Tag\", \"pk\": 1, \"name\": \"first\"},\n" + object + "\n]}")
-      .write(toFile: file, atomically: true, encoding: .utf8)
+      .write(toFile: file, atomically: false, encoding: .utf8)
     let store = workspace.path("bad.sqlite").path
     let result = try run(["import", file, "--to", store])
     #expect(result.status == 65, "\(result.stderr)")
@@ -232,14 +232,14 @@ struct ExportImportCommandTests {
 
   @Test func importNeedsAModelAndRefusesAnExistingStoreWithoutForce() throws {
     let bare = workspace.path("bare.json").path
-    try #"[{"class": "Tag", "name": "x"}]"#.write(toFile: bare, atomically: true, encoding: .utf8)
+    try #"[{"class": "Tag", "name": "x"}]"#.write(toFile: bare, atomically: false, encoding: .utf8)
     let store = workspace.path("tags.sqlite").path
     let noModel = try run(["import", bare, "--to", store])
     #expect(noModel.status == 78, "\(noModel.stderr)")
     #expect(noModel.stderr.contains("the file carries no model"))
     let file = workspace.path("one.json").path
     try (header() + #"{"class": "Tag", "name": "x"}]}"#).write(
-      toFile: file, atomically: true, encoding: .utf8)
+      toFile: file, atomically: false, encoding: .utf8)
     #expect(try run(["import", file, "--to", store, "-q"]).status == 0)
     let again = try run(["import", file, "--to", store])
     #expect(again.status == 73, "\(again.stderr)")

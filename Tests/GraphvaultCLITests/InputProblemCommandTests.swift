@@ -73,11 +73,15 @@ struct InputProblemCommandTests {
       Self.asNobody + [BuiltTool.path, "backup", store, "--output", directory.url.path + "/"])
     #expect(result.status == 77, "\(result.stderr)")
     #expect(result.stderr.contains("may not write in the folder"))
+    // A folder anyone may write in, as /tmp is, inside the test's own.
+    let open = directory.path("open").path
+    try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+    chmod(open, 0o1777)
     let unreadable = try Subprocess.run(
-      "setpriv", Self.asNobody + [BuiltTool.path, "backup", store, "--output", "/tmp/"])
+      "setpriv", Self.asNobody + [BuiltTool.path, "backup", store, "--output", open + "/"])
     chmod(store, 0o600)
     let denied = try Subprocess.run(
-      "setpriv", Self.asNobody + [BuiltTool.path, "backup", store, "--output", "/tmp/"])
+      "setpriv", Self.asNobody + [BuiltTool.path, "backup", store, "--output", open + "/"])
     #expect(unreadable.status == 0 || unreadable.status == 77, "\(unreadable.stderr)")
     #expect(denied.status == 66, "\(denied.stderr)")
     #expect(denied.stderr.contains("the store cannot be read: permission denied"))

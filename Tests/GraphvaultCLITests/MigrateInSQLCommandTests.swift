@@ -29,10 +29,10 @@ struct MigrateInSQLCommandTests {
       contentsOfFile: path + "/Library 3.xcdatamodel/contents", encoding: .utf8)
     let fourth = path + "/Library 4.xcdatamodel"
     try FileManager.default.createDirectory(atPath: fourth, withIntermediateDirectories: false)
-    try edit(third).write(toFile: fourth + "/contents", atomically: true, encoding: .utf8)
+    try edit(third).write(toFile: fourth + "/contents", atomically: false, encoding: .utf8)
     let current = try String(contentsOfFile: path + "/.xccurrentversion", encoding: .utf8)
     try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
-      .write(toFile: path + "/.xccurrentversion", atomically: true, encoding: .utf8)
+      .write(toFile: path + "/.xccurrentversion", atomically: false, encoding: .utf8)
   }
 
   static let uniqueID =

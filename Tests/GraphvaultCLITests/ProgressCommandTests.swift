@@ -11,9 +11,7 @@ struct ProgressCommandTests {
   /// A store of 100,000 objects and its archive, made once for the suite (a run of the debug
   /// build takes long enough for several frames).
   static let source: (store: String, archive: String) = {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "graphvault-progress-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let folder = try! TemporaryDirectory.forTheRun("graphvault-progress").url
     let store = folder.appendingPathComponent("Library.sqlite").path
     let archive = folder.appendingPathComponent("library.gvault").path
     _ = try? BuiltTool.run(["sample", store, "--objects", "100000"])

@@ -338,7 +338,7 @@ struct ReferenceReaderTests {
       "the reader no longer has the code the \(name) mutant changes")
     let path = self.path("gvread-\(name).py")
     try source.replacingOccurrences(of: original, with: mutant).write(
-      toFile: path, atomically: true, encoding: .utf8)
+      toFile: path, atomically: false, encoding: .utf8)
     return path
   }
 

@@ -53,7 +53,7 @@ struct SwiftDataShapeCommandTests {
     let folder = workspace.path("Bar.xcdatamodel")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     try Self.model.write(
-      to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+      to: folder.appendingPathComponent("contents"), atomically: false, encoding: .utf8)
     store = workspace.path("Bar.sqlite").path
     archive = workspace.path("before.gvault").path
     let created = try BuiltTool.run(["create", store, "--model", folder.path, "-q"])
@@ -261,13 +261,13 @@ struct SwiftDataShapeCommandTests {
       let folder = set.appendingPathComponent("\(version).xcdatamodel")
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       try model.write(
-        to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        to: folder.appendingPathComponent("contents"), atomically: false, encoding: .utf8)
     }
     try """
     <?xml version="1.0" encoding="UTF-8"?>
     <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Bar 2.xcdatamodel</string></dict></plist>
     """.write(
-      to: set.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+      to: set.appendingPathComponent(".xccurrentversion"), atomically: false, encoding: .utf8)
     var tables: [[String]] = []
     for format in ["1", "2"] {
       let archive = workspace.path("m\(format).gvault").path

@@ -22,7 +22,7 @@ struct ExtendedAttributeMigrationTests {
     <?xml version="1.0" encoding="UTF-8"?>
     <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Notes 2.xcdatamodel</string></dict></plist>
     """.write(
-      to: set.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+      to: set.appendingPathComponent(".xccurrentversion"), atomically: false, encoding: .utf8)
     for (version, mood) in [
       ("Notes", ""),
       ("Notes 2", #"<attribute name="mood" optional="YES" attributeType="String"/>"#),
@@ -41,7 +41,7 @@ struct ExtendedAttributeMigrationTests {
               </userInfo>
           </entity>
       </model>
-      """.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+      """.write(to: folder.appendingPathComponent("contents"), atomically: false, encoding: .utf8)
     }
     modelSet = set.path
   }
@@ -79,7 +79,7 @@ struct ExtendedAttributeMigrationTests {
     try """
     {"format": 1, "hops": [{"from": "Notes", "to": "Notes 2",
       "entities": {"Note": {"attributes": {"mood": {"fromExtended": "mood"}}}}}]}
-    """.write(to: mapping, atomically: true, encoding: .utf8)
+    """.write(to: mapping, atomically: false, encoding: .utf8)
     var options = RestoreOptions()
     options.modelPath = modelSet
     options.mappingPaths = [mapping.path]

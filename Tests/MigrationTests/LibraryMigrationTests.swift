@@ -49,13 +49,13 @@ struct LibraryMigrationTests {
     try FileManager.default.copyItem(atPath: modelSet, toPath: copy.path)
     let contents = copy.appendingPathComponent("Library 3.xcdatamodel/contents")
     let text = try String(contentsOf: contents, encoding: .utf8)
-    try edit(text).write(to: contents, atomically: true, encoding: .utf8)
+    try edit(text).write(to: contents, atomically: false, encoding: .utf8)
     return copy.path
   }
 
   static func writeMapping(_ json: String, in directory: TemporaryDirectory) throws -> String {
     let path = directory.path("mapping.json")
-    try json.write(to: path, atomically: true, encoding: .utf8)
+    try json.write(to: path, atomically: false, encoding: .utf8)
     return path.path
   }
 

@@ -18,4 +18,27 @@ public final class TemporaryDirectory: Sendable {
 
   /// A path inside the folder.
   public func path(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+  /// A new folder kept for the rest of the test run and removed when the process exits: for a
+  /// suite's shared sources, held in a `static let`, which is never released.
+  public static func forTheRun(_ label: String) throws -> TemporaryDirectory {
+    let directory = try TemporaryDirectory(label)
+    KeptUntilExit.shared.keep(directory)
+    return directory
+  }
+
+  /// The folders ``forTheRun(_:)`` made, released at exit.
+  private final class KeptUntilExit: @unchecked Sendable {
+    static let shared: KeptUntilExit = {
+      atexit { KeptUntilExit.shared.releaseAll() }
+      return KeptUntilExit()
+    }()
+
+    private let lock = NSLock()
+    private var kept: [TemporaryDirectory] = []
+
+    func keep(_ directory: TemporaryDirectory) { lock.withLock { kept.append(directory) } }
+
+    func releaseAll() { lock.withLock { kept.removeAll() } }
+  }
 }
