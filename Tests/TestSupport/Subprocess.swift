@@ -22,6 +22,7 @@ public enum Subprocess {
   ) throws -> ProcessResult {
     let process = Process()
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let executable = executable == "python3" ? python3 : executable
     if executable.contains("/") {
       process.executableURL = URL(fileURLWithPath: executable)
       process.arguments = arguments
@@ -55,6 +56,18 @@ public enum Subprocess {
       status: process.terminationStatus, stdoutBytes: [UInt8](outData),
       stderr: String(decoding: errData, as: UTF8.self))
   }
+
+  /// The interpreter `python3` on `PATH` runs, found once: a version manager's `python3` (pyenv's
+  /// is a shell script) costs several times the interpreter's own start on every call, and the
+  /// tests call Python thousands of times. `python3` itself when it cannot be asked.
+  public static let python3: String = {
+    guard
+      let asked = try? run("/usr/bin/env", ["python3", "-c", "import sys; print(sys.executable)"]),
+      asked.status == 0
+    else { return "python3" }
+    let path = asked.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    return FileManager.default.isExecutableFile(atPath: path) ? path : "python3"
+  }()
 
   /// Runs a Python 3 script (given as source) with `arguments` and `input`.
   public static func python(
