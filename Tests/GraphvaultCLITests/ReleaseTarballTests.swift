@@ -2,12 +2,15 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The release tarball (`scripts/release`, which `scripts/test` runs first): one file to copy to
+/// The release tarball (`scripts/release`, which `scripts/test --release` runs first): one file to copy to
 /// a server without Swift. Its binary must run with the toolchain out of sight, object storage
 /// included, and `scripts/install` must put everything where a system looks for it.
 @Suite(
   "The release tarball",
-  .enabled(if: ReleaseTarball.path != nil, "no dist/*.tar.gz: run scripts/release first"))
+  .enabled(
+    if: ReleaseTarball.path != nil,
+    "no release tarball: scripts/test --release builds one and tests it (or name one in GRAPHVAULT_RELEASE_TARBALL)"
+  ))
 struct ReleaseTarballTests {
   static var tarball: String? { ReleaseTarball.path }
   static var toolchain: String { ReleaseTarball.toolchain }
@@ -16,24 +19,14 @@ struct ReleaseTarballTests {
 
 /// Where the release tarball is, and what the machine allows its test.
 enum ReleaseTarball {
-  /// The newest tarball in `dist/`, or the one `GRAPHVAULT_RELEASE_TARBALL` names.
+  /// The tarball `GRAPHVAULT_RELEASE_TARBALL` names (`scripts/test --release` names the one it
+  /// has just built): never one found lying in `dist/`, which may be older than the source.
   static let path: String? = {
-    if let named = ProcessInfo.processInfo.environment["GRAPHVAULT_RELEASE_TARBALL"],
+    guard let named = ProcessInfo.processInfo.environment["GRAPHVAULT_RELEASE_TARBALL"],
       !named.isEmpty
-    {
-      return named
-    }
-    let dist = SharedFixtures.packageRoot.appendingPathComponent("dist")
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: dist.path)) ?? []
-    return names.filter { $0.hasPrefix("graphvault-") && $0.hasSuffix(".tar.gz") }
-      .map { dist.appendingPathComponent($0).path }
-      .max { modified($0) < modified($1) }
+    else { return nil }
+    return named
   }()
-
-  static func modified(_ path: String) -> Date {
-    ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date)
-      ?? .distantPast
-  }
 
   /// The folder the toolchain lives in (`/opt/swift` for `/opt/swift/usr/bin/swift`).
   static let toolchain: String = {
