@@ -30,7 +30,15 @@ struct ExamplePackageTests {
     }
   }
 
-  @Test func itsTestsPass() throws {
+  /// Whether the checks that build a package of their own run (`scripts/test --full`, CI).
+  static let buildsPackages = ProcessInfo.processInfo.environment["GRAPHVAULT_FULL_TESTS"] == "1"
+
+  @Test(
+    .enabled(
+      if: buildsPackages,
+      "builds the example and graphvault again as a package of its own (minutes on a fresh clone): scripts/test --full runs it"
+    ))
+  func itsTestsPass() throws {
     let result = try Subprocess.run(
       "swift", ["test", "--package-path", Self.package.path, "--disable-xctest"])
     #expect(result.status == 0, "\(result.stdout.suffix(4000))\(result.stderr.suffix(4000))")

@@ -2,14 +2,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The release tarball (`scripts/release`, which `scripts/test --release` runs first): one file to copy to
+/// The release tarball (`scripts/release`, which `scripts/test --full` runs first): one file to copy to
 /// a server without Swift. Its binary must run with the toolchain out of sight, object storage
 /// included, and `scripts/install` must put everything where a system looks for it.
 @Suite(
   "The release tarball",
   .enabled(
     if: ReleaseTarball.path != nil,
-    "no release tarball: scripts/test --release builds one and tests it (or name one in GRAPHVAULT_RELEASE_TARBALL)"
+    "no release tarball: scripts/test --full builds one and tests it (or name one in GRAPHVAULT_RELEASE_TARBALL)"
   ))
 struct ReleaseTarballTests {
   static var tarball: String? { ReleaseTarball.path }
@@ -19,7 +19,7 @@ struct ReleaseTarballTests {
 
 /// Where the release tarball is, and what the machine allows its test.
 enum ReleaseTarball {
-  /// The tarball `GRAPHVAULT_RELEASE_TARBALL` names (`scripts/test --release` names the one it
+  /// The tarball `GRAPHVAULT_RELEASE_TARBALL` names (`scripts/test --full` names the one it
   /// has just built): never one found lying in `dist/`, which may be older than the source.
   static let path: String? = {
     guard let named = ProcessInfo.processInfo.environment["GRAPHVAULT_RELEASE_TARBALL"],
