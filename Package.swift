@@ -6,18 +6,15 @@ import PackageDescription
 let package = Package(
   name: "graphvault",
   platforms: [.macOS(.v14)],
+  // What an app or a test suite imports: the model, the object context (with the property-list
+  // values its transformable and extended attributes hold), migration stages, the services, and
+  // fixtures in tests. The other layers (the SQLite, libarchive and zlib wrappers, JSON, the
+  // archive format and storage, S3) are the package's own.
   products: [
     .executable(name: "graphvault", targets: ["graphvault"]),
     .library(name: "PropertyList", targets: ["PropertyList"]),
-    .library(name: "JSON", targets: ["JSON"]),
-    .library(name: "SQLite", targets: ["SQLite"]),
-    .library(name: "LibArchive", targets: ["LibArchive"]),
-    .library(name: "Zlib", targets: ["Zlib"]),
     .library(name: "ObjectModel", targets: ["ObjectModel"]),
     .library(name: "ObjectStore", targets: ["ObjectStore"]),
-    .library(name: "ArchiveFormat", targets: ["ArchiveFormat"]),
-    .library(name: "ArchiveStorage", targets: ["ArchiveStorage"]),
-    .library(name: "S3", targets: ["S3"]),
     .library(name: "Migration", targets: ["Migration"]),
     .library(name: "GraphVault", targets: ["GraphVault"]),
     .library(name: "GraphVaultTesting", targets: ["GraphVaultTesting"]),

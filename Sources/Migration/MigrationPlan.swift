@@ -6,17 +6,17 @@ import ObjectStore
 ///
 /// The order is the mapping file's `order` when it gives one, else the model set's (natural
 /// order of version names, the current version last: see ``ModelVersionSet``).
-public struct MigrationPlan: Sendable {
+package struct MigrationPlan: Sendable {
   /// The archive's version.
-  public let sourceVersion: String
+  package let sourceVersion: String
   /// The target version.
-  public let targetVersion: String
+  package let targetVersion: String
   /// The target version's model.
-  public let target: ObjectModel
+  package let target: ObjectModel
   /// The hops, in order; empty when the archive is at the target version.
-  public let hops: [MigrationHop]
+  package let hops: [MigrationHop]
   /// Custom stages, run with their hops.
-  public let stages: [MigrationStage]
+  package let stages: [MigrationStage]
 
   /// Plans the migration of an archive of `source` (with its entity version hashes and schema)
   /// into `set`'s version `targetVersion` (the current one when nil).
@@ -34,7 +34,7 @@ public struct MigrationPlan: Sendable {
   ///   is newer than the target, a hop cannot be migrated (naming the entity or property no
   ///   inferred mapping covers), or a mapping model names custom policy classes no stage
   ///   stands in for (naming every one).
-  public static func make(
+  package static func make(
     source: ObjectModel, sourceName: String = "the archive's model", schema: SchemaSnapshot,
     set: ModelVersionSet,
     targetVersion: String? = nil, mapping: MappingFile? = nil, models: [MappingModel] = [],

@@ -3,10 +3,10 @@ import ObjectModel
 /// Composite values between their two shapes: element values by key path (`author.origin.city`,
 /// how objects and stores keep them, one column each) and nested dictionaries
 /// (`author: {origin: {city: …}}`, how Core Data hands a composite out).
-public enum RecordNesting {
+package enum RecordNesting {
   /// Element values by key path as composite values by the first component, sorted by name;
   /// a value whose path has no dot stays as it is.
-  public static func nested(_ elements: [(String, AttributeValue)]) -> [String: AttributeValue] {
+  package static func nested(_ elements: [(String, AttributeValue)]) -> [String: AttributeValue] {
     var groups: [String: [(String, AttributeValue)]] = [:]
     var result: [String: AttributeValue] = [:]
     for (path, value) in elements {
@@ -22,7 +22,7 @@ public enum RecordNesting {
   }
 
   /// A composite's dictionary as its elements' values by key path under `prefix`.
-  public static func flattened(_ elements: [String: AttributeValue], prefix: String)
+  package static func flattened(_ elements: [String: AttributeValue], prefix: String)
     -> [String: AttributeValue]
   {
     var result: [String: AttributeValue] = [:]

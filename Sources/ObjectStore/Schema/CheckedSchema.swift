@@ -19,30 +19,30 @@ import ObjectModel
 /// model lacking one of its columns, an index on a column that does not exist. With
 /// `leavingOutUnsafe`, such entries are left out instead (a table with its rows), and
 /// ``dropped`` says which.
-public struct CheckedSchema: Sendable {
+package struct CheckedSchema: Sendable {
   /// The entries to create, in the archive's order, with graphvault's SQL.
-  public let objects: [CoreDataStore.SchemaObject]
+  package let objects: [CoreDataStore.SchemaObject]
   /// The same entries as values.
-  public let statements: [SchemaStatement]
+  package let statements: [SchemaStatement]
   /// The tables' columns and the indexes' and triggers' SQL, as SQLite would report them.
-  public let snapshot: SchemaSnapshot
+  package let snapshot: SchemaSnapshot
   /// What was left out (with `leavingOutUnsafe`), each entry named with the reason.
-  public let dropped: [String]
+  package let dropped: [String]
   /// The tables left out, whose rows go with them.
-  public let droppedTables: Set<String>
+  package let droppedTables: Set<String>
   /// Whether the store tracks persistent history (`ACHANGE` and its companions are there).
-  public let hasPersistentHistory: Bool
+  package let hasPersistentHistory: Bool
 
   private let tablesByName: [String: SchemaStatement.Table]
 
   /// Core Data's own tables, which every store has (`Z_MODELCACHE` only since about 2014).
-  public static let requiredBookkeeping = ["Z_PRIMARYKEY", "Z_METADATA"]
+  package static let requiredBookkeeping = ["Z_PRIMARYKEY", "Z_METADATA"]
 
   /// Checks `objects` (a stored schema) against the schema `model` gets.
   /// - Parameter leavingOutUnsafe: leave refused entries out rather than throwing.
   /// - Throws: ``StoreError`` (``StoreError/Kind/notACoreDataStore``) naming the first entry
   ///   refused, or a table the model needs that is missing.
-  public init(
+  package init(
     objects: [CoreDataStore.SchemaObject], model: ObjectModel, leavingOutUnsafe: Bool = false
   ) throws(StoreError) {
     func refuse(_ detail: String) -> StoreError {
@@ -147,7 +147,7 @@ public struct CheckedSchema: Sendable {
   }
 
   /// The table named `name` (compared without case).
-  public func table(named name: String) -> SchemaStatement.Table? {
+  package func table(named name: String) -> SchemaStatement.Table? {
     tablesByName[name.uppercased()]
   }
 

@@ -10,7 +10,7 @@ import SQLite
 /// and ``sql`` writes them back: the only SQL that reaches SQLite is graphvault's own text.
 /// Expressions, foreign-key actions, partial indexes and the like are refused. A trigger is
 /// kept as its text, for comparison only; a view or a virtual table is refused.
-public enum SchemaStatement: Equatable, Sendable {
+package enum SchemaStatement: Equatable, Sendable {
   /// `CREATE TABLE`.
   case table(Table)
   /// `CREATE INDEX`.
@@ -19,30 +19,30 @@ public enum SchemaStatement: Equatable, Sendable {
   case trigger(name: String, table: String, text: String)
 
   /// Why a statement was refused.
-  public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+  package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
-    public let detail: String
+    package let detail: String
     init(_ detail: String) { self.detail = detail }
     /// The detail.
-    public var description: String { detail }
+    package var description: String { detail }
   }
 
   /// The collations SQLite has built in; any other name is refused.
-  public static let collations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
+  package static let collations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
 
   /// A table: columns, and the keys declared after them.
-  public struct Table: Equatable, Sendable {
+  package struct Table: Equatable, Sendable {
     /// The table's name.
-    public var name: String
+    package var name: String
     /// The columns, in order.
-    public var columns: [Column]
+    package var columns: [Column]
     /// `PRIMARY KEY (…)` after the columns, when there is one.
-    public var primaryKey: [IndexedColumn]?
+    package var primaryKey: [IndexedColumn]?
     /// Each `UNIQUE (…)` after the columns.
-    public var unique: [[IndexedColumn]]
+    package var unique: [[IndexedColumn]]
 
     /// A table named `name` with `columns` and keys.
-    public init(
+    package init(
       name: String, columns: [Column], primaryKey: [IndexedColumn]? = nil,
       unique: [[IndexedColumn]] = []
     ) {
@@ -53,64 +53,64 @@ public enum SchemaStatement: Equatable, Sendable {
     }
 
     /// The column named `name` (SQLite compares names without case).
-    public func column(named name: String) -> Column? {
+    package func column(named name: String) -> Column? {
       columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
   }
 
   /// A column of a table.
-  public struct Column: Equatable, Sendable {
+  package struct Column: Equatable, Sendable {
     /// The name.
-    public var name: String
+    package var name: String
     /// The declared type (upper-cased words, with `(n)` or `(n, m)` when given: `VARCHAR(255)`),
     /// empty when none was declared.
-    public var type: String
+    package var type: String
     /// `PRIMARY KEY`, and its direction and `AUTOINCREMENT` as written.
-    public var primaryKey: String?
+    package var primaryKey: String?
     /// `NOT NULL`.
-    public var notNull = false
+    package var notNull = false
     /// `UNIQUE`.
-    public var unique = false
+    package var unique = false
     /// `DEFAULT` and its literal as graphvault writes it.
-    public var defaultValue: String?
+    package var defaultValue: String?
     /// `COLLATE` and its collation.
-    public var collation: String?
+    package var collation: String?
 
     /// A column named `name` of declared type `type`, without constraints.
-    public init(name: String, type: String) {
+    package init(name: String, type: String) {
       self.name = name
       self.type = type
     }
 
     /// Whether the column is only a name and a type.
-    public var isPlain: Bool {
+    package var isPlain: Bool {
       primaryKey == nil && !notNull && !unique && defaultValue == nil && collation == nil
     }
   }
 
   /// An index: its columns on one table.
-  public struct Index: Equatable, Sendable {
+  package struct Index: Equatable, Sendable {
     /// The index's name.
-    public var name: String
+    package var name: String
     /// `UNIQUE`.
-    public var unique: Bool
+    package var unique: Bool
     /// The table.
-    public var table: String
+    package var table: String
     /// The columns.
-    public var columns: [IndexedColumn]
+    package var columns: [IndexedColumn]
   }
 
   /// A column of an index or a table key.
-  public struct IndexedColumn: Equatable, Sendable {
+  package struct IndexedColumn: Equatable, Sendable {
     /// The column.
-    public var name: String
+    package var name: String
     /// `COLLATE` and its collation.
-    public var collation: String?
+    package var collation: String?
     /// `ASC` or `DESC`, when written.
-    public var direction: String?
+    package var direction: String?
 
     /// The column `name`, with a collation and a direction when given.
-    public init(name: String, collation: String? = nil, direction: String? = nil) {
+    package init(name: String, collation: String? = nil, direction: String? = nil) {
       self.name = name
       self.collation = collation
       self.direction = direction
@@ -118,7 +118,7 @@ public enum SchemaStatement: Equatable, Sendable {
   }
 
   /// The statement's name (table, index or trigger).
-  public var name: String {
+  package var name: String {
     switch self {
     case .table(let table): table.name
     case .index(let index): index.name
@@ -127,7 +127,7 @@ public enum SchemaStatement: Equatable, Sendable {
   }
 
   /// The table it creates or belongs to.
-  public var table: String {
+  package var table: String {
     switch self {
     case .table(let table): table.name
     case .index(let index): index.table
@@ -136,7 +136,7 @@ public enum SchemaStatement: Equatable, Sendable {
   }
 
   /// `table`, `index` or `trigger`, as `sqlite_master` says.
-  public var type: String {
+  package var type: String {
     switch self {
     case .table: "table"
     case .index: "index"
@@ -148,7 +148,7 @@ public enum SchemaStatement: Equatable, Sendable {
 
   /// Reads one `CREATE` statement.
   /// - Throws: ``Problem`` saying what is not in the accepted grammar.
-  public init(parsing sql: String) throws(Problem) {
+  package init(parsing sql: String) throws(Problem) {
     var reader = Reader(tokens: try SchemaToken.tokens(of: sql))
     try reader.expect("CREATE")
     if reader.take("TEMP") || reader.take("TEMPORARY") {
@@ -190,7 +190,7 @@ public enum SchemaStatement: Equatable, Sendable {
   /// INTEGER PRIMARY KEY, … )`, `CREATE INDEX … ON ZBOOK (ZAUTHOR)`); names that are not plain
   /// identifiers, or are keywords, are quoted. A trigger's text is its own (only triggers
   /// graphvault generates itself are ever written).
-  public var sql: String {
+  package var sql: String {
     switch self {
     case .table(let table):
       var parts = table.columns.map { column in
@@ -224,7 +224,7 @@ public enum SchemaStatement: Equatable, Sendable {
   }
 
   /// `name` as SQL: bare when it is a plain identifier and no keyword, else double-quoted.
-  public static func quote(_ name: String) -> String {
+  package static func quote(_ name: String) -> String {
     if ObjectModel.isIdentifier(name) && !Database.isKeyword(name) { return name }
     return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
   }

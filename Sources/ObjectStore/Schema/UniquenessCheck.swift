@@ -10,7 +10,7 @@ import SQLite
 ///
 /// Only the values under unique indexes are kept, never whole objects, and in SQLite's page
 /// cache (spilled to an unnamed temporary file when large): memory stays flat.
-public final class UniquenessCheck {
+package final class UniquenessCheck {
   /// A table of the values under one entity table's unique indexes.
   private struct Shadow {
     /// The columns kept, in order.
@@ -28,7 +28,7 @@ public final class UniquenessCheck {
 
   /// A check of the unique indexes that `schema` declares on the tables of `layout`'s model.
   /// - Throws: ``StoreError`` when the in-memory database cannot be made.
-  public init(schema: CheckedSchema, layout: StoreLayout) throws(StoreError) {
+  package init(schema: CheckedSchema, layout: StoreLayout) throws(StoreError) {
     self.layout = layout
     let tables = Set(layout.tables.map { $0.name.uppercased() })
     var unique: [String: [String]] = [:]
@@ -67,14 +67,14 @@ public final class UniquenessCheck {
   }
 
   /// Whether objects of `entity` have values under a unique index.
-  public func concerns(_ entity: String) -> Bool {
+  package func concerns(_ entity: String) -> Bool {
     guard let table = layout.table(for: entity) else { return false }
     return shadows[table.name.uppercased()] != nil
   }
 
   /// Adds an object's values under the unique indexes of its table.
   /// - Throws: ``StoreError`` when SQLite refuses a value.
-  public func add(_ record: ObjectRecord) throws(StoreError) {
+  package func add(_ record: ObjectRecord) throws(StoreError) {
     guard let table = layout.table(for: record.entity),
       let shadow = shadows[table.name.uppercased()]
     else { return }
@@ -99,7 +99,7 @@ public final class UniquenessCheck {
   /// Adds the values under unique indexes of a batch's objects, taken from its columns as the
   /// loader binds them (``StoreLoader/insert(_:)-(ObjectBatch)``).
   /// - Throws: ``StoreError`` when SQLite refuses a value.
-  public func add(_ batch: ObjectBatch) throws(StoreError) {
+  package func add(_ batch: ObjectBatch) throws(StoreError) {
     guard let table = layout.table(for: batch.entity),
       let shadow = shadows[table.name.uppercased()]
     else { return }
@@ -149,7 +149,7 @@ public final class UniquenessCheck {
   /// Builds the unique indexes over the values added, as a restore builds them over its rows.
   /// - Throws: ``StoreError`` whose underlying ``SQLiteError`` is a constraint failure naming
   ///   the index and its columns, when two objects share the values of a unique index.
-  public func finish() throws(StoreError) {
+  package func finish() throws(StoreError) {
     for index in indexes {
       do {
         try database.execute(index.sql)

@@ -3,7 +3,7 @@ import SQLite
 extension CoreDataStore {
   /// The sets of rows an incremental backup compares (``LedgerSet``), by name: one per entity
   /// table, per join table and per table outside the model.
-  public func ledgerSets(layout: StoreLayout) throws -> [LedgerSet] {
+  package func ledgerSets(layout: StoreLayout) throws -> [LedgerSet] {
     var sets = layout.tables.map {
       LedgerSet(
         name: "objects/\($0.rootEntity)", table: $0.name, kind: .objects(root: $0.rootEntity))
@@ -53,7 +53,7 @@ extension CoreDataStore {
   ///
   /// With `keys` (ascending), only the elements of those keys (a table without a key is one
   /// element whatever the keys).
-  public func forEachElement(
+  package func forEachElement(
     of set: LedgerSet, seed: UInt64, keys: [Int64]? = nil,
     _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
   ) throws {

@@ -3,7 +3,7 @@ import SQLite
 
 extension CoreDataStore {
   /// A table, index or trigger of the store, with the SQL that created it.
-  public struct SchemaObject: Sendable, Equatable {
+  package struct SchemaObject: Sendable, Equatable {
     /// `table`, `index` or `trigger`.
     public let type: String
     /// Its name.
@@ -24,7 +24,7 @@ extension CoreDataStore {
 
   /// Every table, index and trigger with its SQL, in creation order (SQLite's internal
   /// indexes, which have no SQL, left out).
-  public func schemaObjects() throws(StoreError) -> [SchemaObject] {
+  package func schemaObjects() throws(StoreError) -> [SchemaObject] {
     do {
       return try database.prepare(
         "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
@@ -40,7 +40,7 @@ extension CoreDataStore {
 
   /// `Z_METADATA` and `Z_PRIMARYKEY` as they are now: inside ``read(_:)``, as of its snapshot
   /// (the values read when the store was opened may be older).
-  public func currentBookkeeping() throws(StoreError) -> (
+  package func currentBookkeeping() throws(StoreError) -> (
     uuid: String, metadata: [UInt8], entityRows: [EntityRow]
   ) {
     try Self.readBookkeeping(database, path: path)
@@ -71,7 +71,7 @@ extension CoreDataStore {
   }
 
   /// The journal mode (`wal`, `delete`, …).
-  public func journalMode() throws(StoreError) -> String {
+  package func journalMode() throws(StoreError) -> String {
     do {
       return try database.prepare("PRAGMA journal_mode").scalar().textValue ?? ""
     } catch {
@@ -81,7 +81,7 @@ extension CoreDataStore {
 
   /// The tables that hold neither objects of `layout`'s model nor its many-to-many rows, nor
   /// Core Data's bookkeeping: persistent-history tables, tables an app added.
-  public func otherTables(besides layout: StoreLayout) throws(StoreError) -> [String] {
+  package func otherTables(besides layout: StoreLayout) throws(StoreError) -> [String] {
     let known = Set(
       layout.tables.map(\.name) + layout.joins.map(\.name) + [
         "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
@@ -90,7 +90,7 @@ extension CoreDataStore {
   }
 
   /// Streams the objects of one concrete entity (sub-entities excluded), in primary-key order.
-  public func forEachObject(
+  package func forEachObject(
     of entity: String, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
   ) throws {
     try reader(of: entity, layout: layout).readRows(body)
@@ -110,7 +110,7 @@ extension CoreDataStore {
   /// Streams the objects of one concrete entity in primary-key order through one reused
   /// ``ObjectRow`` (valid only inside `body`): what ``forEachObject(of:layout:_:)`` reads,
   /// without a dictionary per object.
-  public func forEachObjectRow(
+  package func forEachObjectRow(
     of entity: String, layout: StoreLayout, _ body: (ObjectRow) throws -> Void
   ) throws {
     try reader(of: entity, layout: layout).readObjectRows(body)
@@ -119,7 +119,7 @@ extension CoreDataStore {
   /// Streams the objects of one concrete entity whose keys are among `keys` (ascending), in
   /// primary-key order, as ``forEachObjectRow(of:layout:_:)`` does: what an incremental backup
   /// reads of the objects that changed.
-  public func forEachObjectRow(
+  package func forEachObjectRow(
     of entity: String, layout: StoreLayout, keys: [Int64], _ body: (ObjectRow) throws -> Void
   ) throws {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
@@ -135,10 +135,10 @@ extension CoreDataStore {
   }
 
   /// How many keys one query binds (SQLite allows 32,766 parameters).
-  public static let keysPerQuery = 500
+  package static let keysPerQuery = 500
 
   /// `keys` in parts of at most ``keysPerQuery``: what one query binds.
-  public static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
+  package static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
     stride(from: 0, to: keys.count, by: keysPerQuery).map {
       keys[$0..<min(keys.count, $0 + keysPerQuery)]
     }
@@ -151,7 +151,7 @@ extension CoreDataStore {
 
   /// Streams the rows of `table` (outside the model) whose `keyColumn` is among `keys`, in
   /// key order, as ``forEachRow(in:_:)`` gives them.
-  public func forEachRow(
+  package func forEachRow(
     in table: String, keyColumn: String, keys: [Int64],
     _ body: ([String: AttributeValue]) throws -> Void
   ) throws {
@@ -166,7 +166,8 @@ extension CoreDataStore {
 
   /// Streams the rows of a table as stored, column by column (NULLs absent), in rowid order
   /// where the table has one.
-  public func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void) throws
+  package func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void)
+    throws
   {
     let hasRowID = (try? database.prepare("SELECT rowid FROM \(table) LIMIT 0")) != nil
     let statement = try database.prepare(
@@ -191,25 +192,25 @@ extension CoreDataStore {
 
   /// A cursor over a join table's rows in owner order, read one row at a time; only the rows
   /// of the owners `owners` when given (at most ``keysPerQuery``).
-  public func joinCursor(_ join: StoreLayout.Join, owners: [Int64]? = nil) throws -> JoinCursor {
+  package func joinCursor(_ join: StoreLayout.Join, owners: [Int64]? = nil) throws -> JoinCursor {
     try JoinCursor(join: join, database: database, owners: owners)
   }
 }
 
 /// Reads a many-to-many join table row by row, ordered by the owner's and then the
 /// destination's primary key, so it can be merged with a stream of owner objects.
-public final class JoinCursor {
+package final class JoinCursor {
   /// One row: the owner's and the destination's primary keys, and the order key if any.
-  public struct Pair: Sendable, Equatable {
+  package struct Pair: Sendable, Equatable {
     /// The owner's primary key.
-    public let source: Int64
+    package let source: Int64
     /// The destination's primary key.
-    public let destination: Int64
+    package let destination: Int64
     /// The order key, when the table has an order column and it is set.
-    public let order: Int64?
+    package let order: Int64?
 
     /// A row linking `source` to `destination`, with its order key.
-    public init(source: Int64, destination: Int64, order: Int64? = nil) {
+    package init(source: Int64, destination: Int64, order: Int64? = nil) {
       self.source = source
       self.destination = destination
       self.order = order
@@ -233,7 +234,7 @@ public final class JoinCursor {
   }
 
   /// The next row without consuming it.
-  public func peek() throws -> Pair? {
+  package func peek() throws -> Pair? {
     if peeked == nil && !finished {
       if try statement.step() {
         peeked = Pair(
@@ -248,14 +249,14 @@ public final class JoinCursor {
   }
 
   /// Consumes and returns the next row.
-  public func next() throws -> Pair? {
+  package func next() throws -> Pair? {
     let pair = try peek()
     peeked = nil
     return pair
   }
 
   /// The rows whose owner is `source`, skipping rows of smaller owners.
-  public func rows(for source: Int64) throws -> [Pair] {
+  package func rows(for source: Int64) throws -> [Pair] {
     var result: [Pair] = []
     try rows(for: source, into: &result)
     return result
@@ -263,7 +264,7 @@ public final class JoinCursor {
 
   /// The rows whose owner is `source` in `rows` (emptied first, its capacity kept), skipping
   /// rows of smaller owners.
-  public func rows(for source: Int64, into rows: inout [Pair]) throws {
+  package func rows(for source: Int64, into rows: inout [Pair]) throws {
     rows.removeAll(keepingCapacity: true)
     while let pair = try peek(), pair.source < source { _ = try next() }
     while let pair = try peek(), pair.source == source {
@@ -278,7 +279,7 @@ extension CoreDataStore {
   /// store allows: a table of one entity by its row count (SQLite reads its smallest index), a
   /// table of a hierarchy by `Z_ENT` (through Core Data's `Z_ENT` index). For progress: a
   /// table of one entity holding rows of another would count them too.
-  public func objectCounts(layout: StoreLayout) throws(StoreError) -> [String: Int] {
+  package func objectCounts(layout: StoreLayout) throws(StoreError) -> [String: Int] {
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     var counts: [String: Int] = [:]

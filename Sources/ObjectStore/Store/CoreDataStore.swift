@@ -19,7 +19,7 @@ import SQLite
 /// ```
 public final class CoreDataStore {
   /// One row of `Z_PRIMARYKEY`.
-  public struct EntityRow: Sendable, Equatable {
+  package struct EntityRow: Sendable, Equatable {
     /// Creates a row.
     public init(number: Int, name: String, parent: Int, maxPrimaryKey: Int64) {
       self.number = number
@@ -46,9 +46,9 @@ public final class CoreDataStore {
   /// The metadata dictionary (`Z_METADATA.Z_PLIST`), unknown keys included.
   public let metadata: [String: PropertyListValue]
   /// The raw metadata bytes.
-  public let metadataBytes: [UInt8]
+  package let metadataBytes: [UInt8]
   /// The rows of `Z_PRIMARYKEY`.
-  public let entityRows: [EntityRow]
+  package let entityRows: [EntityRow]
 
   /// How long a read waits by default for a writer's lock (a store in rollback-journal mode is
   /// locked while an app commits): 5 seconds.
@@ -131,7 +131,7 @@ public final class CoreDataStore {
   }
 
   /// Runs `body` in one read transaction: every read inside sees the same snapshot.
-  public func read<R>(_ body: (CoreDataStore) throws -> R) throws -> R {
+  package func read<R>(_ body: (CoreDataStore) throws -> R) throws -> R {
     try database.read { _ in try body(self) }
   }
 
@@ -180,7 +180,7 @@ public final class CoreDataStore {
   }
 
   /// The store's actual schema.
-  public func schema() throws(StoreError) -> SchemaSnapshot {
+  package func schema() throws(StoreError) -> SchemaSnapshot {
     do {
       return try SchemaSnapshot(database)
     } catch {
@@ -191,12 +191,12 @@ public final class CoreDataStore {
   /// The store's entity number for each of `model`'s entities: by name in `Z_PRIMARYKEY`, else
   /// by renaming identifier (Core Data keeps the old name there after a rename), else the
   /// model's own numbering.
-  public func entityNumbers(for model: ObjectModel) -> [String: Int] {
+  package func entityNumbers(for model: ObjectModel) -> [String: Int] {
     Self.entityNumbers(for: model, rows: entityRows)
   }
 
   /// The entity numbers `rows` (a store's `Z_PRIMARYKEY`) give `model`'s entities.
-  public static func entityNumbers(for model: ObjectModel, rows: [EntityRow]) -> [String: Int] {
+  package static func entityNumbers(for model: ObjectModel, rows: [EntityRow]) -> [String: Int] {
     let byName = Dictionary(rows.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
     var numbers = model.entityNumbers
     for entity in model.entities {
@@ -208,7 +208,7 @@ public final class CoreDataStore {
   }
 
   /// Maps `model` onto this store's schema.
-  public func layout(for model: ObjectModel) throws(StoreError) -> StoreLayout {
+  package func layout(for model: ObjectModel) throws(StoreError) -> StoreLayout {
     do {
       return try StoreLayout(
         model: model, snapshot: schema(), entityNumbers: entityNumbers(for: model))
@@ -220,7 +220,7 @@ public final class CoreDataStore {
   // MARK: Reading
 
   /// The number of rows in a table.
-  public func count(table: String) throws(StoreError) -> Int {
+  package func count(table: String) throws(StoreError) -> Int {
     do {
       return Int(try database.prepare("SELECT count(*) FROM \(table)").scalar().integerValue ?? 0)
     } catch {
@@ -229,7 +229,7 @@ public final class CoreDataStore {
   }
 
   /// Streams every object of an entity table, in primary-key order, as typed records.
-  public func forEachObject(
+  package func forEachObject(
     in table: StoreLayout.Table, layout: StoreLayout, _ body: (ObjectRecord) throws -> Void
   ) throws {
     let reader = try TableReader(table: table, layout: layout, database: database)
@@ -238,7 +238,7 @@ public final class CoreDataStore {
 
   /// Streams the rows of a many-to-many join table: the owner's and the destination's primary
   /// keys, and the order key when the table has one.
-  public func forEachPair(
+  package func forEachPair(
     in join: StoreLayout.Join, _ body: (Int64, Int64, Int64?) throws -> Void
   ) throws {
     let cursor = try joinCursor(join)

@@ -8,11 +8,16 @@ import SQLite
 /// the objects along the to-many key paths asked for; written as a store of its own in the
 /// same layout, where every reference resolves.
 ///
+/// An app names what to cut with a ``Selection`` and cuts it with `FixtureService.cut` (the
+/// `GraphVault` library, what `graphvault fixture` runs); the cutting itself is the package's
+/// own:
+///
 /// ```swift
-/// let cutter = try FixtureCutter(store: store, model: model)
-/// let subset = try cutter.select(.init(entity: "Book", predicate: "price > 10", limit: 20,
-///                                      includes: ["pages"]))
-/// try cutter.write(subset, to: "Fixture.sqlite")
+/// var options = FixtureService.Options(
+///   selection: .init(entity: "Book", predicate: "price > 10", limit: 20, includes: ["pages"]),
+///   output: "Fixtures/books.gvault")
+/// options.scrubs = [ScrubRule(entity: "Writer", attribute: "alias", kind: .hash)]
+/// _ = try FixtureService.cut(source: "Library.sqlite", options: options)
 /// ```
 public struct FixtureCutter {
   /// What to select.
@@ -43,7 +48,7 @@ public struct FixtureCutter {
   }
 
   /// The objects of a subset: primary keys by table.
-  public struct Subset: Sendable, Equatable {
+  package struct Subset: Sendable, Equatable {
     /// Primary keys by table name.
     public var keys: [String: Set<Int64>] = [:]
     /// Objects by entity.
@@ -59,7 +64,7 @@ public struct FixtureCutter {
   let statements: StatementCache
 
   /// A cutter over `store`, which `model` describes.
-  public init(store: CoreDataStore, model: ObjectModel) throws(StoreError) {
+  package init(store: CoreDataStore, model: ObjectModel) throws(StoreError) {
     self.store = store
     self.model = model
     layout = try store.layout(for: model)
@@ -96,7 +101,7 @@ public struct FixtureCutter {
   /// entity, the predicate, the sort keys and the include paths.
   /// - Throws: ``StoreError``: ``StoreError/Kind/invalidPredicate`` for a bad predicate,
   ///   ``StoreError/Kind/invalidValue`` for an unknown entity, sort key or include path.
-  public static func check(_ selection: Selection, model: ObjectModel) throws(StoreError) {
+  package static func check(_ selection: Selection, model: ObjectModel) throws(StoreError) {
     let layout: StoreLayout
     do {
       layout = try StoreLayout(
@@ -154,7 +159,7 @@ public struct FixtureCutter {
   /// The selected objects and their closure.
   /// - Throws: ``StoreError``: ``StoreError/Kind/invalidPredicate`` for a bad predicate,
   ///   ``StoreError/Kind/invalidValue`` for an unknown entity, sort key or include path.
-  public func select(_ selection: Selection) throws(StoreError) -> Subset {
+  package func select(_ selection: Selection) throws(StoreError) -> Subset {
     let query = try Self.query(selection, model: model, layout: layout, path: store.path)
     let (entity, table) = (query.entity, query.table)
     let selected: [Int64] = try run("cannot select \(entity.name) objects") {
@@ -243,7 +248,7 @@ public struct FixtureCutter {
   /// rows in primary-key order, join-table rows whose
   /// two ends are both in it, references to objects outside it emptied, `@count` derivations
   /// recomputed, `Z_MAX` at the subset's highest key; other tables (persistent history) empty.
-  public func write(
+  package func write(
     _ subset: Subset, to path: String, scrubs: [ScrubRule] = [], scrubKey: [UInt8] = []
   ) throws(StoreError) {
     try check(scrubs)
@@ -309,7 +314,7 @@ public struct FixtureCutter {
   /// Checks scrub rules against the model: entity and stored attribute exist, `null` only for
   /// an optional one, `value:` text of the attribute's type, no stand-in for transformables.
   /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidValue`` naming the rule.
-  public func check(_ scrubs: [ScrubRule]) throws(StoreError) {
+  package func check(_ scrubs: [ScrubRule]) throws(StoreError) {
     for rule in scrubs {
       let name = "--scrub \(rule.entity).\(rule.attribute)"
       guard model.entity(named: rule.entity) != nil else {

@@ -6,9 +6,9 @@ import ObjectModel
 /// column by column, without building either (``sameValues(at:as:at:pairing:)``), and the
 /// objects that differ read as records (``record(at:)``): what comparing two archives as they
 /// stream does.
-public struct IndexedBatch: Sendable {
+package struct IndexedBatch: Sendable {
   /// The batch.
-  public let batch: ObjectBatch
+  package let batch: ObjectBatch
   /// Per column (attributes, to-one, many-to-many, stored columns), per object: the position
   /// of the object's value in the column, or -1 when it has none.
   private let attributeSlots: [[Int32]]
@@ -17,7 +17,7 @@ public struct IndexedBatch: Sendable {
   private let storedSlots: [[Int32]]
 
   /// Indexes `batch`.
-  public init(_ batch: ObjectBatch) {
+  package init(_ batch: ObjectBatch) {
     self.batch = batch
     func slots(_ records: [Int]) -> [Int32] {
       var slots = [Int32](repeating: -1, count: batch.count)
@@ -31,13 +31,13 @@ public struct IndexedBatch: Sendable {
   }
 
   /// The number of objects.
-  public var count: Int { batch.count }
+  package var count: Int { batch.count }
 
   /// Object `index`'s primary key.
-  public func primaryKey(at index: Int) -> Int64 { batch.primaryKeys[index] }
+  package func primaryKey(at index: Int) -> Int64 { batch.primaryKeys[index] }
 
   /// Object `index` as a record, with its many-to-many rows by relationship.
-  public func record(at index: Int) -> (ObjectRecord, [String: [(Int64, Int64?)]]) {
+  package func record(at index: Int) -> (ObjectRecord, [String: [(Int64, Int64?)]]) {
     var record = ObjectRecord(
       entity: batch.entity, primaryKey: batch.primaryKeys[index], version: batch.versions[index])
     var links: [String: [(Int64, Int64?)]] = [:]
@@ -60,14 +60,14 @@ public struct IndexedBatch: Sendable {
 
   /// How the columns of two batches pair up: by name, kind by kind; a column one batch lacks
   /// pairs with nothing (every object's value there is nil).
-  public struct Pairing: Sendable {
+  package struct Pairing: Sendable {
     fileprivate let attributes: [(Int?, Int?)]
     fileprivate let toOne: [(Int?, Int?)]
     fileprivate let toMany: [(Int?, Int?)]
     fileprivate let stored: [(Int?, Int?)]
 
     /// The pairing of `left`'s columns with `right`'s.
-    public init(_ left: IndexedBatch, _ right: IndexedBatch) {
+    package init(_ left: IndexedBatch, _ right: IndexedBatch) {
       func pairs(_ left: [String], _ right: [String]) -> [(Int?, Int?)] {
         var result: [(Int?, Int?)] = left.enumerated().map {
           ($0.offset, right.firstIndex(of: $0.element))
@@ -90,7 +90,7 @@ public struct IndexedBatch: Sendable {
   /// keys and optimistic-lock versions aside. False can also mean "not the same way": values
   /// held in different kinds of column, or a NaN; a caller reads such objects in full.
   /// - Parameter pairing: `Pairing(self, other)`.
-  public func sameValues(
+  package func sameValues(
     at index: Int, as other: IndexedBatch, at otherIndex: Int, pairing: Pairing
   ) -> Bool {
     let (mine, theirs) = (batch, other.batch)

@@ -2,9 +2,9 @@
 /// key and a ``RowHasher`` hash: an entity hierarchy's objects (by `Z_PK`), a many-to-many
 /// join table's rows grouped by owner (by the owner's key), or a table the model does not
 /// describe (by its `INTEGER PRIMARY KEY`, or as one element when it has none).
-public struct LedgerSet: Sendable, Hashable, Comparable {
+package struct LedgerSet: Sendable, Hashable, Comparable {
   /// What the set's elements are.
-  public enum Kind: Sendable, Hashable {
+  package enum Kind: Sendable, Hashable {
     /// The rows of the table of the hierarchy whose root is named: key `Z_PK`.
     case objects(root: String)
     /// A join table's rows grouped by owner: key the owner's primary key (column `source`),
@@ -17,19 +17,19 @@ public struct LedgerSet: Sendable, Hashable, Comparable {
   }
 
   /// The name the archive gives the set: `objects/ROOT`, `joins/TABLE` or `tables/TABLE`.
-  public let name: String
+  package let name: String
   /// The SQL table read.
-  public let table: String
+  package let table: String
   /// What the elements are.
-  public let kind: Kind
+  package let kind: Kind
 
   /// A set named `name` over `table`.
-  public init(name: String, table: String, kind: Kind) {
+  package init(name: String, table: String, kind: Kind) {
     self.name = name
     self.table = table
     self.kind = kind
   }
 
   /// Sets by name.
-  public static func < (a: LedgerSet, b: LedgerSet) -> Bool { a.name < b.name }
+  package static func < (a: LedgerSet, b: LedgerSet) -> Bool { a.name < b.name }
 }

@@ -7,24 +7,24 @@ import SQLite
 ///
 /// Every column lists the objects that have a value (`records`, ascending positions in the
 /// batch) and their values in the same order.
-public struct ObjectBatch: Sendable {
+package struct ObjectBatch: Sendable {
   /// The concrete entity of every object.
-  public let entity: String
+  package let entity: String
   /// Each object's primary key (`Z_PK`).
-  public let primaryKeys: [Int64]
+  package let primaryKeys: [Int64]
   /// Each object's optimistic-lock version (`Z_OPT`).
-  public let versions: [Int64]
+  package let versions: [Int64]
   /// Attribute columns.
-  public var attributes: [Attribute] = []
+  package var attributes: [Attribute] = []
   /// To-one relationship columns.
-  public var toOne: [ToOne] = []
+  package var toOne: [ToOne] = []
   /// Many-to-many relationship columns.
-  public var toMany: [ToMany] = []
+  package var toMany: [ToMany] = []
   /// Values the model does not describe (``ObjectRecord/extraColumns``), by stored column.
-  public var storedColumns: [StoredColumn] = []
+  package var storedColumns: [StoredColumn] = []
 
   /// A batch of `primaryKeys.count` objects of `entity`, without values yet.
-  public init(entity: String, primaryKeys: [Int64], versions: [Int64]) {
+  package init(entity: String, primaryKeys: [Int64], versions: [Int64]) {
     precondition(primaryKeys.count == versions.count)
     self.entity = entity
     self.primaryKeys = primaryKeys
@@ -32,10 +32,10 @@ public struct ObjectBatch: Sendable {
   }
 
   /// The number of objects.
-  public var count: Int { primaryKeys.count }
+  package var count: Int { primaryKeys.count }
 
   /// Values of one kind, in order.
-  public enum Values: Sendable {
+  package enum Values: Sendable {
     /// Integers (integer attributes).
     case integers([Int64])
     /// Booleans.
@@ -48,7 +48,7 @@ public struct ObjectBatch: Sendable {
     case blobs(Bytes)
 
     /// How many values there are.
-    public var count: Int {
+    package var count: Int {
       switch self {
       case .integers(let v): v.count
       case .booleans(let v): v.count
@@ -60,10 +60,10 @@ public struct ObjectBatch: Sendable {
 
   /// Byte strings back to back in one buffer of fixed address, so that a statement can bind
   /// them without copying (``Statement/bindUnsafe(text:at:)``) while the batch lives.
-  public struct Bytes: Sendable {
+  package struct Bytes: Sendable {
     private let storage: Storage
     /// Each value's range of the buffer.
-    public let ranges: [Range<Int>]
+    package let ranges: [Range<Int>]
 
     /// Memory allocated once, never changed after it is filled, freed with the last batch
     /// that holds it.
@@ -79,30 +79,30 @@ public struct ObjectBatch: Sendable {
     }
 
     /// Values at `ranges` of a copy of `bytes`.
-    public init(copying bytes: [UInt8], ranges: [Range<Int>]) {
+    package init(copying bytes: [UInt8], ranges: [Range<Int>]) {
       storage = Storage(copying: bytes)
       self.ranges = ranges
     }
 
     /// Value `index`: valid while this value (or a copy of it) lives.
-    public subscript(index: Int) -> UnsafeRawBufferPointer {
+    package subscript(index: Int) -> UnsafeRawBufferPointer {
       UnsafeRawBufferPointer(rebasing: storage.buffer[ranges[index]])
     }
   }
 
   /// An attribute's values.
-  public struct Attribute: Sendable {
+  package struct Attribute: Sendable {
     /// The attribute.
-    public let name: String
+    package let name: String
     /// Its type, which tells how ``values`` read (a decimal's text is its decimal).
-    public let type: AttributeType
+    package let type: AttributeType
     /// The objects that have a value.
-    public let records: [Int]
+    package let records: [Int]
     /// Their values.
-    public let values: Values
+    package let values: Values
 
     /// A column of `values` for the objects at `records`.
-    public init(name: String, type: AttributeType, records: [Int], values: Values) {
+    package init(name: String, type: AttributeType, records: [Int], values: Values) {
       precondition(records.count == values.count)
       self.name = name
       self.type = type
@@ -112,16 +112,16 @@ public struct ObjectBatch: Sendable {
   }
 
   /// A stored column's values, as stored: integers, reals, texts or blobs.
-  public struct StoredColumn: Sendable {
+  package struct StoredColumn: Sendable {
     /// The column.
-    public let name: String
+    package let name: String
     /// The objects that have a value.
-    public let records: [Int]
+    package let records: [Int]
     /// Their values (never ``Values/booleans(_:)``).
-    public let values: Values
+    package let values: Values
 
     /// A column of `values` for the objects at `records`.
-    public init(name: String, records: [Int], values: Values) {
+    package init(name: String, records: [Int], values: Values) {
       precondition(records.count == values.count)
       self.name = name
       self.records = records
@@ -141,18 +141,18 @@ public struct ObjectBatch: Sendable {
   }
 
   /// A to-one relationship's targets.
-  public struct ToOne: Sendable {
+  package struct ToOne: Sendable {
     /// The relationship.
-    public let name: String
+    package let name: String
     /// The objects whose relationship is set.
-    public let records: [Int]
+    package let records: [Int]
     /// Their targets' primary keys.
-    public let keys: [Int64]
+    package let keys: [Int64]
     /// Their targets' entities.
-    public let entities: [String]
+    package let entities: [String]
 
     /// A column of targets for the objects at `records`.
-    public init(name: String, records: [Int], keys: [Int64], entities: [String]) {
+    package init(name: String, records: [Int], keys: [Int64], entities: [String]) {
       precondition(records.count == keys.count && keys.count == entities.count)
       self.name = name
       self.records = records
@@ -162,16 +162,16 @@ public struct ObjectBatch: Sendable {
   }
 
   /// A many-to-many relationship's join rows.
-  public struct ToMany: Sendable {
+  package struct ToMany: Sendable {
     /// The relationship.
-    public let name: String
+    package let name: String
     /// The objects that have rows.
-    public let records: [Int]
+    package let records: [Int]
     /// Each of those objects' rows: destination keys and order keys.
-    public let rows: [[(Int64, Int64?)]]
+    package let rows: [[(Int64, Int64?)]]
 
     /// The rows of the objects at `records`.
-    public init(name: String, records: [Int], rows: [[(Int64, Int64?)]]) {
+    package init(name: String, records: [Int], rows: [[(Int64, Int64?)]]) {
       precondition(records.count == rows.count)
       self.name = name
       self.records = records
@@ -180,7 +180,7 @@ public struct ObjectBatch: Sendable {
   }
 
   /// The objects as records, with their many-to-many rows by relationship.
-  public var records: [(ObjectRecord, [String: [(Int64, Int64?)]])] {
+  package var records: [(ObjectRecord, [String: [(Int64, Int64?)]])] {
     var records = zip(primaryKeys, versions).map {
       ObjectRecord(entity: entity, primaryKey: $0, version: $1)
     }

@@ -20,19 +20,19 @@ import SQLite
 ///
 /// Memory does not depend on the number of objects: rows are stepped through one prepared
 /// statement, and SQLite sorts by a key attribute on disk when it must.
-public final class ObjectCursor {
+package final class ObjectCursor {
   /// One object and what a comparison looks at.
-  public struct Object: Sendable {
+  package struct Object: Sendable {
     /// The key the object is matched by: its primary key, or its key attribute's value as
     /// stored (nil when it has none).
-    public let key: AttributeValue?
+    package let key: AttributeValue?
     /// The attribute objects are matched by, or nil when by primary key.
-    public let keyAttribute: String?
+    package let keyAttribute: String?
     /// The object's stored values.
-    public let record: ObjectRecord
+    package let record: ObjectRecord
     /// Each relationship that has targets: to-one (one name), and the many-to-many ones the
     /// entity owns (in their order when ordered, else sorted).
-    public let relationships: [String: [String]]
+    package let relationships: [String: [String]]
   }
 
   private struct Target {
@@ -66,7 +66,7 @@ public final class ObjectCursor {
   /// - Throws: ``StoreError``: ``StoreError/Kind/invalidValue`` for an unknown entity or key
   ///   attribute, ``StoreError/Kind/invalidPredicate`` for a predicate that does not parse or
   ///   names what the entity lacks.
-  public init(
+  package init(
     store: CoreDataStore, layout: StoreLayout, entity: String, keys: [String: String] = [:],
     predicate: String? = nil
   ) throws(StoreError) {
@@ -174,7 +174,7 @@ public final class ObjectCursor {
   }
 
   /// Moves to the next object; false after the last.
-  public func step() throws(StoreError) -> Bool {
+  package func step() throws(StoreError) -> Bool {
     do {
       return try reader.step()
     } catch {
@@ -183,14 +183,14 @@ public final class ObjectCursor {
   }
 
   /// The current object's key (after ``step()`` returned true).
-  public var key: AttributeValue? {
+  package var key: AttributeValue? {
     guard let keyIndex else { return .integer(reader.statement.int64(at: 0)) }
     return reader.extraValue(keyIndex)
   }
 
   /// Whether the current objects of this cursor and `other` hold the same values: every
   /// compared column, relationships by their names.
-  public func sameValues(as other: ObjectCursor) -> Bool {
+  package func sameValues(as other: ObjectCursor) -> Bool {
     if pairing?.cursor != ObjectIdentifier(other) {
       let matched = compared.compactMap { name, index in other.compared[name].map { (index, $0) } }
       // Columns that do not pair up (another layout) never compare equal here.
@@ -210,7 +210,7 @@ public final class ObjectCursor {
   private var pairing: (cursor: ObjectIdentifier, pairs: [(Int, Int)]?)?
 
   /// The current object, read in full.
-  public func object() throws(StoreError) -> Object {
+  package func object() throws(StoreError) -> Object {
     let record: ObjectRecord
     do {
       record = try reader.currentRecord()
@@ -264,7 +264,7 @@ public final class ObjectCursor {
   /// relationship compared or counted): what can be answered from the entity's objects alone.
   /// - Throws: ``StoreError`` of kind ``StoreError/Kind/invalidPredicate`` when it does not
   ///   parse or names what the entity lacks.
-  public static func testsOwnValuesOnly(
+  package static func testsOwnValuesOnly(
     _ predicate: String, model: ObjectModel, entity: String
   ) throws(StoreError) -> Bool {
     do {
@@ -278,7 +278,7 @@ public final class ObjectCursor {
 
   /// A typed value as SQLite keeps it, so that it compares with the keys a cursor gives:
   /// Booleans as integers, dates as reals, UUIDs as data, as Core Data stores them.
-  public static func storedKey(_ value: AttributeValue) -> AttributeValue? {
+  package static func storedKey(_ value: AttributeValue) -> AttributeValue? {
     switch SQLValues.sqlite(value) {
     case .null: nil
     case .integer(let number): .integer(number)
@@ -291,7 +291,7 @@ public final class ObjectCursor {
   /// Orders keys as SQLite's `ORDER BY` does with the `BINARY` collation: NULL first, then
   /// numbers by value, then text by its UTF-8 bytes, then blobs by their bytes. Returns a
   /// negative number when `left` comes first, 0 when they are equal, else a positive one.
-  public static func compare(_ left: AttributeValue?, _ right: AttributeValue?) -> Int {
+  package static func compare(_ left: AttributeValue?, _ right: AttributeValue?) -> Int {
     func rank(_ value: AttributeValue?) -> Int {
       switch value {
       case nil: 0
@@ -387,7 +387,7 @@ extension ObjectCursor.Object {
   /// - Parameters:
   ///   - manyToMany: the object's join rows by relationship: destination keys and order keys.
   ///   - model: the model `record` belongs to.
-  public init(
+  package init(
     record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]], model: ObjectModel
   ) {
     var relationships: [String: [String]] = [:]

@@ -28,24 +28,24 @@ public struct ObjectReference: Hashable, Sendable, CustomStringConvertible {
 /// One object as read from a store: its entity, primary key, optimistic-lock version, stored
 /// attribute values (absent = nil) and to-one references (absent = nil). To-many relationships
 /// are the inverse of to-ones, or rows of join tables, and are read separately.
-public struct ObjectRecord: Sendable, Equatable {
+package struct ObjectRecord: Sendable, Equatable {
   /// The concrete entity's name.
-  public var entity: String
+  package var entity: String
   /// The primary key (`Z_PK`).
-  public var primaryKey: Int64
+  package var primaryKey: Int64
   /// The optimistic-lock version (`Z_OPT`).
-  public var version: Int64
+  package var version: Int64
   /// Attribute values by name; nil values are absent.
-  public var attributes: [String: AttributeValue]
+  package var attributes: [String: AttributeValue]
   /// To-one references by relationship name; empty relationships are absent.
-  public var toOne: [String: ObjectReference]
+  package var toOne: [String: ObjectReference]
   /// Values the model does not describe, by column, in their stored form (integer, double,
   /// string or data): order keys, columns the model lacks, and attribute values whose storage
   /// class does not match their type. NULLs are absent. With them a row can be restored exactly.
-  public var extraColumns: [String: AttributeValue] = [:]
+  package var extraColumns: [String: AttributeValue] = [:]
 
   /// Creates a record.
-  public init(
+  package init(
     entity: String, primaryKey: Int64, version: Int64 = 1,
     attributes: [String: AttributeValue] = [:], toOne: [String: ObjectReference] = [:]
   ) {
@@ -57,5 +57,5 @@ public struct ObjectRecord: Sendable, Equatable {
   }
 
   /// The object's reference.
-  public var reference: ObjectReference { ObjectReference(entity: entity, primaryKey: primaryKey) }
+  package var reference: ObjectReference { ObjectReference(entity: entity, primaryKey: primaryKey) }
 }

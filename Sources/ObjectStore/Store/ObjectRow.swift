@@ -3,31 +3,31 @@ import ObjectModel
 /// One object of a store, read column by column into buffers that are reused from row to row:
 /// the fast path of a backup, with no dictionary per object. Its values are valid only inside
 /// the call that hands it out; ``record`` makes a lasting ``ObjectRecord``.
-public final class ObjectRow {
+package final class ObjectRow {
   /// The concrete entity's name.
-  public internal(set) var entity = ""
+  package internal(set) var entity = ""
   /// Identifies the layout of ``attributeNames`` and ``toOneNames``: equal for every row of
   /// one entity read by one reader.
-  public internal(set) var layoutID = 0
+  package internal(set) var layoutID = 0
   /// The primary key (`Z_PK`).
-  public internal(set) var primaryKey: Int64 = 0
+  package internal(set) var primaryKey: Int64 = 0
   /// The optimistic-lock version (`Z_OPT`).
-  public internal(set) var version: Int64 = 0
+  package internal(set) var version: Int64 = 0
   /// The entity's stored attributes, sorted by name.
-  public internal(set) var attributeNames: [String] = []
+  package internal(set) var attributeNames: [String] = []
   /// Their values, in the same order (nil: no value).
-  public internal(set) var attributeValues: [AttributeValue?] = []
+  package internal(set) var attributeValues: [AttributeValue?] = []
   /// The entity's to-one relationships, sorted by name.
-  public internal(set) var toOneNames: [String] = []
+  package internal(set) var toOneNames: [String] = []
   /// Their targets, in the same order (nil: empty).
-  public internal(set) var toOneTargets: [ObjectReference?] = []
+  package internal(set) var toOneTargets: [ObjectReference?] = []
   /// Values the model does not describe, by column (see ``ObjectRecord/extraColumns``).
-  public internal(set) var extraColumns: [String: AttributeValue] = [:]
+  package internal(set) var extraColumns: [String: AttributeValue] = [:]
 
   init() {}
 
   /// The row as a record.
-  public var record: ObjectRecord {
+  package var record: ObjectRecord {
     var record = ObjectRecord(entity: entity, primaryKey: primaryKey, version: version)
     for (name, value) in zip(attributeNames, attributeValues) {
       if let value { record.attributes[name] = value }

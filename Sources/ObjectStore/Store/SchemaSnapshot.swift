@@ -3,14 +3,14 @@ import SQLite
 /// A database's schema as SQLite reports it: each table's columns (name and declared type) and
 /// each index's and trigger's SQL, whitespace collapsed. Used to map a model onto a real store
 /// and to compare a store with the schema a model would get.
-public struct SchemaSnapshot: Sendable, Equatable {
+package struct SchemaSnapshot: Sendable, Equatable {
   /// Columns of each table, in table order: name and declared type (upper-cased).
-  public var tables: [String: [(name: String, type: String)]]
+  package var tables: [String: [(name: String, type: String)]]
   /// Normalised SQL of each index and trigger, by name.
-  public var indexesAndTriggers: [String: String]
+  package var indexesAndTriggers: [String: String]
 
   /// Compares tables by their column sets (order ignored) and indexes and triggers by SQL.
-  public static func == (lhs: SchemaSnapshot, rhs: SchemaSnapshot) -> Bool {
+  package static func == (lhs: SchemaSnapshot, rhs: SchemaSnapshot) -> Bool {
     lhs.tableSignature == rhs.tableSignature && lhs.indexesAndTriggers == rhs.indexesAndTriggers
   }
 
@@ -19,7 +19,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
   }
 
   /// Reads the schema of an open database.
-  public init(_ db: Database) throws(SQLiteError) {
+  package init(_ db: Database) throws(SQLiteError) {
     var tables: [String: [(name: String, type: String)]] = [:]
     var others: [String: String] = [:]
     let objects = try db.prepare(
@@ -42,14 +42,14 @@ public struct SchemaSnapshot: Sendable, Equatable {
   }
 
   /// The schema `schema` creates, read back from an in-memory database.
-  public init(of schema: StoreSchema) throws(SQLiteError) {
+  package init(of schema: StoreSchema) throws(SQLiteError) {
     let db = try Database(path: ":memory:", mode: .readWriteCreate)
     for statement in schema.statements { try db.execute(statement) }
     try self.init(db)
   }
 
   /// The schema `statements` create, as SQLite would report it, without running any SQL.
-  public init(statements: [SchemaStatement]) {
+  package init(statements: [SchemaStatement]) {
     var tables: [String: [(name: String, type: String)]] = [:]
     var others: [String: String] = [:]
     for statement in statements {

@@ -1,13 +1,13 @@
 /// SplitMix64 (Steele, Lea and Flood): a small, fast, deterministic generator, for data that
 /// must come out the same from the same seed (scrubbed fixtures, sample stores).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// A generator starting from `seed`.
-  public init(seed: UInt64) { state = seed }
+  package init(seed: UInt64) { state = seed }
 
   /// The next 64 random bits.
-  public mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -41,7 +41,7 @@ public enum StoreCreator {
   }
 
   /// Creates an empty store with `schema` at `path` (see ``create(at:model:options:)``).
-  public static func create(at path: String, schema: StoreSchema, options: Options = Options())
+  package static func create(at path: String, schema: StoreSchema, options: Options = Options())
     throws(StoreError)
   {
     let fileManager = FileManager.default

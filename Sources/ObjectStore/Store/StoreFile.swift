@@ -4,7 +4,7 @@ import SQLite
 
 /// How a store file is written: built whole at a temporary path beside its destination and moved
 /// into place, a store it replaces kept whole, with every committed transaction, until then.
-public enum StoreFile {
+package enum StoreFile {
   /// Lets `body` build a store at a temporary path beside `path`, then moves it into place
   /// (``DurableFile/buildDatabase(at:beforeReplacing:_:)``). A store already at `path` first
   /// has its write-ahead log folded into its main file (``foldJournal(of:)``), so that if the
@@ -15,7 +15,7 @@ public enum StoreFile {
   /// on writing to the old file, unlinked. The move waits up to `wait` seconds for it to close.
   /// - Throws: what `body` throws; ``StoreError`` (``StoreError/Kind/conflict``) when the store
   ///   being replaced is in use by another process; ``DurableIOError``.
-  public static func build<R>(at path: String, wait: Double = 0, _ body: (String) throws -> R)
+  package static func build<R>(at path: String, wait: Double = 0, _ body: (String) throws -> R)
     throws -> R
   {
     try DurableFile.buildDatabase(
@@ -39,7 +39,7 @@ public enum StoreFile {
   /// A file that is not an SQLite database, or has no sidecar, is left as it is.
   /// - Throws: ``StoreError``: ``StoreError/Kind/conflict`` when another process is using the
   ///   store (the checkpoint could not finish), ``StoreError/Kind/database`` when it fails.
-  public static func foldJournal(of path: String) throws(StoreError) {
+  package static func foldJournal(of path: String) throws(StoreError) {
     guard ["-wal", "-journal"].contains(where: { size(ofSidecar: $0, of: path) > 0 }) else {
       return
     }

@@ -4,7 +4,7 @@ extension StoreLayout {
   /// The join table that `entity`'s hierarchy owns for its many-to-many relationship `name`: the
   /// table a record of `entity` lists that relationship's rows for (an archive lists them on
   /// the owning side only); nil when there is none.
-  public func join(for entity: String, relationship name: String) -> Join? {
+  package func join(for entity: String, relationship name: String) -> Join? {
     let lineage = Set(model.lineage(of: entity).map(\.name))
     return joins.first { lineage.contains($0.entity) && $0.relationship.name == name }
   }
@@ -14,7 +14,7 @@ extension StoreLayout {
   /// class than the type's) and the columns no attribute or relationship maps (order keys
   /// among them). Never `Z_PK`, `Z_ENT`, `Z_OPT` or a to-one's columns, which only the record's
   /// own keys set.
-  public func storedColumns(of entity: String) -> Set<String> {
+  package func storedColumns(of entity: String) -> Set<String> {
     guard let table = table(for: entity) else { return [] }
     var columns = Set(table.unmappedColumns)
     for attributes in table.attributes.values {
@@ -28,7 +28,7 @@ extension StoreSchema {
   /// Whether `a` and `b` give a store the same schema (tables, columns, indexes, triggers and
   /// entity numbers): the test that a store's `Z_MODELCACHE` describes the model an archive
   /// was written with.
-  public static func describeTheSameStore(_ a: ObjectModel, _ b: ObjectModel) -> Bool {
+  package static func describeTheSameStore(_ a: ObjectModel, _ b: ObjectModel) -> Bool {
     guard
       let first = try? StoreSchema(
         model: a, persistentHistory: false, allowingUnsupportedDerivations: true),

@@ -7,74 +7,74 @@ import ObjectModel
 /// schema; where the store uses a variant (a collision suffix, another `Z<n>_` number, another
 /// join-table number), the actual name is found by pattern. A model element the store lacks is
 /// an error naming it.
-public struct StoreLayout: Sendable {
+package struct StoreLayout: Sendable {
   /// Where an attribute is stored.
-  public struct AttributeColumn: Sendable {
+  package struct AttributeColumn: Sendable {
     /// The attribute.
-    public let attribute: AttributeDescription
+    package let attribute: AttributeDescription
     /// Its column.
-    public let column: String
+    package let column: String
   }
 
   /// Where a to-one relationship is stored.
-  public struct ToOneColumns: Sendable {
+  package struct ToOneColumns: Sendable {
     /// The relationship.
-    public let relationship: RelationshipDescription
+    package let relationship: RelationshipDescription
     /// The destination's primary key column.
-    public let column: String
+    package let column: String
     /// The destination's `Z_ENT` column (`Z<n>_<NAME>`), when the destination has sub-entities.
-    public let entityColumn: String?
+    package let entityColumn: String?
   }
 
   /// Where an entity hierarchy is stored.
-  public struct Table: Sendable {
+  package struct Table: Sendable {
     /// The table's name.
-    public let name: String
+    package let name: String
     /// The root entity.
-    public let rootEntity: String
+    package let rootEntity: String
     /// Attribute columns of every entity in the hierarchy, by entity name.
-    public let attributes: [String: [AttributeColumn]]
+    package let attributes: [String: [AttributeColumn]]
     /// To-one relationship columns of every entity in the hierarchy, by entity name.
-    public let toOne: [String: [ToOneColumns]]
+    package let toOne: [String: [ToOneColumns]]
     /// Order-key columns (`Z_FOK_`), by the ordered relationship's entity and name.
-    public let orderKeys: [String: String]
+    package let orderKeys: [String: String]
     /// The columns holding the owner's primary key for to-many relationships without an
     /// inverse whose destination lives here (`Z<n><NAME>`), by the relationship's entity and
     /// name (`Cocktail.spec`). Like order keys, they are among ``unmappedColumns`` too: a row
     /// carries them as stored values.
-    public let ownerKeys: [String: String]
+    package let ownerKeys: [String: String]
     /// The order columns of those relationships that are ordered, by the same keys.
-    public let ownerOrderKeys: [String: String]
+    package let ownerOrderKeys: [String: String]
     /// The table's columns that no attribute or to-one relationship maps (order keys, columns
     /// the model does not describe), in table order.
-    public let unmappedColumns: [String]
+    package let unmappedColumns: [String]
   }
 
   /// A many-to-many join table.
-  public struct Join: Sendable {
+  package struct Join: Sendable {
     /// The table's name.
-    public let name: String
+    package let name: String
     /// The entity owning `relationship`.
-    public let entity: String
+    package let entity: String
     /// The relationship (the inverse is on its destination).
-    public let relationship: RelationshipDescription
+    package let relationship: RelationshipDescription
     /// The column holding `entity`'s primary keys.
-    public let sourceColumn: String
+    package let sourceColumn: String
     /// The column holding the destination's primary keys.
-    public let destinationColumn: String
+    package let destinationColumn: String
     /// The order column, if any.
-    public let orderColumn: String?
+    package let orderColumn: String?
   }
 
   /// The model.
-  public let model: ObjectModel
+  package let model: ObjectModel
   /// The store's entity numbers (from its `Z_PRIMARYKEY`, which may differ from the model's
   /// own numbering after a migration renamed entities).
-  public let entityNumbers: [String: Int]
+  package let entityNumbers: [String: Int]
   /// The entity tables.
-  public let tables: [Table]
+  package let tables: [Table]
   /// The join tables.
-  public let joins: [Join]
+  package let joins: [Join]
   /// The index in ``tables`` of each entity's table (its root's), worked out once: contexts
   /// and loaders ask for it object after object.
   private let tableIndex: [String: Int]
@@ -82,7 +82,7 @@ public struct StoreLayout: Sendable {
   /// Maps `model` onto a store with schema `snapshot` and entity numbers `entityNumbers`.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) naming the first entity,
   ///   attribute or relationship the store has no place for.
-  public init(model: ObjectModel, snapshot: SchemaSnapshot, entityNumbers: [String: Int])
+  package init(model: ObjectModel, snapshot: SchemaSnapshot, entityNumbers: [String: Int])
     throws(StoreError)
   {
     self.model = model
@@ -213,13 +213,13 @@ public struct StoreLayout: Sendable {
   }
 
   /// The table holding `entity`'s rows.
-  public func table(for entity: String) -> Table? {
+  package func table(for entity: String) -> Table? {
     tableIndex[entity].map { tables[$0] }
   }
 
   /// The column of `entity`'s table holding its attribute `name`, declared by the entity or
   /// an ancestor; nil when there is none.
-  public func column(ofAttribute name: String, in entity: String) -> String? {
+  package func column(ofAttribute name: String, in entity: String) -> String? {
     let table = table(for: entity)
     for ancestor in model.lineage(of: entity) {
       if let match = table?.attributes[ancestor.name]?.first(where: { $0.attribute.name == name }) {
@@ -231,7 +231,7 @@ public struct StoreLayout: Sendable {
 
   /// The foreign-key column of `entity`'s to-one relationship `name`, declared by the entity
   /// or an ancestor; nil when there is none.
-  public func foreignKey(ofToOne name: String, in entity: String) -> String? {
+  package func foreignKey(ofToOne name: String, in entity: String) -> String? {
     let table = table(for: entity)
     for ancestor in model.lineage(of: entity) {
       if let match = table?.toOne[ancestor.name]?.first(where: { $0.relationship.name == name }) {
@@ -244,7 +244,7 @@ public struct StoreLayout: Sendable {
   /// Where the to-many relationship `name` of `entity` (declared by it or an ancestor), which
   /// has no inverse, is kept: the destination's table, the column holding the owner's primary
   /// key, and the order column when it is ordered; nil when it is not such a relationship.
-  public func ownerColumns(ofToMany name: String, in entity: String) -> (
+  package func ownerColumns(ofToMany name: String, in entity: String) -> (
     table: Table, column: String, orderColumn: String?
   )? {
     for ancestor in model.lineage(of: entity) {
@@ -259,14 +259,14 @@ public struct StoreLayout: Sendable {
   }
 
   /// The `Z_ENT` numbers of `entity` and its sub-entities, as an SQL list (`1, 2`).
-  public func entityNumberList(_ entity: String) -> String {
+  package func entityNumberList(_ entity: String) -> String {
     model.hierarchy(from: entity).compactMap { entityNumbers[$0.name] }.map(String.init)
       .joined(separator: ", ")
   }
 
   /// The column of `entity`'s table that keeps each row's place in the ordered to-many inverse
   /// of its to-one `relationship`; nil when that inverse is not ordered.
-  public func orderColumn(ofToOne relationship: RelationshipDescription, in entity: String)
+  package func orderColumn(ofToOne relationship: RelationshipDescription, in entity: String)
     -> String?
   {
     guard let inverse = model.inverse(of: relationship), inverse.isOrdered,
@@ -281,7 +281,7 @@ public struct StoreLayout: Sendable {
 extension StoreLayout {
   /// Maps `model` onto the tables of `schema` (a schema kept in an archive, see
   /// ``CheckedSchema``), with entity numbers from the store's `Z_PRIMARYKEY` rows.
-  public init(
+  package init(
     model: ObjectModel, schema snapshot: SchemaSnapshot, entityRows: [CoreDataStore.EntityRow]
   ) throws(StoreError) {
     try self.init(

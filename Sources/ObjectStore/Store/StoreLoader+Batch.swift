@@ -14,7 +14,7 @@ extension StoreLoader {
   /// ``insert(_:manyToMany:)`` for each of ``ObjectBatch/records``, bound column by column
   /// from the batch's buffers.
   /// - Throws: ``StoreError`` naming the object that could not be inserted.
-  public func insert(_ batch: ObjectBatch) throws(StoreError) {
+  package func insert(_ batch: ObjectBatch) throws(StoreError) {
     guard let layout else {
       throw StoreError(.unsupported, "prepare(model:entityRows:) first", path: path)
     }

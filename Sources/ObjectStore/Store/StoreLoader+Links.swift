@@ -30,7 +30,7 @@ extension StoreLoader {
   /// `order` is the target's position in an ordered to-many relationship.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) when the model has no such
   ///   relationship.
-  public func link(
+  package func link(
     _ source: ObjectReference, _ name: String, to target: ObjectReference, order: Int64? = nil
   ) throws(StoreError) {
     guard let layout else {

@@ -6,12 +6,12 @@ import SQLite
 /// prepared statement per entity), then the source's indexes and triggers, so that
 /// derived-attribute triggers do not count rows that arrive with their counts already set.
 /// Everything happens in one transaction; nothing is visible until ``finish(journalMode:)``.
-public final class StoreLoader {
+package final class StoreLoader {
   /// The file being filled.
-  public let path: String
+  package let path: String
   let database: Database
   /// The model mapped onto the new tables, once ``prepare(model:entityRows:)`` ran.
-  public private(set) var layout: StoreLayout?
+  package private(set) var layout: StoreLayout?
   private var inserts: [String: (Statement, [Column], [String])] = [:]
   private var joinsByRelationship: [String: StoreLayout.Join?] = [:]
   private var storedColumnsByEntity: [String: Set<String>] = [:]
@@ -48,11 +48,11 @@ public final class StoreLoader {
   /// The path of a private temporary database (SQLite's empty file name): kept in its page
   /// cache and spilled to an unnamed temporary file when large, deleted when closed. What
   /// `verify` loads rows into to have SQLite judge them, with memory bounded.
-  public static let privateTemporary = ""
+  package static let privateTemporary = ""
 
   /// Creates an empty database at `path` (which must not exist, or be an empty file), or a
   /// private temporary one (``privateTemporary``).
-  public init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
+  package init(path: String, pageSize: Int = 4096, autoVacuum: Int = 2) throws(StoreError) {
     let size =
       path == Self.privateTemporary
       ? nil : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
@@ -88,14 +88,14 @@ public final class StoreLoader {
   }
 
   /// Creates the tables among `objects` (indexes and triggers come in ``finish(journalMode:)``).
-  public func createTables(_ objects: [CoreDataStore.SchemaObject]) throws(StoreError) {
+  package func createTables(_ objects: [CoreDataStore.SchemaObject]) throws(StoreError) {
     try run("cannot create the tables") {
       for object in objects where object.type == "table" { try database.execute(object.sql) }
     }
   }
 
   /// Maps `model` onto the tables created, with the source's entity numbers.
-  public func prepare(model: ObjectModel, entityRows: [CoreDataStore.EntityRow]) throws(StoreError)
+  package func prepare(model: ObjectModel, entityRows: [CoreDataStore.EntityRow]) throws(StoreError)
   {
     let snapshot = try run("cannot read the new schema") { try SchemaSnapshot(database) }
     layout = try StoreLayout(
@@ -104,7 +104,7 @@ public final class StoreLoader {
   }
 
   /// Writes `Z_PRIMARYKEY`, `Z_METADATA` and, when given, `Z_MODELCACHE`.
-  public func writeBookkeeping(
+  package func writeBookkeeping(
     entityRows: [CoreDataStore.EntityRow], uuid: String, metadata: [UInt8], modelCache: [UInt8]?
   ) throws(StoreError) {
     try run("cannot write Z_PRIMARYKEY and Z_METADATA") {
@@ -138,7 +138,7 @@ public final class StoreLoader {
 
   /// Inserts one object, with its many-to-many rows (`manyToMany` by relationship name:
   /// destination primary keys and order keys).
-  public func insert(_ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]] = [:])
+  package func insert(_ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]] = [:])
     throws(StoreError)
   {
     guard let layout else {
@@ -186,7 +186,7 @@ public final class StoreLoader {
   }
 
   /// Inserts a row into a table the model does not describe.
-  public func insertRow(into table: String, _ row: [String: AttributeValue]) throws(StoreError) {
+  package func insertRow(into table: String, _ row: [String: AttributeValue]) throws(StoreError) {
     try run("cannot insert a row into \(table)") {
       let columns = row.keys.sorted()
       let key = table + "\u{0}" + columns.joined(separator: "\u{0}")
@@ -207,7 +207,7 @@ public final class StoreLoader {
 
   /// Creates the indexes and triggers among `objects`, commits, sets the journal mode and
   /// closes the file.
-  public func finish(indexesAndTriggers objects: [CoreDataStore.SchemaObject], journalMode: String)
+  package func finish(indexesAndTriggers objects: [CoreDataStore.SchemaObject], journalMode: String)
     throws(StoreError)
   {
     try applyDeferredLinks()

@@ -3,16 +3,18 @@ import PropertyList
 
 /// The metadata a Core Data store keeps in `Z_METADATA.Z_PLIST`, and the derived keys Core Data
 /// computes from the entity version hashes.
-public enum StoreMetadata {
+package enum StoreMetadata {
   /// The framework version graphvault writes into stores it creates (`NSPersistenceFrameworkVersion`
   /// of the 2024 stores in the fixtures), unless a source store's is carried over.
-  public static let defaultFrameworkVersion: Int64 = 1344
+  package static let defaultFrameworkVersion: Int64 = 1344
 
   /// Metadata for a new store of `model`, as Core Data of `frameworkVersion` writes it: the
   /// entity version hashes (those the model carries from Core Data, else computed:
   /// ``ObjectModel/versionHashes``), their digest (from framework 1044) and checksum (from
   /// 1344), and the version identifiers.
-  public static func make(for model: ObjectModel, frameworkVersion: Int64 = defaultFrameworkVersion)
+  package static func make(
+    for model: ObjectModel, frameworkVersion: Int64 = defaultFrameworkVersion
+  )
     -> [String: PropertyListValue]
   {
     var metadata: [String: PropertyListValue] = [
@@ -38,7 +40,7 @@ public enum StoreMetadata {
   /// `metadata` (a binary property list) with the version keys Core Data writes for `model` at
   /// the metadata's framework version, when it has no version hashes; nil when it has them or
   /// is not a dictionary.
-  public static func completing(_ metadata: [UInt8], for model: ObjectModel) -> [UInt8]? {
+  package static func completing(_ metadata: [UInt8], for model: ObjectModel) -> [UInt8]? {
     guard var fields = (try? PropertyListValue(binaryPropertyList: metadata))?.dictionaryValue,
       fields["NSStoreModelVersionHashes"] == nil
     else { return nil }

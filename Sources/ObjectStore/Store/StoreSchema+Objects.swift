@@ -1,11 +1,11 @@
 extension StoreSchema {
   /// The tables Core Data adds for persistent history tracking (`ACHANGE`, `ATRANSACTION`,
   /// `ATRANSACTIONSTRING`).
-  public static let persistentHistoryTables = Set(PersistentHistory.entities.map { "A" + $0.name })
+  package static let persistentHistoryTables = Set(PersistentHistory.entities.map { "A" + $0.name })
 
   /// The schema's statements as schema objects (tables, indexes, triggers), in creation order,
   /// each with its type, name and table as `sqlite_master` has them.
-  public var schemaObjects: [CoreDataStore.SchemaObject] {
+  package var schemaObjects: [CoreDataStore.SchemaObject] {
     statements.map { sql in
       // The generator's own text always reads.
       let statement = try? SchemaStatement(parsing: sql)
@@ -17,7 +17,7 @@ extension StoreSchema {
 
   /// `Z_PRIMARYKEY` rows for this schema's entities (and the persistent-history entities when
   /// it has them), each root with its highest primary key from `maxima` (by root entity name).
-  public func entityRows(maxima: [String: Int64]) -> [CoreDataStore.EntityRow] {
+  package func entityRows(maxima: [String: Int64]) -> [CoreDataStore.EntityRow] {
     var rows = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
       CoreDataStore.EntityRow(
         number: entityNumbers[entity.name] ?? 0, name: entity.name,

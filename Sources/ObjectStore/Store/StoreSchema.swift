@@ -7,11 +7,11 @@ import ObjectModel
 ///
 /// The naming and indexing rules are those observed in real stores (see
 /// `coredata-sqlite-layout.md`); the fixture stores are the test.
-public struct StoreSchema: Sendable {
+package struct StoreSchema: Sendable {
   /// A column of an entity table.
-  public struct Column: Sendable, Equatable {
+  package struct Column: Sendable, Equatable {
     /// What the column holds.
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
       /// An attribute of `entity`.
       case attribute(entity: String, name: String)
       /// The destination's primary key for the to-one relationship `name` of `entity`.
@@ -30,61 +30,61 @@ public struct StoreSchema: Sendable {
     }
 
     /// The column's name.
-    public let name: String
+    package let name: String
     /// The declared type.
-    public let type: String
+    package let type: String
     /// What it holds.
-    public let role: Role
+    package let role: Role
   }
 
   /// The table holding one entity hierarchy.
-  public struct EntityTable: Sendable {
+  package struct EntityTable: Sendable {
     /// The table's name.
-    public let name: String
+    package let name: String
     /// The root entity.
-    public let rootEntity: String
+    package let rootEntity: String
     /// The columns after `Z_PK`, `Z_ENT` and `Z_OPT`.
-    public let columns: [Column]
+    package let columns: [Column]
   }
 
   /// The join table of a many-to-many relationship.
-  public struct JoinTable: Sendable {
+  package struct JoinTable: Sendable {
     /// The table's name (`Z_<n><RELATIONSHIP>`).
-    public let name: String
+    package let name: String
     /// The entity owning `relationship`, whose primary keys are in `sourceColumn`.
-    public let entity: String
+    package let entity: String
     /// The relationship the table is named after.
-    public let relationship: String
+    package let relationship: String
     /// The column holding `entity`'s primary keys.
-    public let sourceColumn: String
+    package let sourceColumn: String
     /// The column holding the destination's primary keys.
-    public let destinationColumn: String
+    package let destinationColumn: String
     /// The order column, when the relationship (or its inverse) is ordered.
-    public let orderColumn: String?
+    package let orderColumn: String?
   }
 
   /// The model the schema is for.
-  public let model: ObjectModel
+  package let model: ObjectModel
   /// Entity numbers (`Z_ENT`).
-  public let entityNumbers: [String: Int]
+  package let entityNumbers: [String: Int]
   /// The entity tables, by root entity name.
-  public let tables: [EntityTable]
+  package let tables: [EntityTable]
   /// The join tables.
-  public let joinTables: [JoinTable]
+  package let joinTables: [JoinTable]
   /// `CREATE INDEX` statements.
-  public let indexes: [String]
+  package let indexes: [String]
   /// `CREATE TRIGGER` statements.
-  public let triggers: [String]
+  package let triggers: [String]
   /// Whether the persistent-history tables (`ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`)
   /// are part of the store.
-  public let persistentHistory: Bool
+  package let persistentHistory: Bool
 
   /// The schema Core Data gives `model`.
   /// - Parameter persistentHistory: include the persistent-history tables, as a store opened
   ///   with `NSPersistentHistoryTrackingKey` has.
   /// - Throws: ``StoreError`` when the model derives an attribute in a way the store layer
   ///   cannot create triggers for.
-  public init(model: ObjectModel, persistentHistory: Bool = false) throws(StoreError) {
+  package init(model: ObjectModel, persistentHistory: Bool = false) throws(StoreError) {
     try self.init(
       model: model, persistentHistory: persistentHistory, allowingUnsupportedDerivations: false)
   }
@@ -273,10 +273,10 @@ public struct StoreSchema: Sendable {
   }
 
   /// `Z` + the upper-cased entity name.
-  public static func tableName(_ entity: String) -> String { "Z" + entity.uppercased() }
+  package static func tableName(_ entity: String) -> String { "Z" + entity.uppercased() }
 
   /// The table holding `entity`'s rows.
-  public func table(for entity: String) -> EntityTable? {
+  package func table(for entity: String) -> EntityTable? {
     tables.first { $0.rootEntity == model.root(of: entity)?.name }
   }
 
@@ -298,7 +298,7 @@ public struct StoreSchema: Sendable {
   // MARK: SQL
 
   /// Every statement that creates the schema, in order.
-  public var statements: [String] {
+  package var statements: [String] {
     var sql: [String] = []
     for table in tables {
       let columns =

@@ -14,16 +14,16 @@ import Foundation
 ///   descriptor of ours on the file, and closing it would drop every POSIX lock this process
 ///   holds on that file (its own connections' included), so they are tested only when this
 ///   process has the file open nowhere else.
-public enum StoreUsers {
+package enum StoreUsers {
   /// A process that has a store open.
-  public struct User: Sendable, Equatable, CustomStringConvertible {
+  package struct User: Sendable, Equatable, CustomStringConvertible {
     /// Its process id.
-    public let pid: Int32
+    package let pid: Int32
     /// Its command name (`/proc/PID/comm`), when it can be read.
-    public let command: String?
+    package let command: String?
 
     /// "pid 1234 (python3)".
-    public var description: String {
+    package var description: String {
       command.map { "pid \(pid) (\($0))" } ?? "pid \(pid)"
     }
   }
@@ -36,7 +36,7 @@ public enum StoreUsers {
 
   /// The processes other than this one that have the store at `path` (or its sidecars) open,
   /// by process id; empty when there are none, or the store does not exist.
-  public static func others(of path: String) -> [User] {
+  package static func others(of path: String) -> [User] {
     let pids = holdingDescriptors(of: path).union(holdingLocks(of: path))
     return pids.sorted().map { User(pid: $0, command: command(of: $0)) }
   }
@@ -76,7 +76,7 @@ public enum StoreUsers {
   /// - Parameter what: what would be done to the store ("replace", "migrate"), for the message.
   /// - Throws: ``StoreError`` (``StoreError/Kind/conflict``) naming the processes that still
   ///   have it open.
-  public static func requireNone(of path: String, before what: String, wait: Double = 0)
+  package static func requireNone(of path: String, before what: String, wait: Double = 0)
     throws(StoreError)
   {
     let deadline = Date().addingTimeInterval(max(0, wait))

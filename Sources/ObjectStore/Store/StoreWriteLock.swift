@@ -11,7 +11,7 @@ import SQLite
 /// swap, ``beforeReplacing()`` makes the connection keep its log files when it closes
 /// (``Database/keepWriteAheadLogOnClose()``), so releasing the lock after the swap touches
 /// nothing at the store's path.
-public final class StoreWriteLock {
+package final class StoreWriteLock {
   private let database: Database
   private let path: String
 
@@ -19,7 +19,7 @@ public final class StoreWriteLock {
   /// transactions (and readers, for the checkpoint).
   /// - Throws: ``StoreError``: ``StoreError/Kind/conflict`` when the store stays in use,
   ///   ``StoreError/Kind/database`` when it cannot be opened.
-  public init(path: String, wait: Double) throws(StoreError) {
+  package init(path: String, wait: Double) throws(StoreError) {
     self.path = path
     let milliseconds = Int32(max(0, min(wait, 86_400)) * 1000)
     do {
@@ -52,7 +52,7 @@ public final class StoreWriteLock {
   /// Readies the lock for the store's replacement by another file at its path: from now on,
   /// releasing it keeps the (empty) log files rather than deleting them by name, which would
   /// delete the new store's.
-  public func beforeReplacing() {
+  package func beforeReplacing() {
     database.keepWriteAheadLogOnClose()
   }
 
@@ -60,7 +60,7 @@ public final class StoreWriteLock {
   /// then committed (everything `body` did, or — when it throws, or the run is killed —
   /// nothing). The lock is released with the commit.
   /// - Throws: what `body` throws; ``StoreError`` when the commit fails.
-  public func commit<R>(_ body: (Database) throws -> R) throws -> R {
+  package func commit<R>(_ body: (Database) throws -> R) throws -> R {
     let result: R
     do {
       result = try body(database)
@@ -78,7 +78,7 @@ public final class StoreWriteLock {
   }
 
   /// Releases the lock (the transaction it holds changed nothing).
-  public func release() {
+  package func release() {
     try? database.execute("ROLLBACK")
   }
 

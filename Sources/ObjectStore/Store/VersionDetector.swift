@@ -1,7 +1,7 @@
 import ObjectModel
 
 /// Finds which version of a model set a store, or an archive of one, was written with.
-public enum VersionDetector {
+package enum VersionDetector {
   /// The version of `set` that `store` was written with.
   ///
   /// By the entity version hashes, as Core Data finds a store's model, when the store's
@@ -10,7 +10,7 @@ public enum VersionDetector {
   /// schema each version would get, ties broken by the store's version identifiers.
   /// - Throws: ``StoreError`` (``StoreError/Kind/modelMismatch``) when no version matches or
   ///   several do, listing the candidates.
-  public static func detect(store: CoreDataStore, in set: ModelVersionSet) throws(StoreError)
+  package static func detect(store: CoreDataStore, in set: ModelVersionSet) throws(StoreError)
     -> ObjectModel
   {
     try detect(
@@ -20,7 +20,7 @@ public enum VersionDetector {
 
   /// The version of `set` whose store has the schema `schema` (a schema kept in an archive,
   /// see ``CheckedSchema``) and the entity version hashes `hashes`; see ``detect(store:in:)``.
-  public static func detect(
+  package static func detect(
     hashes storeHashes: [String: [UInt8]], schema: SchemaSnapshot, identifiers: [String],
     in set: ModelVersionSet, path: String
   ) throws(StoreError) -> ObjectModel {
