@@ -11,7 +11,8 @@ import Foundation
 /// A run that is killed cannot remove its folder, so every folder holds a lock on a file of
 /// its own (`.owner`, through `flock(2)`, which the kernel lets go of however the run ends).
 /// The first scratch folder a run makes removes the folders of runs that are gone
-/// (``sweepAbandoned(in:now:)``).
+/// (``sweepAbandoned(in:now:)``), and a run stopped by a signal it can catch removes its own
+/// first (``removeEveryLive()``).
 package final class ScratchFolder {
   /// The folder.
   package let url: URL
@@ -49,12 +50,23 @@ package final class ScratchFolder {
       try? FileManager.default.removeItem(at: url)
       throw error
     }
+    Self.live.insert(url.path)
   }
 
   deinit {
     Self.labels.remove(labelled)
+    Self.live.remove(url.path)
     try? FileManager.default.removeItem(at: url)
     owner.release()
+  }
+
+  /// The folders of this process that have not been removed yet.
+  private static let live = LivePaths()
+
+  /// Removes every scratch folder this process still has: for a run about to end by a signal
+  /// (SIGINT, SIGTERM), which skips every `deinit`. Their owners must not be used after.
+  package static func removeEveryLive() {
+    for path in live.takeAll() { try? FileManager.default.removeItem(atPath: path) }
   }
 
   /// A path inside the folder.
@@ -93,6 +105,23 @@ package final class ScratchFolder {
       searchFrom = result.startIndex
     }
     return result
+  }
+
+  /// The paths of the live folders, shared by every thread.
+  private final class LivePaths: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+
+    func insert(_ path: String) { _ = lock.withLock { paths.insert(path) } }
+
+    func remove(_ path: String) { _ = lock.withLock { paths.remove(path) } }
+
+    func takeAll() -> Set<String> {
+      lock.withLock {
+        defer { paths = [] }
+        return paths
+      }
+    }
   }
 
   /// The labels, shared by every thread.

@@ -138,16 +138,8 @@ struct BackupCommand: ParsableCommand {
   /// SIGINT, printing each archive as it is written.
   private func watching(every interval: Double, _ settings: BackupService.Options) throws {
     let stop = WatchStop()
-    var sources: [any DispatchSourceSignal] = []
-    for signal in [SIGTERM, SIGINT] {
-      // Handled, not fatal: the backup under way is finished first.
-      Foundation.signal(signal, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
-      source.setEventHandler { stop.stop() }
-      source.resume()
-      sources.append(source)
-    }
-    defer { for source in sources { source.cancel() } }
+    // Handled, not fatal: the backup under way is finished first.
+    StopSignals.handOver([SIGTERM, SIGINT]) { stop.stop() }
     try BackupService.watch(storePath: store, every: interval, options: settings, until: stop) {
       result in
       sayWhyFull(result)

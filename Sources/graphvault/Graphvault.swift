@@ -42,6 +42,7 @@ struct Graphvault: ParsableCommand {
       mallopt(M_MMAP_THRESHOLD, 1 << 20)
       FatalSignals.install()
     #endif
+    StopSignals.install()
     do {
       var command = try parseAsRoot()
       try command.run()

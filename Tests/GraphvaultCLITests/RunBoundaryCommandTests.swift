@@ -107,18 +107,20 @@ struct RunBoundaryCommandTests {
     #expect(plain.stdout.isEmpty)
   }
 
-  @Test func aKilledRunsScratchFolderIsRemovedByTheNextRunOnceItHasSettled() throws {
-    let tmp = directory.path("tmp").path
+  /// An export of half an archive on standard input, with `TMPDIR` at `tmp`: it has restored
+  /// what it read into a scratch folder and waits there for the rest. Returns the run, its
+  /// input, the whole archive, and a listing of `tmp`.
+  func exportWaitingForInput(tmp: String, name: String) throws -> (
+    process: Process, input: Pipe, archive: Data, scratch: () -> [String]
+  ) {
     try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: false)
-    let store = directory.path("Shop.sqlite").path
-    let archive = directory.path("shop.gvault").path
+    let store = directory.path("\(name).sqlite").path
+    let archive = directory.path("\(name).gvault").path
     #expect(try BuiltTool.run(["sample", store, "--objects", "200"]).status == 0)
     #expect(try BuiltTool.run(["backup", store, "--output", archive]).status == 0)
-    // An export reading standard input restores it into a scratch folder, and waits there for
-    // the rest of the archive when it is killed.
     let process = Process()
     process.executableURL = URL(fileURLWithPath: BuiltTool.path)
-    process.arguments = ["export", "-", "--output", directory.path("killed.json").path]
+    process.arguments = ["export", "-", "--output", directory.path("\(name).json").path]
     process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": tmp]) { $1 }
     let input = Pipe()
     process.standardInput = input
@@ -132,21 +134,45 @@ struct RunBoundaryCommandTests {
       scratch().contains { FileManager.default.fileExists(atPath: "\(tmp)/\($0)/.owner") }
     }
     #expect(started, "no scratch folder appeared in \(scratch())")
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    try? input.fileHandleForWriting.close()
-    let left = scratch()
+    return (process, input, bytes, scratch)
+  }
+
+  @Test(arguments: [SIGINT, SIGTERM, SIGHUP])
+  func aRunStoppedBySignalRemovesItsScratchFolderAndEndsByThatSignal(signal: Int32) throws {
+    let tmp = directory.path("tmp-\(signal)").path
+    let run = try exportWaitingForInput(tmp: tmp, name: "Stopped-\(signal)")
+    kill(run.process.processIdentifier, signal)
+    let ended = RunningProcess.eventually(within: 30) { !run.process.isRunning }
+    #expect(ended, "the run went on after the signal")
+    if !ended { kill(run.process.processIdentifier, SIGKILL) }
+    run.process.waitUntilExit()
+    try? run.input.fileHandleForWriting.close()
+    #expect(run.process.terminationReason == .uncaughtSignal)
+    #expect(run.process.terminationStatus == signal)
+    #expect(run.scratch().isEmpty, "\(run.scratch())")
+    #expect(!FileManager.default.fileExists(atPath: directory.path("Stopped-\(signal).json").path))
+  }
+
+  @Test func aKilledRunsScratchFolderIsRemovedByTheNextRunOnceItHasSettled() throws {
+    let tmp = directory.path("tmp").path
+    let run = try exportWaitingForInput(tmp: tmp, name: "Killed")
+    kill(run.process.processIdentifier, SIGKILL)
+    run.process.waitUntilExit()
+    try? run.input.fileHandleForWriting.close()
+    let left = run.scratch()
     #expect(left.count == 1 && left[0].hasPrefix("graphvault-"), "\(left)")
 
     // The next run leaves a folder that changed in the last minute alone (its run may be
     // starting), and removes it once it has settled.
-    let next = ["export", "-", "--output", directory.path("next.json").path, "--force", "-q"]
+    let next = ["export", "-", "--output", directory.path("next.json").path, "-q"]
     let env = ["TMPDIR": tmp]
-    #expect(try BuiltTool.run(next, input: [UInt8](bytes), environment: env).status == 0)
-    #expect(scratch() == left)
+    #expect(try BuiltTool.run(next, input: [UInt8](run.archive), environment: env).status == 0)
+    #expect(run.scratch() == left)
     try FileManager.default.setAttributes(
       [.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: "\(tmp)/\(left[0])")
-    #expect(try BuiltTool.run(next, input: [UInt8](bytes), environment: env).status == 0)
-    #expect(scratch().isEmpty, "\(scratch())")
+    #expect(
+      try BuiltTool.run(next + ["--force"], input: [UInt8](run.archive), environment: env).status
+        == 0)
+    #expect(run.scratch().isEmpty, "\(run.scratch())")
   }
 }
