@@ -21,14 +21,10 @@ enum FatalSignals {
   /// written once before it is installed.
   nonisolated(unsafe) static var previous: [sigaction] = Array(repeating: sigaction(), count: 65)
 
-  /// Installs the handlers (once, at start, before any other thread), and unblocks the
-  /// signals: a process inherits its parent's mask, and a run started from a thread that
-  /// blocked them (as a thread pool's may) would otherwise never receive them.
+  /// Installs the handlers (once, at start, before any other thread), with the signals
+  /// unblocked (``SignalMask/unblock(_:)``).
   static func install() {
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    for signal in signals { sigaddset(&unblocked, signal) }
-    sigprocmask(SIG_UNBLOCK, &unblocked, nil)
+    SignalMask.unblock(signals)
     for signal in signals {
       var action = sigaction()
       action.__sigaction_handler.sa_sigaction = { signal, info, context in

@@ -25,13 +25,9 @@ enum StopSignals {
   /// What a command that handles the signals itself does instead.
   private static let takeover = Takeover()
 
-  /// Starts listening (once, at start, before any other thread), with the signals unblocked:
-  /// a process inherits its parent's mask.
+  /// Starts listening (once, at start, before any other thread), with the signals unblocked.
   static func install() {
-    var unblocked = sigset_t()
-    sigemptyset(&unblocked)
-    for signal in signals { sigaddset(&unblocked, signal) }
-    sigprocmask(SIG_UNBLOCK, &unblocked, nil)
+    SignalMask.unblock(signals)
     for signal in signals {
       // Ignored, so that the default action waits for the queue: the source hears it.
       Foundation.signal(signal, SIG_IGN)
