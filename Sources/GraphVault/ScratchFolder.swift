@@ -42,15 +42,17 @@ package final class ScratchFolder {
     Self.swept
     let name = ["graphvault", kind, UUID().uuidString].compactMap { $0 }.joined(separator: "-")
     url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
-    try FileManager.default.createDirectory(
-      at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    // Counted live before it exists, so that a signal at any moment after finds it.
+    guard Self.live.insert(url.path) else { throw CocoaError(.userCancelled) }
     do {
+      try FileManager.default.createDirectory(
+        at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
       owner = try FileLock(path: url.appendingPathComponent(Self.ownerFile).path)
     } catch {
+      Self.live.remove(url.path)
       try? FileManager.default.removeItem(at: url)
       throw error
     }
-    Self.live.insert(url.path)
   }
 
   deinit {
@@ -63,10 +65,11 @@ package final class ScratchFolder {
   /// The folders of this process that have not been removed yet.
   private static let live = LivePaths()
 
-  /// Removes every scratch folder this process still has: for a run about to end by a signal
-  /// (SIGINT, SIGTERM), which skips every `deinit`. Their owners must not be used after.
+  /// Removes every scratch folder this process still has, and refuses to make more: for a run
+  /// about to end by a signal (SIGINT, SIGTERM), which skips every `deinit`. Their owners must
+  /// not be used after.
   package static func removeEveryLive() {
-    for path in live.takeAll() { try? FileManager.default.removeItem(atPath: path) }
+    for path in live.close() { try? FileManager.default.removeItem(atPath: path) }
   }
 
   /// A path inside the folder.
@@ -111,13 +114,23 @@ package final class ScratchFolder {
   private final class LivePaths: @unchecked Sendable {
     private let lock = NSLock()
     private var paths: Set<String> = []
+    private var closed = false
 
-    func insert(_ path: String) { _ = lock.withLock { paths.insert(path) } }
+    /// Adds `path`; false once ``close()`` has been called.
+    func insert(_ path: String) -> Bool {
+      lock.withLock {
+        guard !closed else { return false }
+        paths.insert(path)
+        return true
+      }
+    }
 
     func remove(_ path: String) { _ = lock.withLock { paths.remove(path) } }
 
-    func takeAll() -> Set<String> {
+    /// Every path, taking no more from now on.
+    func close() -> Set<String> {
       lock.withLock {
+        closed = true
         defer { paths = [] }
         return paths
       }
