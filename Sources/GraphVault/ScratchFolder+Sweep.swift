@@ -41,14 +41,11 @@ extension ScratchFolder {
     return removed
   }
 
-  /// The kinds of scratch folder graphvault makes besides the plain one (``init(kind:)``).
-  package static let kinds = ["fixture"]
-
-  /// Whether `name` is one a scratch folder is given: `graphvault-`, optionally one of
-  /// ``kinds`` and a dash, then a UUID.
+  /// Whether `name` is one a scratch folder is given: ``namePrefix``, optionally a ``Kind``
+  /// and a dash, then a UUID.
   package static func isScratchName(_ name: String) -> Bool {
     guard name.count > 36, UUID(uuidString: String(name.suffix(36))) != nil else { return false }
     let head = name.dropLast(36)
-    return head == "graphvault-" || kinds.contains { head == "graphvault-\($0)-" }
+    return head == namePrefix || Kind.allCases.contains { head == "\(namePrefix)\($0.rawValue)-" }
   }
 }

@@ -24,8 +24,18 @@ package final class ScratchFolder {
   /// What each registered work file stands for, by path.
   private static let labels = Labels()
 
+  /// The kinds of scratch folder made besides the plain one: each is named
+  /// `graphvault-KIND-UUID`, and the sweep knows them all.
+  package enum Kind: String, CaseIterable, Sendable {
+    /// A test suite's fixture store (`TemporaryStore`).
+    case fixture
+  }
+
+  /// How every scratch folder's name begins.
+  static let namePrefix = "graphvault-"
+
   /// The prefix of every scratch folder's path.
-  static let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("graphvault-")
+  static let prefix = FileManager.default.temporaryDirectory.appendingPathComponent(namePrefix)
     .path
 
   /// The name of the file whose lock says the folder's run is alive.
@@ -38,9 +48,9 @@ package final class ScratchFolder {
 
   /// Creates the folder, `graphvault-UUID` or, with a `kind`, `graphvault-KIND-UUID`.
   /// - Throws: what creating it or taking its owner lock throws.
-  package init(kind: String? = nil) throws {
+  package init(kind: Kind? = nil) throws {
     Self.swept
-    let name = ["graphvault", kind, UUID().uuidString].compactMap { $0 }.joined(separator: "-")
+    let name = Self.namePrefix + (kind.map { $0.rawValue + "-" } ?? "") + UUID().uuidString
     url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
     // Counted live before it exists, so that a signal at any moment after finds it.
     guard Self.live.insert(url.path) else { throw CocoaError(.userCancelled) }

@@ -46,7 +46,7 @@ public final class TemporaryStore {
     loading fixture: String, model: ObjectModel? = nil, modelPath: String? = nil,
     transformers: ValueTransformerRegistry = .standard, password: PasswordSource? = nil
   ) throws {
-    folder = try ScratchFolder(kind: "fixture")
+    folder = try ScratchFolder(kind: .fixture)
     path =
       folder.url.appendingPathComponent(
         URL(fileURLWithPath: fixture).deletingPathExtension().lastPathComponent + ".sqlite"
