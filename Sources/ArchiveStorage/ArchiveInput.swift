@@ -12,4 +12,17 @@ public protocol ArchiveInput: AnyObject {
   /// not a pipe): what `find` reads of an archive. Fewer bytes come back only at the end.
   /// - Throws: ``StorageError`` (``StorageError/Kind/unsupported`` for a pipe).
   func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8]
+
+  /// Reads `count` bytes at `offset` into `bytes`, replacing what it held and reusing its
+  /// storage when no one else holds it: a reader of many members allocates once, not once a
+  /// member. Fewer bytes come back only at the end.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/unsupported`` for a pipe).
+  func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError)
+}
+
+extension ArchiveInput {
+  /// Reads through ``read(at:count:)``: a fresh array every time.
+  public func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError) {
+    bytes = try read(at: offset, count: count)
+  }
 }

@@ -158,7 +158,15 @@ private final class LocalInput: ArchiveInput {
   }
 
   func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: max(0, count))
+    var bytes: [UInt8] = []
+    try read(at: offset, count: count, into: &bytes)
+    return bytes
+  }
+
+  func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError) {
+    // Zeroed in storage kept from the last read (no new pages), then filled in place.
+    bytes.removeAll(keepingCapacity: true)
+    bytes.append(contentsOf: repeatElement(0, count: max(0, count)))
     var done = 0
     while done < bytes.count {
       let read = bytes.withUnsafeMutableBytes {
@@ -172,7 +180,7 @@ private final class LocalInput: ArchiveInput {
       }
       done += read
     }
-    return Array(bytes.prefix(done))
+    bytes.removeLast(bytes.count - done)
   }
 }
 

@@ -180,6 +180,16 @@ public final class ArchiveReader {
   /// - Parameter limit: the largest entry accepted; a larger one throws rather than exhausting
   ///   memory.
   public func readAll(limit: Int = 256 << 20) throws(ArchiveError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    try readAll(limit: limit, into: &bytes)
+    return bytes
+  }
+
+  /// Reads the rest of the current entry's data into `bytes`, replacing what it held and
+  /// reusing its storage when no one else holds it (a reader of many entries then allocates
+  /// once), refusing entries larger than `limit` bytes.
+  /// - Throws: ``ArchiveError`` (``ArchiveError/Kind/entryTooLarge(limit:)`` past `limit`).
+  public func readAll(limit: Int = 256 << 20, into bytes: inout [UInt8]) throws(ArchiveError) {
     guard let entry = current else {
       throw ArchiveError(kind: .misuse("data read outside an entry"), archivePath: path)
     }
@@ -187,13 +197,29 @@ public final class ArchiveReader {
       throw ArchiveError(
         kind: .entryTooLarge(limit: limit), archivePath: path, entry: entry.path, entryOffset: 0)
     }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(Int(entry.size ?? 0))
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+    bytes.removeAll(keepingCapacity: true)
+    // The entry's size, when the archive gives it, is where the data is read straight into;
+    // the rest (none, unless the size was not given or was wrong) goes through a small buffer.
+    if let size = entry.size, size > 0 {
+      bytes.append(contentsOf: repeatElement(0, count: Int(size)))
+      var done = 0
+      while done < bytes.count {
+        let n = try bytes.withUnsafeMutableBytes { whole in
+          Result { () throws(ArchiveError) in
+            try read(into: UnsafeMutableRawBufferPointer(rebasing: whole[done...]))
+          }
+        }.get()
+        if n == 0 { break }
+        done += n
+      }
+      bytes.removeLast(bytes.count - done)
+      if done < Int(size) { return }
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     defer { buffer.deallocate() }
     while true {
       let n = try read(into: buffer)
-      if n == 0 { return bytes }
+      if n == 0 { return }
       guard bytes.count + n <= limit else {
         throw ArchiveError(
           kind: .entryTooLarge(limit: limit), archivePath: path, entry: entry.path,

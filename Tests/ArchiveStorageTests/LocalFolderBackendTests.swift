@@ -38,6 +38,28 @@ struct LocalFolderBackendTests {
     #expect(throws: StorageError.self) { try backend.delete("b.gvault") }
   }
 
+  @Test func rangedReadsIntoOneBufferGiveTheBytesAskedForAndStopAtTheEnd() throws {
+    let directory = try TemporaryDirectory()
+    let backend = LocalFolderBackend(folder: directory.url.path)
+    let text = String((0..<5_000).map { Character(UnicodeScalar(UInt8(65 + $0 % 26))) })
+    try Self.write(text, as: "a.gvault", to: backend)
+    let input = try backend.openForReading("a.gvault")
+    let bytes = Array(text.utf8)
+    var buffer: [UInt8] = []
+    var storage: Set<UnsafeRawPointer> = []
+    for (offset, count) in [(0, 4_000), (10, 100), (4_990, 100), (5_000, 10), (1_234, 2_000)] {
+      try input.read(at: Int64(offset), count: count, into: &buffer)
+      let expected = Array(bytes[min(offset, bytes.count)..<min(offset + count, bytes.count)])
+      #expect(buffer == expected, "\(offset)+\(count)")
+      #expect(try input.read(at: Int64(offset), count: count) == expected)
+      if !buffer.isEmpty {
+        storage.insert(buffer.withUnsafeBytes { UnsafeRawPointer($0.baseAddress!) })
+      }
+    }
+    // The first read's storage served them all.
+    #expect(storage.count == 1)
+  }
+
   @Test func anAbandonedArchiveLeavesNothing() throws {
     let directory = try TemporaryDirectory()
     let backend = LocalFolderBackend(folder: directory.url.path)

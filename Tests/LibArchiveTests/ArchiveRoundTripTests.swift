@@ -56,6 +56,48 @@ struct ArchiveRoundTripTests {
     #expect(read.map(\.1) == Self.small.map(\.1))
   }
 
+  @Test(arguments: [ArchiveFilter.none, .zstd])
+  func entriesReadIntoOneBufferComeBackWholeAndKeepItsStorage(filter: ArchiveFilter) throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("a.tar").path
+    // The largest entry first: the others fit in the storage it left.
+    let entries = Self.small.sorted { $0.1.count > $1.1.count }
+    try write(entries, to: path, filter: filter)
+    let reader = try ArchiveReader(path: path)
+    var buffer: [UInt8] = []
+    var read: [(String, [UInt8])] = []
+    var storage: Set<UnsafeRawPointer> = []
+    while let entry = try reader.nextEntry() {
+      try reader.readAll(into: &buffer)
+      read.append((entry.path, buffer))
+      if !buffer.isEmpty {
+        storage.insert(buffer.withUnsafeBytes { UnsafeRawPointer($0.baseAddress!) })
+      }
+    }
+    #expect(read.map(\.0) == entries.map(\.0))
+    #expect(read.map(\.1) == entries.map(\.1))
+    // Each entry read while a copy of the last was still held took new storage; with none
+    // held, one buffer serves every entry.
+    var again: [UInt8] = []
+    let second = try ArchiveReader(path: path)
+    storage = []
+    while try second.nextEntry() != nil {
+      try second.readAll(into: &again)
+      if !again.isEmpty {
+        storage.insert(again.withUnsafeBytes { UnsafeRawPointer($0.baseAddress!) })
+      }
+    }
+    #expect(storage.count == 1)
+    #expect {
+      let third = try ArchiveReader(path: path)
+      _ = try third.nextEntry()
+      try third.readAll(limit: 100, into: &again)
+    } throws: { error in
+      if case .entryTooLarge = (error as? ArchiveError)?.kind { return true }
+      return false
+    }
+  }
+
   @Test(arguments: [ArchiveFilter.none, .gzip])
   func zipArchivesRoundTripStoredOrDeflated(filter: ArchiveFilter) throws {
     let directory = try TemporaryDirectory()
