@@ -25,8 +25,12 @@ package final class FramedArchive {
     package let place: FramedStream.Place
   }
 
-  private let readBytes: (Int64, Int) throws -> [UInt8]
+  private let readBytes: (Int64, Int, inout [UInt8]) throws -> Void
   private let name: String
+  /// The last frame read, and the last member's content: storage kept from one read to the
+  /// next (a chunk's few MiB are then allocated once, not once a member).
+  private var frame: [UInt8] = []
+  private var content: [UInt8] = []
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
@@ -38,25 +42,30 @@ package final class FramedArchive {
   /// The archive's size.
   package let size: Int64
 
-  /// The framed archive of `size` bytes that `read` reads (`count` bytes at an offset; fewer
-  /// only at the end), called `name` in messages; nil when it is not framed.
+  /// The framed archive of `size` bytes that `read` reads (`count` bytes at an offset into the
+  /// array given, replacing what it held; fewer only at the end), called `name` in messages;
+  /// nil when it is not framed.
   /// - Throws: ``ArchiveFormatError`` when it claims to be framed and its index is damaged;
   ///   what `read` throws.
   package init?(
-    size: Int64, name: String, read: @escaping (_ offset: Int64, _ count: Int) throws -> [UInt8]
+    size: Int64, name: String,
+    read: @escaping (_ offset: Int64, _ count: Int, _ into: inout [UInt8]) throws -> Void
   ) throws {
     self.readBytes = read
     self.name = name
     guard size > Int64(FramedStream.trailerSize) else { return nil }
     self.size = size
-    let trailer = try read(size - Int64(FramedStream.trailerSize), FramedStream.trailerSize)
+    var trailer: [UInt8] = []
+    try read(size - Int64(FramedStream.trailerSize), FramedStream.trailerSize, &trailer)
     var consumed = Int64(trailer.count)
     guard let place = FramedStream.indexPlace(fromTrailer: trailer, archiveSize: size) else {
       return nil
     }
-    let (indexBytes, frameSize) = try Self.entry(
-      read, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name)
-    consumed += frameSize
+    var indexBytes: [UInt8] = []
+    var frame: [UInt8] = []
+    consumed += try Self.entry(
+      read, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name, frame: &frame,
+      into: &indexBytes)
     bytesRead = consumed
     let index: PropertyListValue
     do {
@@ -94,11 +103,12 @@ package final class FramedArchive {
     return try read(member)
   }
 
-  /// `member`'s content, read from its frame and checked against the index.
+  /// `member`'s content, read from its frame and checked against the index. Its storage is
+  /// used again by the next read once the caller lets go of it.
   package func read(_ member: Member) throws -> [UInt8] {
-    let (content, frameSize) = try Self.entry(
-      readBytes, at: member.place, path: member.path, limit: member.size, name: name)
-    bytesRead += frameSize
+    bytesRead += try Self.entry(
+      readBytes, at: member.place, path: member.path, limit: member.size, name: name,
+      frame: &frame, into: &content)
     guard content.count == member.size, Checksum.sha256(content) == member.sha256 else {
       throw ArchiveFormatError(
         member: member.path, "damaged: its size or SHA-256 differs from the index")
@@ -106,21 +116,25 @@ package final class FramedArchive {
     return content
   }
 
-  /// The content of the one tar entry, `path`, in the zstd frame at `place`.
+  /// Reads into `content` the one tar entry, `path`, of the zstd frame at `place` (read into
+  /// `frame`).
+  /// - Returns: the frame's size.
   private static func entry(
-    _ read: (Int64, Int) throws -> [UInt8], at place: FramedStream.Place, path: String,
-    limit: Int, name: String
-  ) throws -> (content: [UInt8], frameSize: Int64) {
-    let frame = try read(place.offset, Int(place.length))
+    _ read: (Int64, Int, inout [UInt8]) throws -> Void, at place: FramedStream.Place,
+    path: String, limit: Int, name: String, frame: inout [UInt8], into content: inout [UInt8]
+  ) throws -> Int64 {
+    try read(place.offset, Int(place.length), &frame)
     guard frame.count == Int(place.length), frame.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) else {
       throw ArchiveFormatError(member: path, "its frame in \(name) is not a zstd frame")
     }
     do {
+      // The reader shares the frame's storage until it is gone, at the end of this scope.
       let reader = try ArchiveReader(bytes: frame)
       guard let entry = try reader.nextEntry(), entry.path == path else {
         throw ArchiveFormatError(member: path, "its frame in \(name) holds another member")
       }
-      return (try reader.readAll(limit: limit), Int64(frame.count))
+      try reader.readAll(limit: limit, into: &content)
+      return Int64(frame.count)
     } catch let error as ArchiveFormatError {
       throw error
     } catch {
