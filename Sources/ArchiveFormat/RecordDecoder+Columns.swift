@@ -17,6 +17,95 @@ extension RecordDecoder {
     }
   }
 
+  /// A format-2 chunk as ``columnChunk(_:)`` gives it, holding of its columns only those a
+  /// scan of `names` reads (``decodeBatch(_:only:)`` with the same names gives the same batch
+  /// from either): the others, a chunk's covers and summaries when a scan tests its titles, are
+  /// not decoded. Every column when `names` is nil. A chunk of any other shape is decoded
+  /// whole, for ``decodeBatch(_:only:)`` to name what is wrong with it.
+  /// - Throws: ``ArchiveFormatError`` when `bytes` is not a property list, or what is decoded
+  ///   of it would take more than its budget (``BinaryPropertyListReader/decodedSizeBudget``).
+  package func columnChunk(_ bytes: [UInt8], only names: Set<String>?)
+    throws(ArchiveFormatError) -> PropertyListValue?
+  {
+    guard let names else { return try columnChunk(bytes) }
+    do {
+      let reader = try BinaryPropertyListReader(bytes: bytes)
+      guard case .dictionary = try reader.kind(of: reader.topObject) else { return nil }
+      // Only scalars are decoded here, each costing against the whole list's budget every
+      // time it is met: values shared between columns cannot make a small chunk a large one.
+      var spent = 0
+      func scalar(_ index: Int) throws -> PropertyListValue? {
+        guard case .scalar = try reader.kind(of: index) else { return nil }
+        let value = try reader.scalar(at: index)
+        spent += BinaryPropertyListReader.decodedCost(of: value)
+        guard spent <= reader.decodedSizeBudget else {
+          throw bad("the chunk would take more than its budget once decoded")
+        }
+        return value
+      }
+      var chunk: [String: PropertyListValue] = [:]
+      var columns: Int?
+      for (key, value) in try reader.dictionaryEntries(of: reader.topObject) {
+        let key = try reader.string(at: key)
+        if key == ColumnLayout.columns {
+          columns = value
+        } else if let value = try scalar(value) {
+          chunk[key] = value
+        } else {
+          return try columnChunk(bytes)
+        }
+      }
+      guard let columns, case .array = try reader.kind(of: columns),
+        let shape = chunk[RecordKey.entity]?.stringValue.flatMap({ shapes[$0] })
+      else { return try columnChunk(bytes) }
+      var kept: [PropertyListValue] = []
+      for column in try reader.arrayElements(of: columns) {
+        guard case .dictionary = try reader.kind(of: column) else { return try columnChunk(bytes) }
+        let entries = try reader.dictionaryEntries(of: column)
+        guard
+          let keyEntry = try entries.first(where: {
+            try reader.string(at: $0.key) == ColumnLayout.key
+          }),
+          case .scalar = try reader.kind(of: keyEntry.value),
+          case .string(let columnKey) = try reader.scalar(at: keyEntry.value)
+        else { return try columnChunk(bytes) }
+        // A key the model does not describe is kept, for the batch's decoding to refuse.
+        if let name = scanName(ofColumn: columnKey, in: shape), !names.contains(name) {
+          continue
+        }
+        var decoded: [String: PropertyListValue] = [:]
+        for (key, value) in entries {
+          guard let value = try scalar(value) else { return try columnChunk(bytes) }
+          decoded[try reader.string(at: key)] = value
+        }
+        kept.append(.dictionary(decoded))
+      }
+      chunk[ColumnLayout.columns] = .array(kept)
+      return .dictionary(chunk)
+    } catch let error as ArchiveFormatError {
+      throw error
+    } catch {
+      throw bad("not a valid property list: \(error)")
+    }
+  }
+
+  /// The name a scan of some attributes, relationships and stored columns knows the column
+  /// `key` of an entity of `shape` by (``decodeBatch(_:only:)``); nil for a key the entity
+  /// does not describe.
+  func scanName(ofColumn key: String, in shape: Shape) -> String? {
+    if key.hasPrefix(ColumnLayout.storedColumnPrefix) {
+      return String(key.dropFirst(ColumnLayout.storedColumnPrefix.count))
+    }
+    switch shape.fields[key] {
+    case nil: return nil
+    case .attribute(let position): return shape.attributes[position].name
+    case .toOne(let position), .toMany(let position): return shape.relationships[position].name
+    case .toOneEntity: return String(key.dropLast(RecordKey.entitySuffix.count))
+    case .order: return String(key.dropLast(RecordKey.orderSuffix.count))
+    case .entity, .primaryKey, .version, .columns, .composite: return key
+    }
+  }
+
   /// The objects of a format-2 chunk (``ColumnLayout``) as columns, checked against the model
   /// column by column; ``ObjectBatch/records`` gives each with the keys and values format 1
   /// would hold for it. With `names`, only the columns of the attributes, relationships and
@@ -72,29 +161,17 @@ extension RecordDecoder {
     var orders: [String: ColumnReader] = [:]
     for raw in columns {
       let column = try ColumnReader(raw, count: batch.count, member: member)
+      if let names, let name = scanName(ofColumn: column.key, in: shape),
+        !names.contains(name)
+      {
+        continue
+      }
       if column.key.hasPrefix(ColumnLayout.storedColumnPrefix) {
-        if let names,
-          !names.contains(String(column.key.dropFirst(ColumnLayout.storedColumnPrefix.count)))
-        {
-          continue
-        }
         batch.storedColumns.append(try storedColumn(column))
         continue
       }
       guard let field = shape.fields[column.key] else {
         throw bad("\(entity) has a value for \(column.key), which the model does not describe")
-      }
-      if let names {
-        let name: String
-        switch field {
-        case .attribute(let position): name = shape.attributes[position].name
-        case .toOne(let position), .toMany(let position):
-          name = shape.relationships[position].name
-        case .toOneEntity: name = String(column.key.dropLast(RecordKey.entitySuffix.count))
-        case .order: name = String(column.key.dropLast(RecordKey.orderSuffix.count))
-        case .entity, .primaryKey, .version, .columns, .composite: name = column.key
-        }
-        guard names.contains(name) else { continue }
       }
       func expect(_ kind: ColumnBuilder.Kind, _ what: String) throws(ArchiveFormatError) {
         guard column.kind == kind else {

@@ -130,6 +130,65 @@ struct ColumnChunkTests {
     #expect(try decoder.columnChunk(records) == nil)
   }
 
+  @Test(arguments: [nil, [], ["title"], ["author", "tags", "ZAPPCOLUMN"], ["cover", "ZOTHER"]])
+  func aChunkReadForSomeColumnsDecodesAsTheWholeChunkDoesForThem(names: Set<String>?) throws {
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let bytes = try Self.chunk()
+    let whole = try #require(try decoder.columnChunk(bytes))
+    let part = try #require(try decoder.columnChunk(bytes, only: names))
+    let fromWhole = try decoder.decodeBatch(whole, only: names)
+    let fromPart = try decoder.decodeBatch(part, only: names)
+    #expect(fromPart.primaryKeys == fromWhole.primaryKeys)
+    #expect(fromPart.versions == fromWhole.versions)
+    for ((a, aLinks), (b, bLinks)) in zip(fromPart.records, fromWhole.records) {
+      // Values compared by their text: a NaN rating is equal to itself there.
+      #expect(a.reference == b.reference && a.toOne == b.toOne)
+      #expect(a.attributes.mapValues { "\($0)" } == b.attributes.mapValues { "\($0)" })
+      #expect(a.extraColumns.mapValues { "\($0)" } == b.extraColumns.mapValues { "\($0)" })
+      #expect(aLinks.mapValues { $0.map(\.0) } == bLinks.mapValues { $0.map(\.0) })
+      #expect(aLinks.mapValues { $0.map(\.1) } == bLinks.mapValues { $0.map(\.1) })
+    }
+    // The columns not asked for are not there at all.
+    let kept = part["columns"]?.arrayValue?.count ?? 0
+    let all = whole["columns"]?.arrayValue?.count ?? 0
+    if let names {
+      #expect(kept < all, "\(names)")
+    } else {
+      #expect(kept == all)
+    }
+  }
+
+  @Test func aChunkReadForSomeColumnsStillRefusesOneTheModelDoesNotDescribe() throws {
+    let bytes = try Self.damaged(Self.column("title") { $0["key"] = "subtitle" })
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let part = try #require(try decoder.columnChunk(bytes, only: ["author"]))
+    #expect {
+      _ = try decoder.decodeBatch(part, only: ["author"])
+    } throws: { error in
+      "\(error)".contains("subtitle, which the model does not describe")
+    }
+  }
+
+  @Test func columnsSharingOneLargeValueCannotMakeAChunkReadInPartLarge() throws {
+    // A forger's chunk: two thousand title columns, each naming the same 1 MiB string (the
+    // writer stores it once), would decode to 2 GiB.
+    let large = PropertyListValue.string(String(repeating: "x", count: 1 << 20))
+    let bytes = try Self.damaged { top in
+      top["columns"] = .array(
+        Array(
+          repeating: [
+            "key": "title", "type": "string", "values": large,
+          ], count: 2_000))
+    }
+    #expect(bytes.count < 2 << 20)
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    #expect {
+      _ = try decoder.columnChunk(bytes, only: ["title"])
+    } throws: { error in
+      "\(error)".contains("budget")
+    }
+  }
+
   @Test(arguments: SampleWorkload.allCases)
   func rowsAndRecordsOfAStoreMakeTheSameChunks(workload: SampleWorkload) throws {
     let directory = try TemporaryDirectory()
@@ -245,6 +304,10 @@ struct ColumnChunkTests {
         }
       }
       do { _ = try decoder.decodeChunk(damaged) } catch { refused += 1 }
+      // Read in part, as a scan reads it: refused or decoded, never a crash.
+      if let part = try? decoder.columnChunk(damaged, only: ["title", "author"]) {
+        _ = try? decoder.decodeBatch(part, only: ["title", "author"])
+      }
     }
     #expect(refused > 1_000)
   }

@@ -333,7 +333,8 @@ struct SelectionArchive {
       let ownerColumns = Set(layout.table(for: entity)?.ownerKeys.values.map { $0 } ?? [])
       for member in chunks[entity] ?? [] {
         let decoder = RecordDecoder(model: model, member: member.path)
-        guard let chunk = try decoder.columnChunk(archive.read(member)) else {
+        let bytes = try archive.read(member)
+        guard let chunk = try decoder.columnChunk(bytes, only: testing) else {
           throw NotByParts()
         }
         let tested = try decoder.decodeBatch(chunk, only: testing)
@@ -341,7 +342,13 @@ struct SelectionArchive {
         chosen += rows.map { (entity, tested.primaryKeys[$0]) }
         let fresh = rows.filter { loaded[table]?[tested.primaryKeys[$0]] == nil }
         guard !fresh.isEmpty else { continue }
-        let batch = testing == nil ? tested : try decoder.decodeBatch(chunk)
+        let batch: ObjectBatch
+        if testing == nil {
+          batch = tested
+        } else {
+          guard let whole = try decoder.columnChunk(bytes) else { throw NotByParts() }
+          batch = try decoder.decodeBatch(whole)
+        }
         let picked = batch.picking(rows: fresh)
         do {
           try loader.insert(picked)
