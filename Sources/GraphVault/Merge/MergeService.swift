@@ -142,15 +142,19 @@ public enum MergeService {
       let roots = try sourceStore.layout(for: model).tables.reduce(into: [String: String]()) {
         $0[$1.name] = $1.rootEntity
       }
+      // Both stores are read each in one transaction: one snapshot each, and no lock taken
+      // and given back for every object looked up.
       try from.reading {
-        try merge.match(subset: subset, roots: roots)
-        if options.onConflict == .fail && !merge.conflicts.isEmpty {
-          throw VaultError(
-            .destinationExists,
-            "\(merge.conflicts.count) objects are in \(storePath) with other values (\(merge.conflicts.prefix(5).joined(separator: "; "))\(merge.conflicts.count > 5 ? "; …" : "")); nothing was merged: --on-conflict skip keeps them, replace gives them the source's values"
-          )
+        try into.reading {
+          try merge.match(subset: subset, roots: roots)
+          if options.onConflict == .fail && !merge.conflicts.isEmpty {
+            throw VaultError(
+              .destinationExists,
+              "\(merge.conflicts.count) objects are in \(storePath) with other values (\(merge.conflicts.prefix(5).joined(separator: "; "))\(merge.conflicts.count > 5 ? "; …" : "")); nothing was merged: --on-conflict skip keeps them, replace gives them the source's values"
+            )
+          }
+          try merge.apply(replacing: options.onConflict == .replace)
         }
-        try merge.apply(replacing: options.onConflict == .replace)
       }
       // A dry run checks what the save would: it never promises what the merge refuses.
       if options.dryRun { try into.validateChanges() } else { try into.save() }
