@@ -23,6 +23,7 @@ package enum ArchiveIndex {
             member["offset"] = .integer(place.offset)
             member["length"] = .integer(place.length)
           }
+          if let ranges = $0.ranges { member["ranges"] = ranges.propertyList }
           return .dictionary(member)
         }),
       "objects": .dictionary(counts.mapValues { .integer(Int64($0)) }),
@@ -84,6 +85,39 @@ package enum ArchiveIndex {
     _ index: PropertyListValue, against seen: [(path: String, size: Int, sha256: String)]
   ) throws(ArchiveFormatError) {
     if let first = mismatches(index, against: seen).first { throw first }
+  }
+
+  /// Every chunk whose ranges in the index (``ChunkRanges``) are not what it was read to hold
+  /// (`read`: by path, the ranges of each chunk of objects read, nil for one that can have
+  /// none), and every member given ranges that is no chunk of objects read; each named by its
+  /// path.
+  package static func rangeProblems(
+    _ index: PropertyListValue, against read: [String: ChunkRanges?]
+  ) -> [ArchiveFormatError] {
+    var found: [ArchiveFormatError] = []
+    for entry in index["members"]?.arrayValue ?? [] {
+      guard let path = entry["path"]?.stringValue else { continue }
+      let given: ChunkRanges?
+      do {
+        given = try ChunkRanges(reading: entry, member: path)
+      } catch {
+        found.append(error)
+        continue
+      }
+      guard let given else { continue }
+      guard case .some(.some(let held)) = read[path] else {
+        found.append(
+          ArchiveFormatError(
+            member: ArchiveLayout.index, "it gives ranges to \(path), which can have none"))
+        continue
+      }
+      if held != given {
+        found.append(
+          ArchiveFormatError(
+            member: path, "its objects' keys are not those the index's ranges give (damaged)"))
+      }
+    }
+    return found
   }
 
   /// Where a framed archive's index says its members' frames are must be a chain: the first

@@ -89,6 +89,9 @@ package final class ArchiveScanner: @unchecked Sendable {
   private var changes: ChangeLedger?
   private var index: PropertyListValue?
   private var seen: [(path: String, size: Int, sha256: String)] = []
+  /// What each chunk of objects read holds by key, for the index's ranges (nil for a chunk of
+  /// records, which has none).
+  private var ranges: [String: ChunkRanges?] = [:]
   private var paths = Set<String>()
   /// The position of the last of the members before the objects read, in ``storeMembers``.
   private var storePosition = 0
@@ -514,6 +517,11 @@ package final class ArchiveScanner: @unchecked Sendable {
       }
       let decoded = try RecordDecoder(model: store.model, member: path).decodeObjects(bytes)
       try check(decoded, entity: entity, member: path, store: store)
+      if case .batch(let batch) = decoded {
+        ranges[path] = ChunkRanges(batch)
+      } else {
+        ranges[path] = .some(nil)
+      }
       objects[entity, default: 0] += decoded.count
       pending.append(.objects(decoded, member: path))
     } catch let error as ArchiveFormatError {
@@ -721,6 +729,13 @@ package final class ArchiveScanner: @unchecked Sendable {
         try ArchiveIndex.checkCounts(index, objects: objects, tables: tables)
       } catch {
         try problem(error)
+      }
+      // (A chunk found damaged already has said so.)
+      for problem in ArchiveIndex.rangeProblems(index, against: ranges) {
+        let entity = ArchiveLayout.entity(ofObjectsMember: problem.member)
+        if let entity, damagedEntities.contains(entity) { continue }
+        if let entity { damagedEntities.insert(entity) }
+        try self.problem(problem)
       }
     }
     if let framing = ArchiveIndex.framingProblem(index) { try problem(framing) }

@@ -30,10 +30,10 @@ package struct ChunkWriter {
     if records > 0 { try flush() }
   }
 
-  /// Writes a chunk encoded elsewhere as the next member.
-  package mutating func write(_ chunk: [UInt8]) throws {
+  /// Writes a chunk encoded elsewhere as the next member, with its ranges for the index.
+  package mutating func write(_ chunk: [UInt8], ranges: ChunkRanges? = nil) throws {
     number += 1
-    try members.write(path(number), chunk)
+    try members.write(path(number), chunk, ranges: ranges)
   }
 
   private mutating func flush() throws {

@@ -42,6 +42,9 @@ struct ColumnBuilder {
   private(set) var values: [UInt8] = []
   private(set) var lengths: [UInt8] = []
   private var previous: Int64 = 0
+  /// The smallest and largest integer appended (of an `.integer` or `.integers` column).
+  private(set) var lowest = Int64.max
+  private(set) var highest = Int64.min
 
   init(key: String, kind: Kind) {
     self.key = key
@@ -72,7 +75,9 @@ struct ColumnBuilder {
   mutating func append(_ value: AttributeValue, record: Int) {
     mark(record)
     switch value {
-    case .integer(let v): Varint.appendDelta(v, previous: &previous, to: &values)
+    case .integer(let v):
+      widen(v)
+      Varint.appendDelta(v, previous: &previous, to: &values)
     case .double(let v), .date(let v): appendDouble(v)
     case .bool(let v): values.append(v ? 1 : 0)
     case .decimal(let v), .string(let v), .uri(let v):
@@ -91,6 +96,7 @@ struct ColumnBuilder {
   @inline(__always)
   mutating func append(integer value: Int64, record: Int) {
     mark(record)
+    widen(value)
     Varint.appendDelta(value, previous: &previous, to: &values)
   }
 
@@ -107,8 +113,20 @@ struct ColumnBuilder {
   mutating func append(list: some Collection<Int64>, record: Int) {
     mark(record)
     Varint.append(UInt64(list.count), to: &lengths)
-    for value in list { Varint.appendDelta(value, previous: &previous, to: &values) }
+    for value in list {
+      widen(value)
+      Varint.appendDelta(value, previous: &previous, to: &values)
+    }
   }
+
+  @inline(__always)
+  private mutating func widen(_ value: Int64) {
+    lowest = min(lowest, value)
+    highest = max(highest, value)
+  }
+
+  /// The smallest and largest integer appended; nil when none was.
+  var integerRange: ClosedRange<Int64>? { lowest <= highest ? lowest...highest : nil }
 
   /// Empties the column, keeping its buffers' capacity.
   mutating func reset() {
@@ -117,6 +135,8 @@ struct ColumnBuilder {
     lengths.removeAll(keepingCapacity: true)
     presentCount = 0
     previous = 0
+    lowest = .max
+    highest = .min
   }
 
   /// The column as the archive holds it, for a chunk of `count` records: `key`, `type`,

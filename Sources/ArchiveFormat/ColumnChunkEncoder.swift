@@ -20,6 +20,8 @@ package struct ColumnChunkEncoder {
   private var versions: [UInt8] = []
   private var previousKey: Int64 = 0
   private var previousVersion: Int64 = 0
+  private var lowestKey = Int64.max
+  private var highestKey = Int64.min
   private var columns = Columns()
   private var writer = BinaryPropertyListWriter()
 
@@ -89,6 +91,8 @@ package struct ColumnChunkEncoder {
       precondition(entity == self.entity, "a chunk holds the objects of one entity")
     }
     Varint.appendDelta(primaryKey, previous: &previousKey, to: &primaryKeys)
+    lowestKey = min(lowestKey, primaryKey)
+    highestKey = max(highestKey, primaryKey)
     Varint.appendDelta(version, previous: &previousVersion, to: &versions)
   }
 
@@ -213,9 +217,28 @@ package struct ColumnChunkEncoder {
     return writer.serialized(root: root)
   }
 
+  /// What the chunk holds by key (``ChunkRanges``), for the index; nil when it is empty. The
+  /// same as ``ChunkRanges/init(_:)`` gives for the chunk decoded.
+  package func ranges() -> ChunkRanges? {
+    guard count > 0 else { return nil }
+    // Once a chunk: its relationships' columns are its columns of keys.
+    let relationships = Set(model.relationships(of: entity).map(\.name))
+    var links: [String: ClosedRange<Int64>] = [:]
+    for column in columns.list where column.presentCount > 0 {
+      guard let range = column.integerRange,
+        column.key.hasPrefix(ColumnLayout.storedColumnPrefix)
+          || relationships.contains(column.key)
+      else { continue }
+      links[column.key] = range
+    }
+    return ChunkRanges(keys: lowestKey...highestKey, links: links)
+  }
+
   /// Empties the chunk for the next one, keeping buffers and column assignments.
   package mutating func reset() {
     count = 0
+    lowestKey = .max
+    highestKey = .min
     primaryKeys.removeAll(keepingCapacity: true)
     versions.removeAll(keepingCapacity: true)
     previousKey = 0

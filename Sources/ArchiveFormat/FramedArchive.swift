@@ -23,6 +23,8 @@ package final class FramedArchive {
     package let sha256: String
     /// Where its frame is.
     package let place: FramedStream.Place
+    /// What it holds by key, when the index says (a chunk of objects).
+    package let ranges: ChunkRanges?
   }
 
   private let readBytes: (Int64, Int, inout [UInt8]) throws -> Void
@@ -86,7 +88,8 @@ package final class FramedArchive {
       members.append(
         Member(
           path: path, size: Int(size), sha256: sha256,
-          place: FramedStream.Place(offset: offset, length: length)))
+          place: FramedStream.Place(offset: offset, length: length),
+          ranges: try ChunkRanges(reading: entry, member: path)))
     }
     self.index = index
     self.indexDigest = Checksum.sha256(indexBytes)

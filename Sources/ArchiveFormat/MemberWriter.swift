@@ -17,6 +17,8 @@ package final class MemberWriter: @unchecked Sendable {
     package let sha256: String
     /// Where its frame is, in a framed archive (``FramedStream``).
     package var place: FramedStream.Place? = nil
+    /// What it holds by key, for a chunk of objects (``ChunkRanges``).
+    package var ranges: ChunkRanges? = nil
   }
 
   private let archive: ArchiveWriter
@@ -49,8 +51,9 @@ package final class MemberWriter: @unchecked Sendable {
     self.formatVersion = formatVersion
   }
 
-  /// Queues one member; throws the error of an earlier member, if one failed.
-  package func write(_ path: String, _ bytes: [UInt8]) throws {
+  /// Queues one member (a chunk of objects with its ranges, for the index); throws the error
+  /// of an earlier member, if one failed.
+  package func write(_ path: String, _ bytes: [UInt8], ranges: ChunkRanges? = nil) throws {
     try rethrow()
     slots.wait()
     worker.async { [self] in
@@ -77,6 +80,7 @@ package final class MemberWriter: @unchecked Sendable {
         }
         var entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
         entry.place = try frames?.cut()
+        entry.ranges = ranges
         lock.withLock { written.append(entry) }
       } catch {
         lock.withLock { failure = error }

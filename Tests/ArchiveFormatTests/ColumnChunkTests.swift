@@ -208,7 +208,47 @@ struct ColumnChunkTests {
       }
       let (a, b) = (fromRows.serialized(), fromRecords.serialized())
       #expect(a == b, "\(entity.name)")
+      // The ranges the index gets are those a reader works out from the chunk decoded.
+      let ranges = fromRows.ranges()
+      #expect(ranges == fromRecords.ranges(), "\(entity.name)")
+      if let a {
+        let decoder = RecordDecoder(model: model, member: "objects/\(entity.name)/000001.plist")
+        let batch = try decoder.decodeBatch(try #require(try decoder.columnChunk(a)))
+        #expect(ranges == ChunkRanges(batch), "\(entity.name)")
+        #expect(ranges?.links.isEmpty == false || batch.toOne.isEmpty, "\(entity.name)")
+      }
     }
+  }
+
+  @Test func theRangesOfAChunkSayWhichKeysItMayHoldAndComeBackFromTheIndex() throws {
+    var encoder = ColumnChunkEncoder(model: try SampleLibrary.model())
+    for (record, links) in Self.novels { encoder.add(record, manyToMany: links) }
+    let ranges = try #require(encoder.ranges())
+    // Keys 4, 7 and 9; authors 1 (and the first novel's); tags 2 and 5; ZOTHER 12.
+    #expect(ranges.keys == 4...9)
+    #expect(ranges.links["tags"] == 2...5)
+    #expect(ranges.links["@columns/ZOTHER"] == 12...12)
+    #expect(ranges.mayHold(keys: [5]) && !ranges.mayHold(keys: [3, 10]))
+    #expect(ranges.mayHold("tags", anyOf: [3]) && !ranges.mayHold("tags", anyOf: [1, 6]))
+    #expect(!ranges.mayHold("editor", anyOf: [1]))
+    let entry: PropertyListValue = ["path": "p", "ranges": ranges.propertyList]
+    #expect(try ChunkRanges(reading: entry, member: "p") == ranges)
+    #expect(try ChunkRanges(reading: ["path": "p"], member: "p") == nil)
+    for damaged: PropertyListValue in [
+      ["keys": [9, 4], "links": [:]], ["keys": [4], "links": [:]], ["keys": [4, 9]],
+      ["keys": [4, 9], "links": ["tags": ["a", "b"]]],
+    ] {
+      #expect(throws: ArchiveFormatError.self) {
+        try ChunkRanges(reading: ["path": "p", "ranges": damaged], member: "p")
+      }
+    }
+    // A chunk decoded is held to its ranges.
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let batch = try decoder.decodeBatch(try #require(try decoder.columnChunk(Self.chunk())))
+    try ranges.check(batch, member: Self.member)
+    var lying = ranges
+    lying.links["tags"] = 2...4
+    #expect(throws: ArchiveFormatError.self) { try lying.check(batch, member: Self.member) }
   }
 
   /// The chunk's property list with `change` made to it.

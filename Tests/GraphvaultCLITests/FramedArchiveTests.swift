@@ -55,8 +55,9 @@ struct FramedArchiveTests {
     #expect(listed.stdout.hasSuffix("index.plist\n"))
   }
 
-  /// Rewrites a framed archive's index (a member's offset moved by one) or its trailer (the
-  /// index's offset moved by one), keeping everything else.
+  /// Rewrites a framed archive's index (a member's offset moved by one; the first page chunk's
+  /// range of books moved past every book, or the first book chunk's first key moved by one) or
+  /// its trailer (the index's offset moved by one), keeping everything else.
   static let damager = """
     import io, plistlib, struct, subprocess, sys, tarfile
     path, what = sys.argv[1], sys.argv[2]
@@ -70,7 +71,14 @@ struct FramedArchiveTests {
         with tarfile.open(fileobj=io.BytesIO(out)) as archive:
             info = archive.getmembers()[0]
             index = plistlib.loads(archive.extractfile(info).read())
-        index['members'][2]['offset'] += 1
+        if what == 'index':
+            index['members'][2]['offset'] += 1
+        elif what == 'links':
+            page = next(m for m in index['members'] if m['path'].startswith('objects/Page/'))
+            page['ranges']['links']['book'] = [1 << 40, 1 << 40]
+        else:
+            book = next(m for m in index['members'] if m['path'].startswith('objects/Book/'))
+            book['ranges']['keys'][0] += 1
         content = plistlib.dumps(index, fmt=plistlib.FMT_BINARY)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode='w', format=tarfile.PAX_FORMAT) as archive:
@@ -106,6 +114,70 @@ struct FramedArchiveTests {
       #expect(restore.status == 65, "\(what): \(restore.stderr)")
       #expect(!FileManager.default.fileExists(atPath: restored))
     }
+  }
+
+  @Test func everyChunkOfObjectsHasTheRangesOfItsKeysInTheIndex() throws {
+    let workspace = try TemporaryDirectory()
+    let store = workspace.path("Library.sqlite").path
+    let archive = workspace.path("Library.gvault").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "3000", "-q"]).status == 0)
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    // Python works the ranges out from the store itself, in SQL.
+    let script = """
+      import plistlib, sqlite3, subprocess, sys
+      index = plistlib.loads(subprocess.run(['bsdtar', '-xOf', sys.argv[1], 'index.plist'],
+                                            capture_output=True, check=True).stdout)
+      db = sqlite3.connect(sys.argv[2])
+      ent = dict(db.execute('SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY'))
+      tables = {'Book': 'ZBOOK', 'GraphicNovel': 'ZBOOK', 'Page': 'ZPAGE'}
+      checked = 0
+      for m in index['members']:
+          parts = m['path'].split('/')
+          if parts[0] != 'objects' or parts[1] not in tables:
+              continue
+          low, high = m['ranges']['keys']
+          where = f"Z_ENT = {ent[parts[1]]} AND Z_PK BETWEEN {low} AND {high}"
+          table = tables[parts[1]]
+          column = 'ZAUTHOR' if table == 'ZBOOK' else 'ZBOOK'
+          name = 'author' if table == 'ZBOOK' else 'book'
+          found = db.execute(f"SELECT min({column}), max({column}) FROM {table} WHERE {where}").fetchone()
+          assert list(found) == m['ranges']['links'][name], (m['path'], found, m['ranges'])
+          checked += 1
+      print(checked)
+      """
+    let result = try Subprocess.python(script, [archive, store])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 3)
+  }
+
+  @Test func aChunkWhoseRangesInTheIndexLieIsRefusedByVerifyRestoreAndAMergeThatReadsIt() throws {
+    let workspace = try TemporaryDirectory()
+    let store = workspace.path("Library.sqlite").path
+    #expect(try BuiltTool.run(["sample", store, "--objects", "3000", "-q"]).status == 0)
+    for what in ["links", "keys"] {
+      let archive = workspace.path("\(what).gvault").path
+      #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+      let damaged = try Subprocess.python(Self.damager, [archive, what])
+      #expect(damaged.status == 0, "\(damaged.stderr)")
+      let verify = try BuiltTool.run(["verify", archive])
+      #expect(verify.status == 65, "\(what): \(verify.stdout)\(verify.stderr)")
+      #expect(verify.stderr.contains("not those the index's ranges give"), "\(verify.stderr)")
+      let restored = workspace.path("\(what).sqlite").path
+      #expect(try BuiltTool.run(["restore", archive, "--to", restored]).status == 65)
+      #expect(!FileManager.default.fileExists(atPath: restored))
+    }
+    // A merge reads every book chunk (it tests their titles): one whose keys are not its
+    // ranges' is refused, and nothing is merged.
+    let target = workspace.path("target.sqlite").path
+    try FileManager.default.copyItem(atPath: store, toPath: target)
+    let before = try sqlRows(target, "SELECT count(*) FROM ZBOOK")
+    let merge = try BuiltTool.run([
+      "merge", workspace.path("keys.gvault").path, "--into", target, "--entity", "Book",
+      "--where", "title BEGINSWITH 'Book 1'", "--on-conflict", "skip",
+    ])
+    #expect(merge.status == 65, "\(merge.stderr)")
+    #expect(merge.stderr.contains("not those the index's ranges give"), "\(merge.stderr)")
+    #expect(try sqlRows(target, "SELECT count(*) FROM ZBOOK") == before)
   }
 
   @Test func otherCompressionsAndEncryptedArchivesAreNotFramed() throws {

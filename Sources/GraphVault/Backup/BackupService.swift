@@ -508,7 +508,7 @@ public enum BackupService {
         } else {
           columns.add(row, manyToMany: manyToMany)
           if columns.isFull, let bytes = columns.serialized() {
-            try chunk.write(bytes)
+            try chunk.write(bytes, ranges: columns.ranges())
             columns.reset()
           }
         }
@@ -516,7 +516,7 @@ public enum BackupService {
         // Progress is counted a few thousand objects at a time, never per object.
         if count & (progressStep - 1) == 0 { options.meter?.add(objects: progressStep) }
       }
-      if let bytes = columns.serialized() { try chunk.write(bytes) }
+      if let bytes = columns.serialized() { try chunk.write(bytes, ranges: columns.ranges()) }
       try chunk.finish()
       counts[entity.name] = count
       options.meter?.add(objects: count & (progressStep - 1))

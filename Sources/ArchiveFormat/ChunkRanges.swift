@@ -1,0 +1,114 @@
+import ObjectStore
+import PropertyList
+
+/// What a chunk of objects holds by key, as the index says it (`ranges`, format 2 and later):
+/// the smallest and largest primary key, and of every column of keys (to-one relationships,
+/// many-to-many relationships, stored integer columns such as owner columns) the smallest and
+/// largest value. A reader looking for some objects, or for the objects that point at some
+/// others, skips the chunks whose ranges hold none of them: the pages of a thousand books are
+/// in a few of a store's page chunks, and the ranges say which.
+///
+/// A column of keys with no value in the chunk has no range. The ranges are checked wherever
+/// the chunk is decoded (``check(_:member:)``), and a chunk that does not hold what its
+/// ranges say is damaged.
+package struct ChunkRanges: Equatable, Sendable {
+  /// The smallest and largest primary key.
+  package var keys: ClosedRange<Int64>
+  /// The smallest and largest value of each column of keys, by column key (a relationship's
+  /// name, or `@columns/NAME`).
+  package var links: [String: ClosedRange<Int64>]
+
+  package init(keys: ClosedRange<Int64>, links: [String: ClosedRange<Int64>]) {
+    self.keys = keys
+    self.links = links
+  }
+
+  /// The ranges of a decoded chunk, from its values; nil for a chunk without objects.
+  package init?(_ batch: ObjectBatch) {
+    guard let low = batch.primaryKeys.min(), let high = batch.primaryKeys.max() else {
+      return nil
+    }
+    var links: [String: ClosedRange<Int64>] = [:]
+    func widen(_ key: String, _ values: some Sequence<Int64>) {
+      for value in values {
+        let range = links[key] ?? value...value
+        links[key] = min(range.lowerBound, value)...max(range.upperBound, value)
+      }
+    }
+    for column in batch.toOne { widen(column.name, column.keys) }
+    for column in batch.toMany { widen(column.name, column.rows.lazy.flatMap { $0.map(\.0) }) }
+    for column in batch.storedColumns {
+      widen(
+        ColumnLayout.storedColumnPrefix + column.name,
+        column.records.indices.lazy.compactMap { column.values.integer(at: $0) })
+    }
+    self.init(keys: low...high, links: links)
+  }
+
+  /// The index's entry for them.
+  package var propertyList: PropertyListValue {
+    func pair(_ range: ClosedRange<Int64>) -> PropertyListValue {
+      .array([.integer(range.lowerBound), .integer(range.upperBound)])
+    }
+    return [
+      "keys": pair(keys),
+      "links": .dictionary(links.mapValues(pair)),
+    ]
+  }
+
+  /// The ranges an index entry gives `member`; nil when it gives none (an archive written
+  /// before archives had them, or a member that is not a chunk of objects).
+  /// - Throws: ``ArchiveFormatError`` when they are there but not two integers, the first not
+  ///   above the second, for the keys and every column.
+  package init?(reading entry: PropertyListValue, member: String) throws(ArchiveFormatError) {
+    guard let value = entry["ranges"] else { return nil }
+    func range(_ value: PropertyListValue?) throws(ArchiveFormatError) -> ClosedRange<Int64> {
+      guard let pair = value?.arrayValue, pair.count == 2, let low = pair[0].integerValue,
+        let high = pair[1].integerValue, low <= high
+      else {
+        throw ArchiveFormatError(
+          member: ArchiveLayout.index, "the ranges it gives \(member) are damaged")
+      }
+      return low...high
+    }
+    guard case .dictionary(let columns)? = value["links"] else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.index, "the ranges it gives \(member) are damaged")
+    }
+    var links: [String: ClosedRange<Int64>] = [:]
+    for (key, value) in columns { links[key] = try range(value) }
+    self.init(keys: try range(value["keys"]), links: links)
+  }
+
+  /// Whether the chunk may hold one of the objects `keys`.
+  package func mayHold(keys wanted: Set<Int64>) -> Bool {
+    Self.meets(keys, wanted)
+  }
+
+  /// Whether some object of the chunk may hold one of `values` in column `key`.
+  package func mayHold(_ key: String, anyOf values: Set<Int64>) -> Bool {
+    guard let range = links[key] else { return false }
+    return Self.meets(range, values)
+  }
+
+  private static func meets(_ range: ClosedRange<Int64>, _ values: Set<Int64>) -> Bool {
+    values.contains { range.contains($0) }
+  }
+
+  /// Checks that `batch`, decoded from `member`, holds what these ranges say of the columns it
+  /// decoded: its keys, and each of its columns of keys (a batch decoded in part has only some).
+  /// - Throws: ``ArchiveFormatError`` naming the member when it does not.
+  package func check(_ batch: ObjectBatch, member: String) throws(ArchiveFormatError) {
+    guard let found = ChunkRanges(batch) else {
+      throw ArchiveFormatError(member: member, "the index gives ranges to a chunk without objects")
+    }
+    var decoded = Set(batch.toOne.map(\.name)).union(batch.toMany.map(\.name))
+    decoded.formUnion(batch.storedColumns.map { ColumnLayout.storedColumnPrefix + $0.name })
+    guard found.keys == keys,
+      decoded.allSatisfy({ found.links[$0] == links[$0] })
+    else {
+      throw ArchiveFormatError(
+        member: member, "its objects' keys are not those the index's ranges give (damaged)")
+    }
+  }
+}
