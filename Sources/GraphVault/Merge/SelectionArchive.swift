@@ -285,7 +285,16 @@ struct SelectionArchive {
   private mutating func scan(_ wanted: [String: Wanted]) throws {
     for (entity, wants) in wanted.sorted(by: { $0.key < $1.key }) where !wants.isEmpty {
       let tested = Set(wants.byToOne.keys).union(wants.byJoin.keys).union(wants.byOwner.keys)
-      try scan([entity], testing: tested) { batch in
+      // A chunk whose ranges hold none of the keys asked for is not read.
+      let mayHold = { (ranges: ChunkRanges) in
+        ranges.mayHold(keys: wants.keys)
+          || wants.byToOne.contains { ranges.mayHold($0.key, anyOf: $0.value) }
+          || wants.byJoin.contains { ranges.mayHold($0.key, anyOf: $0.value) }
+          || wants.byOwner.contains {
+            ranges.mayHold(ColumnLayout.storedColumnPrefix + $0.key, anyOf: $0.value)
+          }
+      }
+      try scan([entity], testing: tested, skippingUnless: mayHold) { batch in
         var rows: [Int] = []
         var chosen = [Bool](repeating: false, count: batch.count)
         for (row, key) in batch.primaryKeys.enumerated() where wants.keys.contains(key) {
@@ -322,22 +331,27 @@ struct SelectionArchive {
   /// Reads the chunks of `entities` (concrete), loading the rows `pick` chooses in each that
   /// are not loaded yet; returns the keys of the objects chosen (loaded now or before).
   /// `pick` sees the primary keys and the columns `testing` names (every column when nil);
-  /// the rest of a chunk is decoded only when it has rows to load.
+  /// the rest of a chunk is decoded only when it has rows to load. A chunk whose ranges in the
+  /// index `mayHold` says hold nothing `pick` would choose is not read; the ranges of a chunk
+  /// read are checked against what it holds.
   @discardableResult
   private mutating func scan(
-    _ entities: [String], testing: Set<String>?, pick: (ObjectBatch) throws -> [Int]
+    _ entities: [String], testing: Set<String>?,
+    skippingUnless mayHold: ((ChunkRanges) -> Bool)? = nil, pick: (ObjectBatch) throws -> [Int]
   ) throws -> [(entity: String, key: Int64)] {
     var chosen: [(entity: String, key: Int64)] = []
     for entity in entities {
       let table = try self.table(of: entity)
       let ownerColumns = Set(layout.table(for: entity)?.ownerKeys.values.map { $0 } ?? [])
       for member in chunks[entity] ?? [] {
+        if let mayHold, let ranges = member.ranges, !mayHold(ranges) { continue }
         let decoder = RecordDecoder(model: model, member: member.path)
         let bytes = try archive.read(member)
         guard let chunk = try decoder.columnChunk(bytes, only: testing) else {
           throw NotByParts()
         }
         let tested = try decoder.decodeBatch(chunk, only: testing)
+        try member.ranges?.check(tested, member: member.path)
         let rows = try pick(tested)
         chosen += rows.map { (entity, tested.primaryKeys[$0]) }
         let fresh = rows.filter { loaded[table]?[tested.primaryKeys[$0]] == nil }
