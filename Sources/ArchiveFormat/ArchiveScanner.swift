@@ -47,6 +47,9 @@ package final class ArchiveScanner: @unchecked Sendable {
     /// Leave out schema entries that are refused (and the rows of a table left out) rather
     /// than refusing the archive (``CheckedSchema``).
     package var leavingOutUnsafeSchema = false
+    /// Read an archive of format 3 without its change ledger (`changes.plist`), which a reader
+    /// of part of its objects has no use for: not required, and left unread when there.
+    package var leavingOutLedger = false
 
     /// Stop at the first problem; refuse unsafe schema entries.
     package init() {}
@@ -475,7 +478,8 @@ package final class ArchiveScanner: @unchecked Sendable {
       (ArchiveLayout.storeMetadata, metadata == nil), (ArchiveLayout.storeSchema, schema == nil),
       (ArchiveLayout.storePrimaryKeys, entityRows == nil),
     ].filter(\.1).map(\.0)
-    let needsLedger = (header?.formatVersion ?? 0) >= ArchiveLayout.ledgerFormat
+    let needsLedger =
+      (header?.formatVersion ?? 0) >= ArchiveLayout.ledgerFormat && !options.leavingOutLedger
     let missingLedger = needsLedger && changes == nil ? [ArchiveLayout.changes] : []
     guard missing.isEmpty, missingLedger.isEmpty, let header, let model, let metadata, let schema,
       let entityRows

@@ -28,7 +28,8 @@ package final class FramedArchive {
   }
 
   private let readBytes: (Int64, Int, inout [UInt8]) throws -> Void
-  private let name: String
+  /// What messages call the archive.
+  let name: String
   /// The last frame read, and the last member's content: storage kept from one read to the
   /// next (a chunk's few MiB are then allocated once, not once a member).
   private var frame: [UInt8] = []

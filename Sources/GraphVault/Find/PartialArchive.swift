@@ -21,20 +21,17 @@ enum PartialArchive {
     _ archive: FramedArchive, into path: String,
     entities: (ObjectModel) throws -> Set<String>?
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
-    let header = try header(of: archive)
-    let model = try model(of: archive)
-    // The private store numbers entities as the model does; rows keep owner columns named by
-    // the source's numbers: else read the archive whole.
-    guard let wanted = try entities(model), try ownerColumnsAgree(archive, model) else {
-      return nil
-    }
-    let loader = try store(at: path, model: model, header: header)
+    _ = try header(of: archive)
+    let front = try archive.readStore()
+    guard let wanted = try entities(front.model) else { return nil }
+    let loader = try store(at: path, restoring: front)
     for member in archive.members {
       guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
       else { continue }
-      let chunk = try RecordDecoder(model: model, member: member.path).decodeObjects(
+      let chunk = try RecordDecoder(model: front.model, member: member.path).decodeObjects(
         archive.read(member))
       if case .batch(let batch) = chunk {
+        try member.ranges?.check(batch, member: member.path)
         try loader.insert(batch)
       } else {
         for (record, manyToMany) in chunk.records {
@@ -42,8 +39,8 @@ enum PartialArchive {
         }
       }
     }
-    try finish(loader, model: model)
-    return (model, header.created.map(\.description), header.sourceUUID)
+    try finish(loader, restoring: front)
+    return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
   }
 
   /// The archive's header, of a format this version reads.
@@ -59,63 +56,25 @@ enum PartialArchive {
     return header
   }
 
-  /// The model the archive's objects were written with.
-  static func model(of archive: FramedArchive) throws -> ObjectModel {
-    try ModelDescriptor.decode(
-      PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.modelDescriptor)))
-  }
-
-  /// A new store at `path` laid out for `model`, with its bookkeeping (the source's UUID,
-  /// metadata made for the model, no model cache), ready for objects.
-  static func store(at path: String, model: ObjectModel, header: ArchiveHeader) throws
-    -> StoreLoader
-  {
-    let schema = try StoreSchema(model: model)
-    let entityRows = schema.entityRows(maxima: [:])
+  /// A new store at `path` made as a restore of the archive whose front is `front` makes it
+  /// before its rows (``FramedArchive/readStore()``: the source's schema, entity numbers,
+  /// metadata and model cache, as checked as a restore checks them), ready for some of its
+  /// objects: a store holding part of the source's rows, and otherwise the same.
+  static func store(at path: String, restoring front: ArchivedStore) throws -> StoreLoader {
     let loader = try StoreLoader(path: path)
-    try loader.createTables(schema.schemaObjects)
-    try loader.prepare(model: model, entityRows: entityRows)
+    try loader.createTables(front.schema.objects)
+    try loader.prepare(model: front.model, entityRows: front.entityRows)
     try loader.writeBookkeeping(
-      entityRows: entityRows, uuid: header.sourceUUID ?? UUID().uuidString,
-      metadata: PropertyListValue.dictionary(StoreMetadata.make(for: model))
-        .binaryPropertyList(),
-      modelCache: nil)
+      entityRows: front.entityRows, uuid: front.header.sourceUUID ?? UUID().uuidString,
+      metadata: front.metadata, modelCache: front.modelCache)
     return loader
   }
 
-  /// Creates the plain indexes a store laid out from `model` has (the foreign keys', the fetch
-  /// indexes), commits and closes it: a selection's closure and a merge's members are found by
-  /// foreign key, and without them each lookup scans a table. Uniqueness constraints' indexes
-  /// are left out: a private copy of rows is no place to enforce the source's constraints.
-  static func finish(_ loader: StoreLoader, model: ObjectModel) throws {
-    let indexes = try StoreSchema(model: model).schemaObjects.filter {
-      $0.type == "index" && $0.sql.hasPrefix("CREATE INDEX")
-    }
-    try loader.finish(indexesAndTriggers: indexes, journalMode: "delete")
-  }
-
-  /// Whether the archive's rows name their owner columns (`Z<n><NAME>`, of to-many
-  /// relationships without an inverse) as a store laid out from the model names them: true
-  /// when the model has none, else when the source store numbered the model's entities as the
-  /// model numbers them (its `Z_PRIMARYKEY` rows; a store whose entities Core Data renamed in a
-  /// migration may not).
-  static func ownerColumnsAgree(_ archive: FramedArchive, _ model: ObjectModel) throws -> Bool {
-    let hasOwnerColumns = model.entities.contains { entity in
-      entity.relationships.contains { $0.isToMany && $0.inverse == nil && !$0.isTransient }
-    }
-    guard hasOwnerColumns else { return true }
-    let value = try PropertyListValue(
-      binaryPropertyList: archive.member(ArchiveLayout.storePrimaryKeys))
-    var rows: [CoreDataStore.EntityRow] = []
-    for entry in value.arrayValue ?? [] {
-      guard let number = entry["ent"]?.integerValue, let name = entry["name"]?.stringValue,
-        number > 0, number <= Int32.max
-      else { return false }
-      rows.append(
-        CoreDataStore.EntityRow(
-          number: Int(number), name: name, parent: Int(entry["super"]?.integerValue ?? 0),
-          maxPrimaryKey: entry["max"]?.integerValue ?? 0))
-    }
-    return CoreDataStore.entityNumbers(for: model, rows: rows) == model.entityNumbers
+  /// Creates the indexes and triggers of the source's schema (a selection's closure and a
+  /// merge's members are found by foreign key: without them each lookup scans a table), sets
+  /// the source's journal mode, commits and closes the store, as a restore finishes one.
+  static func finish(_ loader: StoreLoader, restoring front: ArchivedStore) throws {
+    try loader.finish(
+      indexesAndTriggers: front.schema.objects, journalMode: front.header.journalMode ?? "wal")
   }
 }

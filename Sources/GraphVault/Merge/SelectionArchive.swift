@@ -92,7 +92,8 @@ struct SelectionArchive {
     accept: (ObjectModel) throws -> Bool, insertable: Insertable
   ) throws -> (model: ObjectModel, uuid: String?)? {
     let header = try PartialArchive.header(of: archive)
-    let model = try PartialArchive.model(of: archive)
+    let front = try archive.readStore()
+    let model = front.model
     guard header.formatVersion >= 2, try accept(model), model.entity(named: selection.entity) != nil
     else { return nil }
     let filter: SelectionFilter?
@@ -103,17 +104,16 @@ struct SelectionArchive {
       // The selection's own check names the mistake.
       return nil
     }
-    // The private store numbers entities as the model does; rows keep owner columns named by
-    // the source's numbers, and members are found by them: the two must agree.
-    guard try PartialArchive.ownerColumnsAgree(archive, model) else { return nil }
-    let loader = try PartialArchive.store(at: path, model: model, header: header)
+    // The private store is the source's, but for the rows not read: its entity numbers name
+    // the owner columns rows keep, and its schema has a place for every column.
+    let loader = try PartialArchive.store(at: path, restoring: front)
     var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
     do {
       try reading.run(selection, filter: filter, insertable: insertable(header.sourceUUID))
     } catch is NotByParts {
       return nil
     }
-    try PartialArchive.finish(loader, model: model)
+    try PartialArchive.finish(loader, restoring: front)
     return (model, header.sourceUUID)
   }
 
@@ -364,14 +364,7 @@ struct SelectionArchive {
           batch = try decoder.decodeBatch(whole)
         }
         let picked = batch.picking(rows: fresh)
-        do {
-          try loader.insert(picked)
-        } catch {
-          // A column the model does not describe (an app's own): the private store, laid out
-          // from the model, has no place for it; a whole restore keeps the source's schema.
-          guard error.kind == .modelMismatch else { throw error }
-          throw NotByParts()
-        }
+        try loader.insert(picked)
         var objects = picked.primaryKeys.map { _ in Loaded(entity: entity) }
         for column in picked.toOne {
           for (position, record) in column.records.enumerated() {
