@@ -177,6 +177,64 @@ struct FixtureCommandTests {
     }
   }
 
+  /// Cuts the same fixtures from `source` backed up twice under one name: a framed archive
+  /// (read in part, what each selection reaches) and a gzip one (read whole); expects the same
+  /// bytes.
+  func expectTheSameCutsFromPartAndWhole(
+    of source: String, name: String, _ selections: [[String]]
+  ) throws {
+    var archives: [String] = []
+    for (folder, compression) in [("framed", "zstd"), ("whole", "gzip")] {
+      let directory = workspace.path(folder).path
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      let archive = directory + "/\(name).gvault"
+      let backup = try BuiltTool.run([
+        "backup", source, "--output", archive, "--compression", compression, "-q",
+      ])
+      #expect(backup.status == 0, "\(backup.stderr)")
+      archives.append(archive)
+    }
+    for (number, selection) in selections.enumerated() {
+      var cuts: [Data] = []
+      for archive in archives {
+        let output = archive + "-\(number).fixture"
+        let result = try BuiltTool.run(["fixture", archive] + selection + ["--output", output])
+        #expect(result.status == 0, "\(selection): \(result.stderr)")
+        cuts.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+      }
+      #expect(cuts[0] == cuts[1], "\(selection)")
+    }
+  }
+
+  @Test func aFixtureCutFromPartOfAnArchiveIsByteForByteTheOneCutFromAllOfIt() throws {
+    try expectTheSameCutsFromPartAndWhole(
+      of: store, name: "Library",
+      [
+        ["--entity", "Book", "--where", "title BEGINSWITH 'Book 1'", "--include", "pages"],
+        ["--entity", "Book", "--where", "edition > 2", "--sort", "-title", "--limit", "7"],
+        ["--entity", "Page", "--limit", "5"],
+        [
+          "--entity", "Author", "--include", "books.pages", "--include", "books.tags", "--limit",
+          "2",
+        ],
+        ["--entity", "Book", "--where", "ANY tags.name BEGINSWITH 'sci'", "--limit", "4"],
+        ["--entity", "Tag", "--include", "books", "--scrub", "Book.title=hash"],
+      ])
+  }
+
+  /// A real Core Data store: derived counts, persistent history, an app's own columns.
+  @Test(.enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote))
+  func aFixtureCutFromPartOfACoreDataStoresArchiveIsTheOneCutFromAllOfIt() throws {
+    let source = try SharedFixtures.copyStore(
+      "CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", into: workspace.url)
+    try expectTheSameCutsFromPartAndWhole(
+      of: source.path, name: "SampleModel2",
+      [
+        ["--entity", "Book", "--limit", "3", "--include", "pages"],
+        ["--entity", "Page", "--where", "number < 3"],
+      ])
+  }
+
   @Test func mistakesInTheSelectionAreUsageErrorsAndWriteNothing() throws {
     let output = workspace.path("never.gvault").path
     let cases: [([String], Int32, String)] = [

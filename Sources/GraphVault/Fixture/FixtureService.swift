@@ -97,9 +97,18 @@ public enum FixtureService {
       if options.modelPath == nil, let model = ArchivePeek.model(of: path) {
         try check(options.selection, model: model)
       }
-      let source = try SourceStore(
-        path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
-        meter: options.meter)
+      // A framed archive is read in part: what the selection reaches (``SelectionArchive``)
+      // into a store that is the source's but for the rows not read, which is all a cut reads
+      // (the same fixture, byte for byte); any other source is read whole.
+      options.meter?.startPhase("reading the archive")
+      let source =
+        try SourceStore(
+          partOf: path, password: options.password,
+          allowingUnencrypted: options.allowUnencrypted, selection: options.selection,
+          accept: { _ in true }, insertable: { _ in { _ in false } })
+        ?? SourceStore(
+          path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+          meter: options.meter)
       options.meter?.startPhase("selecting")
       // The scratch folder (a restored archive) must outlive every use of its store.
       defer { withExtendedLifetime(source) {} }
