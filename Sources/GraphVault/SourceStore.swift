@@ -18,7 +18,7 @@ final class SourceStore {
   private let readable: ReadableStore?
   /// The model an archive carried (nil for a store): what a command reading the restored store
   /// uses when the store keeps none of its own.
-  private let archivedModel: ObjectModel?
+  let archivedModel: ObjectModel?
   /// Whether only part of an archive was loaded
   /// (``init(partOf:password:allowingUnencrypted:entities:)``).
   let isPartial: Bool

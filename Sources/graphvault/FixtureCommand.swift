@@ -14,7 +14,10 @@ struct FixtureCommand: ParsableCommand {
       "Selects the objects of --entity (sub-entities included) that --where picks (NSPredicate format), ordered by --sort and cut at --limit; adds every object they reach through to-one relationships, recursively, and the objects along each --include key path (to-many ones only along those); references to objects outside the fixture are emptied, join rows kept where both ends are in it, @count derivations recomputed. The result is an ordinary archive: list, verify, restore and migration work on it. The same input and options give the same bytes (--time sets the recorded creation time; default 2001-01-01T00:00:00Z)."
   )
 
-  @Argument(help: "The store or archive to cut from (an archive is restored to a temporary store).")
+  @Argument(
+    help:
+      "The store or archive to cut from (a framed archive is read in part, what the selection reaches; another is restored to a temporary store)."
+  )
   var source: String
 
   @Option(help: "The entity whose objects are selected.")

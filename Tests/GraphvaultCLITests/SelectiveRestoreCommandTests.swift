@@ -56,6 +56,40 @@ struct SelectiveRestoreCommandTests {
     #expect(again.status == 0, "\(again.stderr)")
   }
 
+  @Test func aSelectionReadFromPartOfTheArchiveRestoresWhatOneReadFromAllOfItDoes() throws {
+    // The framed archive is read in part; a gzip archive of the same store only whole.
+    let whole = workspace.path("Whole.gvault").path
+    let backup = try BuiltTool.run([
+      "backup", store, "--output", whole, "--compression", "gzip", "-q",
+    ])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    for (number, selection) in [
+      ["--entity", "Book", "--where", "title CONTAINS 'orbit'", "--include", "pages"],
+      ["--entity", "Page", "--where", "number == 2"],
+      ["--entity", "Author", "--include", "books.tags"],
+    ].enumerated() {
+      var restored: [String] = []
+      for (name, source) in [("part", archive), ("whole", whole)] {
+        let target = workspace.path("\(name)-\(number).sqlite").path
+        let result = try BuiltTool.run(["restore", source, "--to", target] + selection + ["-q"])
+        #expect(result.status == 0, "\(selection): \(result.stderr)")
+        restored.append(target)
+      }
+      // Schema, bookkeeping and rows, table by table.
+      let schema = "SELECT type, name, sql FROM sqlite_master ORDER BY name"
+      #expect(try sqlRows(restored[0], schema) == sqlRows(restored[1], schema), "\(selection)")
+      let tables = try sqlRows(
+        restored[0], "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      #expect(tables.contains("ZBOOK") && tables.contains("Z_METADATA"))
+      for table in tables {
+        let rows = "SELECT * FROM \(table)"
+        #expect(
+          try sqlRows(restored[0], rows).sorted() == sqlRows(restored[1], rows).sorted(),
+          "\(selection): \(table)")
+      }
+    }
+  }
+
   @Test func aDryRunCountsTheSelectionAndWritesNothing() throws {
     let target = workspace.path("Dry.sqlite").path
     let result = try BuiltTool.run([

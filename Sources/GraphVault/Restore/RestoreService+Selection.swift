@@ -3,10 +3,12 @@ import ObjectModel
 import ObjectStore
 
 extension RestoreService {
-  /// Restores the objects `selection` chooses, and their closure, into a new store: the whole
-  /// archive is verified and restored (migrated, when a model is given) into a private
-  /// temporary store first, then the selection is cut from it by the fixture cutter's rules
-  /// and written beside the destination, renamed into place when complete.
+  /// Restores the objects `selection` chooses, and their closure, into a new store: what the
+  /// selection reaches of a framed archive restored at its own version (``SelectionArchive``,
+  /// each member read checked against the index), else the whole archive verified and
+  /// restored (migrated, when a model is given), into a private temporary store first; then
+  /// the selection is cut from it by the fixture cutter's rules and written beside the
+  /// destination, renamed into place when complete.
   static func restoreSelection(
     _ selection: FixtureCutter.Selection, archivePath: String, to destination: String,
     options: RestoreOptions, target: RestoreTarget
@@ -18,15 +20,36 @@ extension RestoreService {
     }
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
-    var whole = options
-    whole.force = false
-    whole.dryRun = false
-    whole.wait = nil
-    let wholePath = scratch.path("whole.sqlite")
-    let (restored, archivedModel) = try restoreWhole(
-      archivePath: archivePath, to: wholePath, options: whole, target: target)
+    options.meter?.startPhase("reading the archive")
+    let part =
+      target.set == nil && !options.leaveOutUnsafeSchema
+      ? try SourceStore(
+        partOf: archivePath, password: options.password,
+        allowingUnencrypted: options.allowUnencrypted, selection: selection,
+        accept: { _ in true }, insertable: { _ in { _ in false } })
+      : nil
+    defer { withExtendedLifetime(part) {} }
+    let restored: RestoreResult
+    let archivedModel: ObjectModel?
+    let sourcePath: String
+    if let part {
+      sourcePath = part.path
+      archivedModel = part.archivedModel
+      restored = RestoreResult(
+        store: destination, objects: [:], tables: [:],
+        modelVersion: part.archivedModel?.versionName, migration: nil, dryRun: options.dryRun,
+        leftOut: [])
+    } else {
+      var whole = options
+      whole.force = false
+      whole.dryRun = false
+      whole.wait = nil
+      sourcePath = scratch.path("whole.sqlite")
+      (restored, archivedModel) = try restoreWhole(
+        archivePath: archivePath, to: sourcePath, options: whole, target: target)
+    }
     options.meter?.startPhase("selecting")
-    let store = try CoreDataStore(path: wholePath)
+    let store = try CoreDataStore(path: sourcePath)
     let model: ObjectModel
     if let cached = try store.cachedModel() {
       model = cached
