@@ -7,15 +7,16 @@ import GraphVault
 /// `objects`: from the backup taken before the deletion (read in part, what the selection
 /// reaches), and from that backup restored as a store; each against a plain restore of the same
 /// archive in the same run, and each round into a fresh copy of the store with the books
-/// deleted. Best of three.
+/// deleted. Best of three. And a fixture of the same selection cut from the archive (read in
+/// part too), against the same restore.
 func mergeBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
   func path(_ name: String) -> String { workspace.path(name) }
   print(
-    "| store | books | objects merged | restore | from the archive | ratio | from a store | ratio | peak RSS (archive) |"
+    "| store | books | objects merged | restore | from the archive | ratio | from a store | ratio | peak RSS (archive) | fixture from the archive | ratio |"
   )
-  print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+  print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   let selections = [
     ("1000–1299", "Book 1[0-2][0-9][0-9]:*", "Book 1[0-2][0-9][0-9]:.*"),
     ("10000–13999", "Book 1[0-3][0-9][0-9][0-9]:*", "Book 1[0-3][0-9][0-9][0-9]:.*"),
@@ -63,12 +64,21 @@ func mergeBenchmark(objects: Int) throws {
       }
       let fromArchive = try merge(from: archive)
       let fromStore = try merge(from: source)
+      let fixture = try bestOfThree(workspace.tool) { round in
+        [
+          "fixture", archive, "--entity", "Book", "--where", "title MATCHES '\(pattern)'",
+          "--include", "pages", "--output", path("fixture-\(size)-\(label)-\(round).gvault"),
+          "-q",
+        ]
+      }
       print(
         String(
-          format: "| %d objects | %@ | %@ | %.2f s | %.2f s | %.2f× | %.2f s | %.2f× | %d MiB |",
+          format:
+            "| %d objects | %@ | %@ | %.2f s | %.2f s | %.2f× | %.2f s | %.2f× | %d MiB | %.2f s | %.2f× |",
           size, label, counted.trimmingCharacters(in: .whitespacesAndNewlines),
           restore.seconds, fromArchive.seconds, fromArchive.seconds / restore.seconds,
-          fromStore.seconds, fromStore.seconds / restore.seconds, fromArchive.peakKiB / 1024))
+          fromStore.seconds, fromStore.seconds / restore.seconds, fromArchive.peakKiB / 1024,
+          fixture.seconds, fixture.seconds / restore.seconds))
     }
   }
 }

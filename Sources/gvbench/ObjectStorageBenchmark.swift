@@ -3,8 +3,10 @@ import GraphVault
 
 /// Backup and restore of one generated store into a local folder and into a bucket of moto's
 /// S3 server on 127.0.0.1 (from the package's `.venv`, as `scripts/setup` makes it), in one
-/// run: time, upload throughput and peak RSS; then `list` and `prune --dry-run` of a prefix
-/// holding 30 copies of the archive: time and the share of the archives' bytes read.
+/// run: time, upload throughput and peak RSS; a merge of about a thousand deleted books back
+/// from each archive (read in part), against the restore from the same place; then `list` and
+/// `prune --dry-run` of a prefix holding 30 copies of the archive: time and the share of the
+/// archives' bytes read.
 func objectStorageBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
@@ -84,6 +86,34 @@ func objectStorageBenchmark(objects: Int) throws {
   print(
     "| restore peak RSS | \(localRestore.peakKiB / 1024) MiB | \(remoteRestore.peakKiB / 1024) MiB | \(String(format: "%.2f", Double(remoteRestore.peakKiB) / Double(localRestore.peakKiB)))× |"
   )
+  // About a thousand books (with their pages) deleted, and merged back from either archive.
+  let glob = "Book 1[0-2][0-9][0-9]:*"
+  let deleted = path("deleted.sqlite")
+  try copyStore(store, to: deleted)
+  _ = try timedShell(
+    """
+    sqlite3 '\(deleted)' "
+      DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
+      DELETE FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
+      DELETE FROM ZBOOK WHERE ZTITLE GLOB '\(glob)';"
+    """)
+  func merge(from input: String) throws -> Measured {
+    try bestOfThree(tool) { _ in
+      try copyStore(deleted, to: path("target.sqlite"))
+      return [
+        "merge", input, "--into", path("target.sqlite"), "--entity", "Book", "--where",
+        "title MATCHES 'Book 1[0-2][0-9][0-9]:.*'", "--include", "pages", "-q",
+      ]
+    }
+  }
+  let localMerge = try merge(from: path("local.gvault"))
+  let remoteMerge = try merge(from: "s3://bench/nightly/local.gvault")
+  print(
+    String(
+      format:
+        "| merge of ~1,000 objects (× the restore from the same place) | %.2f s (%.2f×) | %.2f s (%.2f×) | %.2f× |",
+      localMerge.seconds, localMerge.seconds / localRestore.seconds, remoteMerge.seconds,
+      remoteMerge.seconds / remoteRestore.seconds, remoteMerge.seconds / localMerge.seconds))
 
   // Thirty nightly archives under one prefix (server-side copies), listed and pruned.
   let copies = 30
