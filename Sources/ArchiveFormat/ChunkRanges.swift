@@ -29,18 +29,34 @@ package struct ChunkRanges: Equatable, Sendable {
       return nil
     }
     var links: [String: ClosedRange<Int64>] = [:]
-    func widen(_ key: String, _ values: some Sequence<Int64>) {
-      for value in values {
-        let range = links[key] ?? value...value
-        links[key] = min(range.lowerBound, value)...max(range.upperBound, value)
+    // Each column's bounds in two locals, then one entry (a column of a stored name may come
+    // in several kinds: its integers are widened into one).
+    func widen(_ key: String, _ body: ((Int64) -> Void) -> Void) {
+      var (low, high) = (Int64.max, Int64.min)
+      body { value in
+        low = Swift.min(low, value)
+        high = Swift.max(high, value)
+      }
+      guard low <= high else { return }
+      if let known = links[key] {
+        links[key] = Swift.min(known.lowerBound, low)...Swift.max(known.upperBound, high)
+      } else {
+        links[key] = low...high
       }
     }
-    for column in batch.toOne { widen(column.name, column.keys) }
-    for column in batch.toMany { widen(column.name, column.rows.lazy.flatMap { $0.map(\.0) }) }
+    for column in batch.toOne {
+      widen(column.name) { take in for key in column.keys { take(key) } }
+    }
+    for column in batch.toMany {
+      widen(column.name) { take in
+        for row in column.rows { for (key, _) in row { take(key) } }
+      }
+    }
     for column in batch.storedColumns {
-      widen(
-        ColumnLayout.storedColumnPrefix + column.name,
-        column.records.indices.lazy.compactMap { column.values.integer(at: $0) })
+      guard case .integers(let values) = column.values else { continue }
+      widen(ColumnLayout.storedColumnPrefix + column.name) { take in
+        for value in values { take(value) }
+      }
     }
     self.init(keys: low...high, links: links)
   }
