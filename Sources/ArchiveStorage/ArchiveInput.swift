@@ -18,9 +18,17 @@ public protocol ArchiveInput: AnyObject {
   /// member. Fewer bytes come back only at the end.
   /// - Throws: ``StorageError`` (``StorageError/Kind/unsupported`` for a pipe).
   func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError)
+
+  /// How many bytes one ranged read should fetch at once when a reader wants several ranges
+  /// that follow each other: 0 where a read costs no more than its bytes (a disk), several MiB
+  /// where each has a latency of its own (a request to object storage).
+  var preferredReadSpan: Int { get }
 }
 
 extension ArchiveInput {
+  /// None: each range is read on its own.
+  public var preferredReadSpan: Int { 0 }
+
   /// Reads through ``read(at:count:)``: a fresh array every time.
   public func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError) {
     bytes = try read(at: offset, count: count)

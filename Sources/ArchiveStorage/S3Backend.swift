@@ -176,6 +176,9 @@ private final class S3Input: ArchiveInput {
     return count
   }
 
+  /// A request's latency buys 8 MiB (what one upload part holds).
+  var preferredReadSpan: Int { 8 << 20 }
+
   func read(at start: Int64, count: Int) throws(StorageError) -> [UInt8] {
     let end = min(length, start + Int64(max(0, count)))
     guard start < end else { return [] }
