@@ -34,6 +34,12 @@ package final class FramedArchive {
   /// next (a chunk's few MiB are then allocated once, not once a member).
   private var frame: [UInt8] = []
   private var content: [UInt8] = []
+  /// How many bytes of frames that follow each other one read may fetch (``read(_:each:)``);
+  /// 0 reads each frame on its own.
+  private let span: Int
+  /// Frames fetched together, from `spanStart` on.
+  private var spanBytes: [UInt8] = []
+  private var spanStart: Int64 = 0
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
@@ -50,24 +56,45 @@ package final class FramedArchive {
   /// nil when it is not framed.
   /// - Throws: ``ArchiveFormatError`` when it claims to be framed and its index is damaged;
   ///   what `read` throws.
+  /// With a `span` (``ArchiveInput/preferredReadSpan``), the trailer and the index's frame
+  /// are read together when the index is small, and frames that follow each other are read
+  /// up to `span` bytes at once.
   package init?(
-    size: Int64, name: String,
+    size: Int64, name: String, span: Int = 0,
     read: @escaping (_ offset: Int64, _ count: Int, _ into: inout [UInt8]) throws -> Void
   ) throws {
     self.readBytes = read
     self.name = name
+    self.span = span
     guard size > Int64(FramedStream.trailerSize) else { return nil }
     self.size = size
+    // Where reads cost more than their bytes, the archive's last 1/256 (4 to 64 KiB): the
+    // trailer and, mostly, the index's frame in one read.
+    let tailSize = span > 0 ? min(max(size / 256, 4 << 10), 64 << 10, size) : 0
+    var tail: [UInt8] = []
+    if tailSize > 0 { try read(size - tailSize, Int(tailSize), &tail) }
     var trailer: [UInt8] = []
-    try read(size - Int64(FramedStream.trailerSize), FramedStream.trailerSize, &trailer)
-    var consumed = Int64(trailer.count)
+    if tail.count == Int(tailSize), tailSize > 0 {
+      trailer = Array(tail.suffix(FramedStream.trailerSize))
+    } else {
+      try read(size - Int64(FramedStream.trailerSize), FramedStream.trailerSize, &trailer)
+    }
+    var consumed = Int64(max(tail.count, trailer.count))
     guard let place = FramedStream.indexPlace(fromTrailer: trailer, archiveSize: size) else {
       return nil
     }
     var indexBytes: [UInt8] = []
     var frame: [UInt8] = []
-    consumed += try Self.entry(
-      read, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name, frame: &frame,
+    let tailStart = size - Int64(tail.count)
+    try Self.entry(
+      { offset, count, into in
+        if offset >= tailStart, offset + Int64(count) <= size {
+          into = Array(tail[Int(offset - tailStart)..<Int(offset - tailStart) + count])
+        } else {
+          try read(offset, count, &into)
+          consumed += Int64(count)
+        }
+      }, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name, frame: &frame,
       into: &indexBytes)
     bytesRead = consumed
     let index: PropertyListValue
@@ -107,11 +134,46 @@ package final class FramedArchive {
     return try read(member)
   }
 
+  /// The content of each of `members` in turn, in the order given, as ``read(_:)`` gives it;
+  /// frames that follow each other are read together, up to the archive's span at once.
+  package func read(_ members: [Member], each body: (Member, [UInt8]) throws -> Void) throws {
+    var first = 0
+    while first < members.count {
+      var end = first + 1
+      var length = members[first].place.length
+      while span > 0, end < members.count,
+        members[end].place.offset == members[end - 1].place.offset + members[end - 1].place.length,
+        length + members[end].place.length <= Int64(span)
+      {
+        length += members[end].place.length
+        end += 1
+      }
+      if end - first > 1 {
+        spanStart = members[first].place.offset
+        try readBytes(spanStart, Int(length), &spanBytes)
+        bytesRead += Int64(spanBytes.count)
+      }
+      defer { spanBytes.removeAll(keepingCapacity: true) }
+      for member in members[first..<end] { try body(member, try read(member)) }
+      first = end
+    }
+  }
+
   /// `member`'s content, read from its frame and checked against the index. Its storage is
   /// used again by the next read once the caller lets go of it.
   package func read(_ member: Member) throws -> [UInt8] {
-    bytesRead += try Self.entry(
-      readBytes, at: member.place, path: member.path, limit: member.size, name: name,
+    try Self.entry(
+      { [self] offset, count, into in
+        let spanEnd = spanStart + Int64(spanBytes.count)
+        if offset >= spanStart, offset + Int64(count) <= spanEnd {
+          into.removeAll(keepingCapacity: true)
+          let from = Int(offset - spanStart)
+          into.append(contentsOf: spanBytes[from..<from + count])
+        } else {
+          try readBytes(offset, count, &into)
+          bytesRead += Int64(into.count)
+        }
+      }, at: member.place, path: member.path, limit: member.size, name: name,
       frame: &frame, into: &content)
     guard content.count == member.size, Checksum.sha256(content) == member.sha256 else {
       throw ArchiveFormatError(
@@ -122,11 +184,10 @@ package final class FramedArchive {
 
   /// Reads into `content` the one tar entry, `path`, of the zstd frame at `place` (read into
   /// `frame`).
-  /// - Returns: the frame's size.
   private static func entry(
     _ read: (Int64, Int, inout [UInt8]) throws -> Void, at place: FramedStream.Place,
     path: String, limit: Int, name: String, frame: inout [UInt8], into content: inout [UInt8]
-  ) throws -> Int64 {
+  ) throws {
     try read(place.offset, Int(place.length), &frame)
     guard frame.count == Int(place.length), frame.starts(with: [0x28, 0xB5, 0x2F, 0xFD]) else {
       throw ArchiveFormatError(member: path, "its frame in \(name) is not a zstd frame")
@@ -138,7 +199,6 @@ package final class FramedArchive {
         throw ArchiveFormatError(member: path, "its frame in \(name) holds another member")
       }
       try reader.readAll(limit: limit, into: &content)
-      return Int64(frame.count)
     } catch let error as ArchiveFormatError {
       throw error
     } catch {

@@ -38,7 +38,8 @@ enum ArchiveAccess {
   ) throws -> FramedArchive? {
     guard let size = input.size,
       let framed = try FramedArchive(
-        size: size, name: name, read: { try input.read(at: $0, count: $1, into: &$2) })
+        size: size, name: name, span: input.preferredReadSpan,
+        read: { try input.read(at: $0, count: $1, into: &$2) })
     else { return nil }
     if password != nil && !allowingUnencrypted {
       throw ArchiveFormatError(
