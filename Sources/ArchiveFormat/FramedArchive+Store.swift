@@ -13,10 +13,11 @@ extension FramedArchive {
     let writer = try ArchiveWriter(name: name, format: .pax, filter: .none, unblocked: true) {
       tar.bytes.append(contentsOf: $0)
     }
-    for member in members
-    where ArchiveScanner.storeMembers.contains(member.path) && member.path != ArchiveLayout.changes
-    {
-      try writer.writeEntry(path: member.path, contents: read(member))
+    let front = members.filter {
+      ArchiveScanner.storeMembers.contains($0.path) && $0.path != ArchiveLayout.changes
+    }
+    try read(front) { member, bytes in
+      try writer.writeEntry(path: member.path, contents: bytes)
     }
     // The index ends the scan: what came before it is then whole, or refused as missing.
     try writer.writeEntry(path: ArchiveLayout.index, contents: index.binaryPropertyList())

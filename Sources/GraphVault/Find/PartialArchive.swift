@@ -21,15 +21,15 @@ enum PartialArchive {
     _ archive: FramedArchive, into path: String,
     entities: (ObjectModel) throws -> Set<String>?
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
-    _ = try header(of: archive)
+    // The header's format is checked with the rest of what comes before the objects.
     let front = try archive.readStore()
     guard let wanted = try entities(front.model) else { return nil }
     let loader = try store(at: path, restoring: front)
-    for member in archive.members {
-      guard let owner = ArchiveLayout.entity(ofObjectsMember: member.path), wanted.contains(owner)
-      else { continue }
-      let chunk = try RecordDecoder(model: front.model, member: member.path).decodeObjects(
-        archive.read(member))
+    let reading = archive.members.filter {
+      ArchiveLayout.entity(ofObjectsMember: $0.path).map(wanted.contains) ?? false
+    }
+    try archive.read(reading) { member, bytes in
+      let chunk = try RecordDecoder(model: front.model, member: member.path).decodeObjects(bytes)
       if case .batch(let batch) = chunk {
         try member.ranges?.check(batch, member: member.path)
         try loader.insert(batch)
@@ -41,19 +41,6 @@ enum PartialArchive {
     }
     try finish(loader, restoring: front)
     return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
-  }
-
-  /// The archive's header, of a format this version reads.
-  /// - Throws: ``ArchiveFormatError`` for a header of a format it does not read.
-  static func header(of archive: FramedArchive) throws -> ArchiveHeader {
-    let header = ArchiveHeader(
-      reading: try PropertyListValue(binaryPropertyList: archive.member(ArchiveLayout.header)))
-    guard ArchiveLayout.formatVersions.contains(header.formatVersion) else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header,
-        ArchiveLayout.unsupportedFormat(header.formatVersion, verb: "reads"))
-    }
-    return header
   }
 
   /// A new store at `path` made as a restore of the archive whose front is `front` makes it

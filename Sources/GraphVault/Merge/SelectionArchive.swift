@@ -91,9 +91,8 @@ struct SelectionArchive {
     _ archive: FramedArchive, into path: String, selection: FixtureCutter.Selection,
     accept: (ObjectModel) throws -> Bool, insertable: Insertable
   ) throws -> (model: ObjectModel, uuid: String?)? {
-    let header = try PartialArchive.header(of: archive)
     let front = try archive.readStore()
-    let model = front.model
+    let (header, model) = (front.header, front.model)
     guard header.formatVersion >= 2, try accept(model), model.entity(named: selection.entity) != nil
     else { return nil }
     let filter: SelectionFilter?
@@ -343,10 +342,13 @@ struct SelectionArchive {
     for entity in entities {
       let table = try self.table(of: entity)
       let ownerColumns = Set(layout.table(for: entity)?.ownerKeys.values.map { $0 } ?? [])
-      for member in chunks[entity] ?? [] {
-        if let mayHold, let ranges = member.ranges, !mayHold(ranges) { continue }
+      let reading = (chunks[entity] ?? []).filter { member in
+        guard let mayHold, let ranges = member.ranges else { return true }
+        return mayHold(ranges)
+      }
+      let archive = self.archive
+      try archive.read(reading) { member, bytes in
         let decoder = RecordDecoder(model: model, member: member.path)
-        let bytes = try archive.read(member)
         guard let chunk = try decoder.columnChunk(bytes, only: testing) else {
           throw NotByParts()
         }
@@ -355,7 +357,7 @@ struct SelectionArchive {
         let rows = try pick(tested)
         chosen += rows.map { (entity, tested.primaryKeys[$0]) }
         let fresh = rows.filter { loaded[table]?[tested.primaryKeys[$0]] == nil }
-        guard !fresh.isEmpty else { continue }
+        guard !fresh.isEmpty else { return }
         let batch: ObjectBatch
         if testing == nil {
           batch = tested
