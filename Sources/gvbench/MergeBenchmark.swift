@@ -44,13 +44,7 @@ func mergeBenchmark(objects: Int) throws {
       let counted = try shellOutput(
         "sqlite3 '\(deleted)' \"SELECT count(*) + (SELECT count(*) FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)')) FROM ZBOOK WHERE ZTITLE GLOB '\(glob)'\""
       )
-      _ = try timedShell(
-        """
-        sqlite3 '\(deleted)' "
-          DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
-          DELETE FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
-          DELETE FROM ZBOOK WHERE ZTITLE GLOB '\(glob)';"
-        """)
+      try deleteBooks(titled: glob, from: deleted)
       func merge(from input: String) throws -> Measured {
         let target = path("target-\(size).sqlite")
         return try bestOfThree(workspace.tool) { _ in
@@ -81,6 +75,18 @@ func mergeBenchmark(objects: Int) throws {
           fixture.seconds, fixture.seconds / restore.seconds))
     }
   }
+}
+
+/// Deletes the books whose titles match `glob` from the sample store at `store`, with their
+/// pages and tag links, in SQL.
+func deleteBooks(titled glob: String, from store: String) throws {
+  _ = try timedShell(
+    """
+    sqlite3 '\(store)' "
+      DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
+      DELETE FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
+      DELETE FROM ZBOOK WHERE ZTITLE GLOB '\(glob)';"
+    """)
 }
 
 /// The standard output of a shell command.

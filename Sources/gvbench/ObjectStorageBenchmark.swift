@@ -87,16 +87,9 @@ func objectStorageBenchmark(objects: Int) throws {
     "| restore peak RSS | \(localRestore.peakKiB / 1024) MiB | \(remoteRestore.peakKiB / 1024) MiB | \(String(format: "%.2f", Double(remoteRestore.peakKiB) / Double(localRestore.peakKiB)))× |"
   )
   // About a thousand books (with their pages) deleted, and merged back from either archive.
-  let glob = "Book 1[0-2][0-9][0-9]:*"
   let deleted = path("deleted.sqlite")
   try copyStore(store, to: deleted)
-  _ = try timedShell(
-    """
-    sqlite3 '\(deleted)' "
-      DELETE FROM Z_1TAGS WHERE Z_1BOOKS IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
-      DELETE FROM ZPAGE WHERE ZBOOK IN (SELECT Z_PK FROM ZBOOK WHERE ZTITLE GLOB '\(glob)');
-      DELETE FROM ZBOOK WHERE ZTITLE GLOB '\(glob)';"
-    """)
+  try deleteBooks(titled: "Book 1[0-2][0-9][0-9]:*", from: deleted)
   func merge(from input: String) throws -> Measured {
     try bestOfThree(tool) { _ in
       try copyStore(deleted, to: path("target.sqlite"))
