@@ -3,8 +3,9 @@ import Foundation
 import ObjectModel
 import ObjectStore
 
-/// The part of a framed archive a selection reaches, loaded into a private store so that
-/// `merge` reads it as it reads a whole restore (``FixtureCutter`` choosing in SQL,
+/// The part of a framed archive a selection reaches, loaded into a private store made as a
+/// restore makes it (``PartialArchive/store(at:restoring:)``) so that `merge`, `fixture` and
+/// `restore --entity` read it as they read a whole restore (``FixtureCutter`` choosing in SQL,
 /// ``MergePlan`` reading through a context), without restoring every object:
 ///
 /// 1. the rows of the selected entity the predicate may choose (``SelectionFilter``, the
@@ -15,8 +16,9 @@ import ObjectStore
 ///    it links an inserted object to; an object the store holds already is not linked), without
 ///    their own closure.
 ///
-/// Each step reads only the chunks of the entities it needs, each member checked against the
-/// archive's index (``FramedArchive``); rows found are loaded once. What the selection reads
+/// Each step reads only the chunks of the entities it needs that the index's ranges say may
+/// hold what it looks for (``ChunkRanges``), in spans, each member checked against the
+/// archive's index (``FramedArchive``) and its ranges; rows found are loaded once. What the selection reads
 /// in the private store is therefore what it reads in the whole one. Nil when part of the
 /// archive will not do: a predicate that reads other objects, or records rather than column
 /// chunks.
