@@ -34,6 +34,9 @@ package final class MemberStream {
   private var position: UInt64 = 0
   /// The largest member accepted, in memory.
   private let limit = 256 << 20
+  /// The last member's content (a sealed one's sealed bytes): storage kept from one member to
+  /// the next, used again once the caller lets go of what it was given.
+  private var buffer: [UInt8] = []
 
   /// The members of the archive `reader` reads (from its start), which messages call `name`;
   /// `password` is asked for when the archive is sealed. With `requiresSeal` (a password was
@@ -121,8 +124,8 @@ package final class MemberStream {
   private func readSealed(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
     guard let seal, let entry = try reader.nextEntry() else { return nil }
     let path = entry.path
-    let sealed = try reader.readAll(limit: limit + (64 << 10))
-    let content = try seal.open(sealed, path: path, position: position, limit: limit)
+    try reader.readAll(limit: limit + (64 << 10), into: &buffer)
+    let content = try seal.open(buffer, path: path, position: position, limit: limit)
     position += 1
     let wanted = wantBytes(path)
     return Member(
@@ -133,9 +136,9 @@ package final class MemberStream {
   private func readPlain(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
     guard let entry = try reader.nextEntry() else { return nil }
     if wantBytes(entry.path) {
-      let bytes = try reader.readAll(limit: limit)
+      try reader.readAll(limit: limit, into: &buffer)
       return Member(
-        path: entry.path, bytes: bytes, size: bytes.count, sha256: Checksum.sha256(bytes))
+        path: entry.path, bytes: buffer, size: buffer.count, sha256: Checksum.sha256(buffer))
     }
     if hash {
       var hasher = SHA256()
