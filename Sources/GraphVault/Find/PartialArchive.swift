@@ -24,7 +24,7 @@ enum PartialArchive {
     // The header's format is checked with the rest of what comes before the objects.
     let front = try archive.readStore()
     guard let wanted = try entities(front.model) else { return nil }
-    let loader = try store(at: path, restoring: front)
+    let loader = try StoreLoader.restoring(front, at: path)
     let reading = archive.members.filter {
       ArchiveLayout.entity(ofObjectsMember: $0.path).map(wanted.contains) ?? false
     }
@@ -39,29 +39,7 @@ enum PartialArchive {
         }
       }
     }
-    try finish(loader, restoring: front)
+    try loader.finish(restoring: front)
     return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
-  }
-
-  /// A new store at `path` made as a restore of the archive whose front is `front` makes it
-  /// before its rows (``FramedArchive/readStore()``: the source's schema, entity numbers,
-  /// metadata and model cache, as checked as a restore checks them), ready for some of its
-  /// objects: a store holding part of the source's rows, and otherwise the same.
-  static func store(at path: String, restoring front: ArchivedStore) throws -> StoreLoader {
-    let loader = try StoreLoader(path: path)
-    try loader.createTables(front.schema.objects)
-    try loader.prepare(model: front.model, entityRows: front.entityRows)
-    try loader.writeBookkeeping(
-      entityRows: front.entityRows, uuid: front.header.sourceUUID ?? UUID().uuidString,
-      metadata: front.metadata, modelCache: front.modelCache)
-    return loader
-  }
-
-  /// Creates the indexes and triggers of the source's schema (a selection's closure and a
-  /// merge's members are found by foreign key: without them each lookup scans a table), sets
-  /// the source's journal mode, commits and closes the store, as a restore finishes one.
-  static func finish(_ loader: StoreLoader, restoring front: ArchivedStore) throws {
-    try loader.finish(
-      indexesAndTriggers: front.schema.objects, journalMode: front.header.journalMode ?? "wal")
   }
 }

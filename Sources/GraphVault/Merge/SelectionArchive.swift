@@ -4,9 +4,9 @@ import ObjectModel
 import ObjectStore
 
 /// The part of a framed archive a selection reaches, loaded into a private store made as a
-/// restore makes it (``PartialArchive/store(at:restoring:)``) so that `merge`, `fixture` and
-/// `restore --entity` read it as they read a whole restore (``FixtureCutter`` choosing in SQL,
-/// ``MergePlan`` reading through a context), without restoring every object:
+/// restore makes it (``ObjectStore/StoreLoader/restoring(_:at:uuid:)``) so that `merge`,
+/// `fixture` and `restore --entity` read it as they read a whole restore (``FixtureCutter``
+/// choosing in SQL, ``MergePlan`` reading through a context), without restoring every object:
 ///
 /// 1. the rows of the selected entity the predicate may choose (``SelectionFilter``, the
 ///    selection query's own condition, per chunk), or all of them;
@@ -18,8 +18,8 @@ import ObjectStore
 ///
 /// Each step reads only the chunks of the entities it needs that the index's ranges say may
 /// hold what it looks for (``ChunkRanges``), in spans, each member checked against the
-/// archive's index (``FramedArchive``) and its ranges; rows found are loaded once. What the selection reads
-/// in the private store is therefore what it reads in the whole one. Nil when part of the
+/// archive's index (``FramedArchive``) and its ranges; rows found are loaded once. What the
+/// selection reads in the private store is therefore what it reads in the whole one. Nil when part of the
 /// archive will not do: a predicate that reads other objects, or records rather than column
 /// chunks.
 struct SelectionArchive {
@@ -107,14 +107,14 @@ struct SelectionArchive {
     }
     // The private store is the source's, but for the rows not read: its entity numbers name
     // the owner columns rows keep, and its schema has a place for every column.
-    let loader = try PartialArchive.store(at: path, restoring: front)
+    let loader = try StoreLoader.restoring(front, at: path)
     var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
     do {
       try reading.run(selection, filter: filter, insertable: insertable(header.sourceUUID))
     } catch is NotByParts {
       return nil
     }
-    try PartialArchive.finish(loader, restoring: front)
+    try loader.finish(restoring: front)
     return (model, header.sourceUUID)
   }
 

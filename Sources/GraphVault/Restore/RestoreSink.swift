@@ -58,13 +58,7 @@ final class RestoreSink: ArchiveSink {
       modelVersion = archived.model.versionName
       schemaObjects = archived.schema.objects
       guard let path else { return }
-      let loader = try StoreLoader(path: path)
-      try loader.createTables(schemaObjects)
-      try loader.prepare(model: archived.model, entityRows: archived.entityRows)
-      try loader.writeBookkeeping(
-        entityRows: archived.entityRows, uuid: uuid,
-        metadata: archived.metadata, modelCache: archived.modelCache)
-      self.loader = loader
+      loader = try .restoring(archived, at: path, uuid: uuid)
       return
     }
     modelVersion = plan.targetVersion
@@ -144,11 +138,11 @@ final class RestoreSink: ArchiveSink {
   /// Writes the bookkeeping of a migrated store, creates indexes and triggers, runs the custom
   /// stages' `after` on the finished store; keeps the migration's report.
   func finish() throws {
-    let journalMode = archived.header.journalMode ?? "wal"
     guard let run, let targetSchema else {
-      try loader?.finish(indexesAndTriggers: schemaObjects, journalMode: journalMode)
+      try loader?.finish(restoring: archived)
       return
     }
+    let journalMode = archived.header.journalMode ?? "wal"
     var notes: [String] = []
     for (table, count) in droppedHistory.sorted(by: { $0.key < $1.key }) {
       notes.append(Self.historyNote(table: table, count: count))
