@@ -90,6 +90,19 @@ final class SourceStore {
     }
   }
 
+  /// What `selection` reaches of the framed archive at `source`, for a cut (`fixture`,
+  /// `restore --entity`): as ``init(partOf:password:allowingUnencrypted:selection:accept:insertable:)``
+  /// reads it for a merge, whatever the archive's model, with no members beyond the
+  /// `--include` paths (a cut inserts nothing anywhere).
+  convenience init?(
+    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    cutting selection: FixtureCutter.Selection
+  ) throws {
+    try self.init(
+      partOf: source, password: password, allowingUnencrypted: allowingUnencrypted,
+      selection: selection, accept: { _ in true }, insertable: { _ in { _ in false } })
+  }
+
   /// Part of the framed archive at `source`, loaded by `load` into the private store at the
   /// path it is given (returning the archive's model, or nil when part will not do).
   private init?(

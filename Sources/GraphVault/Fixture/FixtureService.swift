@@ -104,8 +104,7 @@ public enum FixtureService {
       let source =
         try SourceStore(
           partOf: path, password: options.password,
-          allowingUnencrypted: options.allowUnencrypted, selection: options.selection,
-          accept: { _ in true }, insertable: { _ in { _ in false } })
+          allowingUnencrypted: options.allowUnencrypted, cutting: options.selection)
         ?? SourceStore(
           path, password: options.password, allowingUnencrypted: options.allowUnencrypted,
           meter: options.meter)

@@ -25,8 +25,7 @@ extension RestoreService {
       target.set == nil && !options.leaveOutUnsafeSchema
       ? try SourceStore(
         partOf: archivePath, password: options.password,
-        allowingUnencrypted: options.allowUnencrypted, selection: selection,
-        accept: { _ in true }, insertable: { _ in { _ in false } })
+        allowingUnencrypted: options.allowUnencrypted, cutting: selection)
       : nil
     defer { withExtendedLifetime(part) {} }
     let restored: RestoreResult
