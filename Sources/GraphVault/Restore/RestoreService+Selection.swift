@@ -1,4 +1,5 @@
 import Foundation
+import Migration
 import ObjectModel
 import ObjectStore
 
@@ -18,8 +19,6 @@ extension RestoreService {
     if let model = target.model ?? ArchivePeek.model(of: archivePath) {
       try FixtureService.check(selection, model: model)
     }
-    let scratch = try ScratchFolder()
-    defer { withExtendedLifetime(scratch) {} }
     options.meter?.startPhase("reading the archive")
     let part =
       target.set == nil && !options.leaveOutUnsafeSchema
@@ -27,25 +26,28 @@ extension RestoreService {
         partOf: archivePath, password: options.password,
         allowingUnencrypted: options.allowUnencrypted, cutting: selection)
       : nil
-    defer { withExtendedLifetime(part) {} }
-    let restored: RestoreResult
-    let archivedModel: ObjectModel?
+    // A whole restore goes into a scratch folder of its own; either must outlive the cut.
+    var scratch: ScratchFolder?
+    defer { withExtendedLifetime((part, scratch)) {} }
     let sourcePath: String
+    let archivedModel: ObjectModel?
+    let restored: (modelVersion: String?, migration: MigrationReport?, leftOut: [String])
     if let part {
       sourcePath = part.path
       archivedModel = part.archivedModel
-      restored = RestoreResult(
-        store: destination, objects: [:], tables: [:],
-        modelVersion: part.archivedModel?.versionName, migration: nil, dryRun: options.dryRun,
-        leftOut: [])
+      restored = (archivedModel?.versionName, nil, [])
     } else {
       var whole = options
       whole.force = false
       whole.dryRun = false
       whole.wait = nil
-      sourcePath = scratch.path("whole.sqlite")
-      (restored, archivedModel) = try restoreWhole(
+      let folder = try ScratchFolder()
+      scratch = folder
+      sourcePath = folder.path("whole.sqlite")
+      let result: RestoreResult
+      (result, archivedModel) = try restoreWhole(
         archivePath: archivePath, to: sourcePath, options: whole, target: target)
+      restored = (result.modelVersion, result.migration, result.leftOut)
     }
     options.meter?.startPhase("selecting")
     let store = try CoreDataStore(path: sourcePath)
