@@ -54,11 +54,11 @@ package final class FramedArchive {
   /// The framed archive of `size` bytes that `read` reads (`count` bytes at an offset into the
   /// array given, replacing what it held; fewer only at the end), called `name` in messages;
   /// nil when it is not framed.
-  /// - Throws: ``ArchiveFormatError`` when it claims to be framed and its index is damaged;
-  ///   what `read` throws.
   /// With a `span` (``ArchiveInput/preferredReadSpan``), the trailer and the index's frame
   /// are read together when the index is small, and frames that follow each other are read
   /// up to `span` bytes at once.
+  /// - Throws: ``ArchiveFormatError`` when it claims to be framed and its index is damaged;
+  ///   what `read` throws.
   package init?(
     size: Int64, name: String, span: Int = 0,
     read: @escaping (_ offset: Int64, _ count: Int, _ into: inout [UInt8]) throws -> Void
@@ -88,12 +88,9 @@ package final class FramedArchive {
     let tailStart = size - Int64(tail.count)
     try Self.entry(
       { offset, count, into in
-        if offset >= tailStart, offset + Int64(count) <= size {
-          into = Array(tail[Int(offset - tailStart)..<Int(offset - tailStart) + count])
-        } else {
-          try read(offset, count, &into)
-          consumed += Int64(count)
-        }
+        guard !Self.take(offset, count, from: tail, at: tailStart, into: &into) else { return }
+        try read(offset, count, &into)
+        consumed += Int64(into.count)
       }, at: place, path: ArchiveLayout.index, limit: 64 << 20, name: name, frame: &frame,
       into: &indexBytes)
     bytesRead = consumed
@@ -164,15 +161,11 @@ package final class FramedArchive {
   package func read(_ member: Member) throws -> [UInt8] {
     try Self.entry(
       { [self] offset, count, into in
-        let spanEnd = spanStart + Int64(spanBytes.count)
-        if offset >= spanStart, offset + Int64(count) <= spanEnd {
-          into.removeAll(keepingCapacity: true)
-          let from = Int(offset - spanStart)
-          into.append(contentsOf: spanBytes[from..<from + count])
-        } else {
-          try readBytes(offset, count, &into)
-          bytesRead += Int64(into.count)
+        guard !Self.take(offset, count, from: spanBytes, at: spanStart, into: &into) else {
+          return
         }
+        try readBytes(offset, count, &into)
+        bytesRead += Int64(into.count)
       }, at: member.place, path: member.path, limit: member.size, name: name,
       frame: &frame, into: &content)
     guard content.count == member.size, Checksum.sha256(content) == member.sha256 else {
@@ -180,6 +173,21 @@ package final class FramedArchive {
         member: member.path, "damaged: its size or SHA-256 differs from the index")
     }
     return content
+  }
+
+  /// Fills `into` with the `count` bytes at `offset` from `window` (bytes read from `start`
+  /// on), when it holds them all.
+  /// - Returns: whether it did (else nothing was changed).
+  private static func take(
+    _ offset: Int64, _ count: Int, from window: [UInt8], at start: Int64, into: inout [UInt8]
+  ) -> Bool {
+    guard offset >= start, offset + Int64(count) <= start + Int64(window.count) else {
+      return false
+    }
+    let from = Int(offset - start)
+    into.removeAll(keepingCapacity: true)
+    into.append(contentsOf: window[from..<from + count])
+    return true
   }
 
   /// Reads into `content` the one tar entry, `path`, of the zstd frame at `place` (read into
