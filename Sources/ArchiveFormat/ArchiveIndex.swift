@@ -111,11 +111,7 @@ package enum ArchiveIndex {
             member: ArchiveLayout.index, "it gives ranges to \(path), which can have none"))
         continue
       }
-      if held != given {
-        found.append(
-          ArchiveFormatError(
-            member: path, "its objects' keys are not those the index's ranges give (damaged)"))
-      }
+      if held != given { found.append(ChunkRanges.mismatch(path)) }
     }
     return found
   }

@@ -521,10 +521,11 @@ package final class ArchiveScanner: @unchecked Sendable {
       }
       let decoded = try RecordDecoder(model: store.model, member: path).decodeObjects(bytes)
       try check(decoded, entity: entity, member: path, store: store)
+      // Kept even when there are none, so that ranges the index gives it are refused.
       if case .batch(let batch) = decoded {
-        ranges[path] = ChunkRanges(batch)
+        ranges.updateValue(ChunkRanges(batch), forKey: path)
       } else {
-        ranges[path] = .some(nil)
+        ranges.updateValue(nil, forKey: path)
       }
       objects[entity, default: 0] += decoded.count
       pending.append(.objects(decoded, member: path))

@@ -78,19 +78,15 @@ package struct ChunkRanges: Equatable, Sendable {
   ///   above the second, for the keys and every column.
   package init?(reading entry: PropertyListValue, member: String) throws(ArchiveFormatError) {
     guard let value = entry["ranges"] else { return nil }
+    let damaged = ArchiveFormatError(
+      member: ArchiveLayout.index, "the ranges it gives \(member) are damaged")
     func range(_ value: PropertyListValue?) throws(ArchiveFormatError) -> ClosedRange<Int64> {
       guard let pair = value?.arrayValue, pair.count == 2, let low = pair[0].integerValue,
         let high = pair[1].integerValue, low <= high
-      else {
-        throw ArchiveFormatError(
-          member: ArchiveLayout.index, "the ranges it gives \(member) are damaged")
-      }
+      else { throw damaged }
       return low...high
     }
-    guard case .dictionary(let columns)? = value["links"] else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.index, "the ranges it gives \(member) are damaged")
-    }
+    guard case .dictionary(let columns)? = value["links"] else { throw damaged }
     var links: [String: ClosedRange<Int64>] = [:]
     for (key, value) in columns { links[key] = try range(value) }
     self.init(keys: try range(value["keys"]), links: links)
@@ -122,9 +118,12 @@ package struct ChunkRanges: Equatable, Sendable {
     decoded.formUnion(batch.storedColumns.map { ColumnLayout.storedColumnPrefix + $0.name })
     guard found.keys == keys,
       decoded.allSatisfy({ found.links[$0] == links[$0] })
-    else {
-      throw ArchiveFormatError(
-        member: member, "its objects' keys are not those the index's ranges give (damaged)")
-    }
+    else { throw Self.mismatch(member) }
+  }
+
+  /// The problem of a chunk, `member`, that does not hold what its ranges say.
+  static func mismatch(_ member: String) -> ArchiveFormatError {
+    ArchiveFormatError(
+      member: member, "its objects' keys are not those the index's ranges give (damaged)")
   }
 }
