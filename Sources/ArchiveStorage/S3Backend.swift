@@ -11,6 +11,13 @@ import S3
 /// Locks are objects under `PREFIX.graphvault-locks/NAME/`, one per holder, refreshed while the
 /// holder lives; a lock is stale once it has not been refreshed for ``staleAfter`` (by the
 /// service's clock), or at once when it names this host and a process that is gone.
+///
+/// Each archive published here has a copy of its ends (``ArchiveEnds``: its first 32 KiB and
+/// last 224 KiB) under `PREFIX.graphvault-ends/NAME`, written once the archive is whole and
+/// removed with it, so that reading what an archive is (``openForSummary(_:)``) costs one small
+/// GET rather than ranged GETs of a large object. An archive without one (copied here by other
+/// tools, or whose backup died between the two writes) is read itself; a copy without its
+/// archive is a leftover.
 public final class S3Backend: StorageBackend {
   /// The bucket.
   public let bucket: String
@@ -24,6 +31,10 @@ public final class S3Backend: StorageBackend {
   public var staleAfter: TimeInterval = 30 * 60
   /// How often a held lock is refreshed.
   public var refreshEvery: TimeInterval = 5 * 60
+  /// The folder under the prefix that holds the archives' copied ends.
+  public static let endsFolder = ".graphvault-ends/"
+  /// The archives whose copied ends the last ``list()`` saw.
+  private var listedEnds: Set<String> = []
 
   /// The place `s3://bucket/prefix/`.
   public init(bucket: String, prefix: String, client: S3Client) {
@@ -41,14 +52,43 @@ public final class S3Backend: StorageBackend {
   /// The archive's URL.
   public func address(of name: String) -> String { url(of: name) }
 
-  /// The `.gvault` objects directly under the prefix (every page of the listing).
+  /// The `.gvault` objects directly under the prefix (every page of the listing); which of
+  /// them have their ends copied is noted for ``openForSummary(_:)``.
   public func list() throws(StorageError) -> [StoredArchive] {
-    try storage {
+    let archives = try storage {
       try client.list(bucket: bucket, prefix: prefix).objects.compactMap { object in
         let name = String(object.key.dropFirst(prefix.count))
         return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
       }
     }
+    listedEnds = Set(try copiedEnds().map(\.name))
+    return archives
+  }
+
+  /// The copies of ends under the prefix, each by its archive's name and its own size.
+  private func copiedEnds() throws(StorageError) -> [StoredArchive] {
+    let folder = prefix + Self.endsFolder
+    return try storage {
+      try client.list(bucket: bucket, prefix: folder).objects.compactMap { object in
+        let name = String(object.key.dropFirst(folder.count))
+        return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
+      }
+    }
+  }
+
+  /// The archive `archive`, as ``list()`` listed it, read through the copy of its ends when
+  /// that listing saw one recording the archive's size (one GET), else as it is.
+  public func openForSummary(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput {
+    let name = archive.name
+    if listedEnds.contains(name),
+      let data = try? client.get(bucket: bucket, key: prefix + Self.endsFolder + name),
+      let ends = try? ArchiveEnds(decoding: [UInt8](data)), ends.size == archive.size
+    {
+      return ArchiveEndsInput(ends: ends, fetched: Int64(data.count), span: partSize) {
+        () throws(StorageError) -> any ArchiveInput in try self.openForReading(name)
+      }
+    }
+    return try openForReading(name)
   }
 
   /// Whether the object `name` is there (a HEAD request).
@@ -88,22 +128,39 @@ public final class S3Backend: StorageBackend {
       }
       try client.delete(bucket: bucket, key: prefix + name)
     }
+    // What is left of a copy that could not be removed, the next prune removes.
+    try? client.delete(bucket: bucket, key: prefix + Self.endsFolder + name)
   }
 
   /// Incomplete multipart uploads under the prefix begun more than a day ago (by the
-  /// service's clock): what killed backups left. Named `KEY NAME?uploadId=ID`.
+  /// service's clock): what killed backups left, named `KEY NAME?uploadId=ID`; and copies of
+  /// ends whose archive is gone, named `.graphvault-ends/NAME`.
   public func leftovers() throws(StorageError) -> [StoredArchive] {
-    try storage {
+    let uploads = try storage {
       let (uploads, now) = try client.listUploads(bucket: bucket, prefix: prefix)
       let cutoff = (now ?? Date()).addingTimeInterval(-86_400)
       return uploads.filter { ($0.initiated ?? .distantFuture) < cutoff }.map {
         StoredArchive(name: "\($0.key.dropFirst(prefix.count))?uploadId=\($0.uploadID)", size: 0)
       }
     }
+    // The copies are listed before the archives: a copy is written after its archive is
+    // whole, so one seen here whose archive is not listed next has no archive.
+    let copies = try copiedEnds()
+    let archives = Set(try list().map(\.name))
+    let orphans = copies.filter { !archives.contains($0.name) }.map {
+      StoredArchive(name: Self.endsFolder + $0.name, size: $0.size)
+    }
+    return uploads + orphans
   }
 
-  /// Aborts a leftover upload that ``leftovers()`` listed.
+  /// Removes a leftover that ``leftovers()`` listed: aborts an upload, or deletes a copy of
+  /// ends.
   public func removeLeftover(_ name: String) throws(StorageError) {
+    if name.hasPrefix(Self.endsFolder), !name.contains("?uploadId=") {
+      let key = prefix + name
+      try storage { try client.delete(bucket: bucket, key: key) }
+      return
+    }
     let parts = name.components(separatedBy: "?uploadId=")
     guard parts.count == 2 else { throw StorageError(.notFound, "not an upload: \(name)") }
     try storage {
@@ -204,6 +261,7 @@ private final class S3Output: ArchiveOutput {
   private var etags: [String] = []
   private var written: Int64 = 0
   private var finished = false
+  private var ends = ArchiveEnds.Recorder()
 
   init(backend: S3Backend, name: String, key: String, uploadID: String) {
     (self.backend, self.name, self.key, self.uploadID) = (backend, name, key, uploadID)
@@ -213,6 +271,7 @@ private final class S3Output: ArchiveOutput {
   var location: String { backend.url(of: name) }
 
   func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    ends.append(bytes)
     var remaining = bytes
     while !remaining.isEmpty {
       let take = min(remaining.count, backend.partSize - part.count)
@@ -246,6 +305,11 @@ private final class S3Output: ArchiveOutput {
         try backend.client.completeUpload(bucket: bucket, key: key, uploadID: id, parts: parts)
       }
       finished = true
+      // The archive is whole and published whatever becomes of its copied ends: without
+      // them, it is read itself.
+      let copy = Data(ends.ends.encoded)
+      try? backend.client.put(
+        bucket: bucket, key: backend.prefix + S3Backend.endsFolder + name, body: copy)
       return written
     } catch {
       abandon()

@@ -20,6 +20,13 @@ public protocol StorageBackend: AnyObject {
   /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
   func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput
 
+  /// Opens the archive `archive`, as ``list()`` listed it, for reading what it is (a framed
+  /// archive's trailer, index and header) rather than all of it: through a copy of its ends
+  /// where the backend keeps one (``ArchiveEnds``), each read the copy does not hold going to
+  /// the archive.
+  /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
+  func openForSummary(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput
+
   /// Begins a new archive `name`: nothing is visible under that name until the output is
   /// published, and an abandoned or killed write leaves nothing under it.
   /// - Throws: ``StorageError``.
@@ -42,6 +49,13 @@ public protocol StorageBackend: AnyObject {
   /// Removes a leftover that ``leftovers()`` listed.
   /// - Throws: ``StorageError``.
   func removeLeftover(_ name: String) throws(StorageError)
+}
+
+extension StorageBackend {
+  /// The archive itself: a backend whose reads cost their bytes keeps no copy.
+  public func openForSummary(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput {
+    try openForReading(archive.name)
+  }
 }
 
 /// One archive a backend keeps.

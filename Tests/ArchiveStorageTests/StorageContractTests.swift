@@ -17,6 +17,8 @@ enum StorageClause: String, CaseIterable, Sendable, CustomTestStringConvertible 
   case oneWholeArchivePerName = "publishing under a taken name keeps one whole archive"
   case locksExclude =
     "an exclusive lock excludes every other holder and a shared one only exclusive ones"
+  case summaryReadsTheArchive =
+    "an archive opened for its summary reads as the archive, and a deleted one is not found"
 
   var testDescription: String { rawValue }
 
@@ -143,6 +145,21 @@ enum StorageClause: String, CaseIterable, Sendable, CustomTestStringConvertible 
       reader.release()
       another.release()
       try backend.lock("Library.sqlite", shared: false, wait: 5).release()
+    case .summaryReadsTheArchive:
+      let bytes = Self.bytes(700_000, seed: 9)
+      try Self.publish(bytes, as: "a.gvault", to: backend)
+      let listed = try #require(try backend.list().first)
+      let input = try backend.openForSummary(listed)
+      #expect(input.size == Int64(bytes.count))
+      for (offset, count) in [(0, 512), (699_968, 32), (480_000, 220_000), (350_000, 1_000)] {
+        #expect(
+          try input.read(at: Int64(offset), count: count) == Array(bytes[offset..<offset + count]))
+      }
+      var into: [UInt8] = []
+      try input.read(at: 10, count: 20, into: &into)
+      #expect(into == Array(bytes[10..<30]))
+      try backend.delete("a.gvault")
+      #expect(Self.kind { _ = try backend.openForSummary(listed) } == .notFound)
     }
   }
 }

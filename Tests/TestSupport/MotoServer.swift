@@ -96,6 +96,14 @@ public final class MotoServer: @unchecked Sendable {
     return result.stdout.split(separator: "\n").map(String.init)
   }
 
+  /// The keys of archives in a bucket: `.gvault` keys outside the hidden folders graphvault
+  /// keeps beside them (`.graphvault-ends/`, `.graphvault-locks/`).
+  public func archiveKeys(_ bucket: String) throws -> [String] {
+    try keys(bucket).filter { key in
+      key.hasSuffix(".gvault") && !key.split(separator: "/").contains { $0.hasPrefix(".") }
+    }
+  }
+
   /// Starts moto's request recorder afresh: every request from now on is recorded.
   public func startRecording() throws {
     let result = try boto(
@@ -120,6 +128,22 @@ public final class MotoServer: @unchecked Sendable {
       let count = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     else { throw MotoError.failed(result.stderr) }
     return count
+  }
+
+  /// The requests moto recorded since ``startRecording()``, each as its method and URL
+  /// (`GET http://127.0.0.1:PORT/bucket/key`).
+  public func recorded() throws -> [String] {
+    let result = try boto(
+      """
+      import json, urllib.request
+      body = urllib.request.urlopen("\(endpoint)/moto-api/recorder/download-recording").read()
+      for line in body.splitlines():
+          if line.strip():
+              entry = json.loads(line)
+              print(entry["method"], entry["url"])
+      """)
+    guard result.status == 0 else { throw MotoError.failed(result.stderr) }
+    return result.stdout.split(separator: "\n").map(String.init)
   }
 
   enum MotoError: Error {
