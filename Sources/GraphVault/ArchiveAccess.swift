@@ -69,6 +69,24 @@ enum ArchiveAccess {
       allowingUnencrypted: allowingUnencrypted, incremental: incremental)
   }
 
+  /// The framed archive `archive`, as `backend` lists it, and its header, read through the
+  /// copy of its ends the backend keeps (``StorageBackend/openForSummary(_:)``), with the bytes
+  /// that took; nil when it keeps none, or when anything read through it is amiss (damaged, of
+  /// another archive, not framed, refused for `password`), for the caller to read the archive
+  /// itself, which says what is wrong with it, if anything.
+  static func framedThroughEnds(
+    _ archive: StoredArchive, in backend: any StorageBackend, password: PasswordSource?,
+    allowingUnencrypted: Bool
+  ) -> (framed: FramedArchive, header: ArchiveHeader, fetched: Int64)? {
+    guard let input = try? backend.openForSummary(archive) as? ArchiveEndsInput,
+      let framed = try? framed(
+        input, name: backend.address(of: archive.name), password: password,
+        allowingUnencrypted: allowingUnencrypted, incremental: true),
+      let header = try? header(of: framed)
+    else { return nil }
+    return (framed, header, input.fetched)
+  }
+
   /// The property list a member `member` holds in `bytes`.
   /// - Throws: ``ArchiveFormatError`` naming the member when it is not one.
   static func propertyList(_ bytes: [UInt8], member: String) throws -> PropertyListValue {

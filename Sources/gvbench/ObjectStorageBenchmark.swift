@@ -108,11 +108,14 @@ func objectStorageBenchmark(objects: Int) throws {
       localMerge.seconds, localMerge.seconds / localRestore.seconds, remoteMerge.seconds,
       remoteMerge.seconds / remoteRestore.seconds, remoteMerge.seconds / localMerge.seconds))
 
-  // Thirty nightly archives under one prefix (server-side copies), listed and pruned.
+  // Thirty nightly archives under one prefix (server-side copies, each with the copy of its
+  // ends that graphvault keeps beside an archive it uploads), listed and pruned.
   let copies = 30
   _ = try timedShell(
     "'\(venv)/python' -c \"import boto3; s3 = boto3.client('s3', endpoint_url='\(endpoint)')\n"
-      + "for n in range(\(copies)): s3.copy_object(Bucket='bench', Key='many/store-202601%02dT031500.000Z.gvault' % (n + 1), CopySource={'Bucket': 'bench', 'Key': 'nightly/local.gvault'})\""
+      + "for n in range(\(copies)):\n"
+      + "  for folder in ['', '.graphvault-ends/']:\n"
+      + "    s3.copy_object(Bucket='bench', Key='many/' + folder + 'store-202601%02dT031500.000Z.gvault' % (n + 1), CopySource={'Bucket': 'bench', 'Key': 'nightly/' + folder + 'local.gvault'})\""
   )
   let archiveBytes = workspace.size("local.gvault") * Double(copies)
   func json(_ arguments: [String]) throws -> (seconds: Double, value: Any) {

@@ -170,7 +170,7 @@ struct IncrementalCommandTests {
     let prune = try BuiltTool.run(
       ["prune", prefix, "--keep-last", "1", "--json"], environment: env)
     #expect(prune.status == 0, "\(prune.stderr)")
-    #expect(try moto.keys("backups").filter { $0.hasSuffix(".gvault") }.count == 3)
+    #expect(try moto.archiveKeys("backups").count == 3)
   }
 }
 
@@ -245,7 +245,7 @@ struct WatchCommandTests {
       BuiltTool.path, ["backup", store, "--output", "s3://live/app/", "--watch", "1"],
       environment: moto.environment())
     func archives() -> Int {
-      ((try? moto.keys("live")) ?? []).filter { $0.hasSuffix(".gvault") }.count
+      ((try? moto.archiveKeys("live")) ?? []).count
     }
     #expect(RunningProcess.eventually(within: 120) { archives() == 1 })
     // The first backup's locks released, then idle for several intervals: not one request.

@@ -242,7 +242,7 @@ struct LocationCommandTests {
     #expect(prune.status == 0, "\(prune.stderr)")
     // Five dailies: the three newest days stay, and, as restic keeps it while the weekly and
     // monthly counts are not filled, the oldest.
-    let kept = try moto.keys("acme-backups").filter { $0.hasSuffix(".gvault") }
+    let kept = try moto.archiveKeys("acme-backups")
     #expect(kept.count == 4, "\(kept)")
 
     let verify = try BuiltTool.run(["verify", location, "--json"], environment: env)

@@ -71,7 +71,11 @@ struct ObjectStorageCommandTests {
     #expect(backup.status == 0, "\(backup.stderr)")
     let url = backup.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(url.hasPrefix("s3://backups/nightly/Library-") && url.hasSuffix("Z.gvault"))
-    #expect(try moto.keys("backups") == [String(url.dropFirst("s3://backups/".count))])
+    let key = String(url.dropFirst("s3://backups/".count))
+    // The archive, and the copy of its ends that list and prune read.
+    #expect(
+      try moto.keys("backups").sorted()
+        == ["nightly/.graphvault-ends/" + key.dropFirst(8), key])
 
     let verify = try Self.run(["verify", url], env)
     #expect(verify.status == 0, "\(verify.stderr)")
@@ -108,9 +112,13 @@ struct ObjectStorageCommandTests {
     #expect(prune.status == 0, "\(prune.stderr)")
     // The plain archive is not the password's: kept, never counted; of the encrypted three,
     // the newest two stay.
-    let keys = try moto.keys("backups")
+    let keys = try moto.archiveKeys("backups")
     #expect(keys.count == 3, "\(keys)")
-    #expect(keys.contains(String(url.dropFirst("s3://backups/".count))))
+    #expect(keys.contains(key))
+    // A removed archive's copied ends go with it.
+    let copies = try moto.keys("backups").filter { $0.contains("/.graphvault-ends/") }
+    #expect(
+      copies.sorted() == keys.map { "nightly/.graphvault-ends/" + $0.dropFirst(8) }.sorted())
     let report =
       try JSONSerialization.jsonObject(with: Data(prune.stdoutBytes)) as? [String: Any]
     #expect((report?["notOpened"] as? [[String: Any]])?.count == 1)
@@ -173,6 +181,68 @@ struct ObjectStorageCommandTests {
     let read = tagReport?["bytesRead"] as? Int ?? 0
     let total = tagReport?["bytes"] as? Int ?? 0
     #expect(read > 0 && read * 4 < total, "read \(read) of \(total)")
+  }
+
+  @Test func listAndPruneOfABucketReadEachArchivesCopiedEndsAndPassOverADamagedCopy() throws {
+    let moto = try MotoServer()
+    try moto.createBucket("ends")
+    let env = moto.environment()
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 3_000)
+    var keys: [String] = []
+    for day in ["2026-01-01", "2026-01-02"] {
+      let backup = try Self.run(
+        [
+          "backup", store, "--model", CronWorkspace.sampleModel, "--output", "s3://ends/n/",
+          "--time", "\(day)T03:00:00Z",
+        ], env)
+      #expect(backup.status == 0, "\(backup.stderr)")
+      keys.append(
+        String(backup.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(10)))
+    }
+    func list() throws -> [[String: Any]] {
+      let list = try Self.run(["list", "s3://ends/n/", "--json"], env)
+      #expect(list.status == 0, "\(list.stderr)")
+      return try JSONSerialization.jsonObject(with: Data(list.stdoutBytes)) as? [[String: Any]]
+        ?? []
+    }
+    func archiveGets() throws -> [String] {
+      try moto.recorded().filter { line in
+        line.hasPrefix("GET ") && keys.contains { line.hasSuffix("/ends/" + $0) }
+      }
+    }
+    try moto.startRecording()
+    let summaries = try list()
+    #expect(summaries.count == 2)
+    #expect(summaries.allSatisfy { ($0["state"] as? String) == "complete" }, "\(summaries)")
+    let listGets = try archiveGets()
+    #expect(listGets.isEmpty, "\(listGets)")
+    for summary in summaries {
+      let (read, bytes) = (summary["bytesRead"] as? Int ?? 0, summary["bytes"] as? Int ?? 0)
+      #expect(read > 0 && read < bytes, "read \(read) of \(bytes)")
+    }
+    let dryRun = try Self.run(["prune", "s3://ends/n/", "--keep-last", "1", "--dry-run"], env)
+    #expect(dryRun.status == 0, "\(dryRun.stderr)")
+    let pruneGets = try archiveGets()
+    #expect(pruneGets.isEmpty, "\(pruneGets)")
+
+    // A damaged copy is passed over: the archive itself is read, and listed as it is.
+    let damage = try moto.boto(
+      "s3.put_object(Bucket='ends', Key='n/.graphvault-ends/' + sys.argv[1], Body=b'GVENDS\\x00\\x01 damaged')",
+      [String(keys[0].dropFirst(2))])
+    #expect(damage.status == 0, "\(damage.stderr)")
+    try moto.startRecording()
+    let again = try list()
+    #expect(again.allSatisfy { ($0["state"] as? String) == "complete" }, "\(again)")
+    #expect(try archiveGets().count >= 1)
+    #expect(
+      again.map { $0["objects"] as? [String: Int] ?? [:] }
+        == summaries.map { $0["objects"] as? [String: Int] ?? [:] })
+    let prune = try Self.run(["prune", "s3://ends/n/", "--keep-last", "1"], env)
+    #expect(prune.status == 0, "\(prune.stderr)")
+    #expect(
+      try moto.keys("ends").sorted()
+        == ["n/.graphvault-ends/" + keys[1].dropFirst(2), "n/" + keys[1].dropFirst(2)].sorted())
   }
 
   @Test func aListingOfMoreThanAThousandArchivesFollowsContinuationTokens() throws {
@@ -290,12 +360,12 @@ struct ObjectStorageCommandTests {
     first.send(SIGKILL)
     first.send(SIGCONT)
     #expect(first.wait().status != 0)
-    #expect(try moto.keys("backups").filter { $0.hasSuffix(".gvault") }.isEmpty)
+    #expect(try moto.archiveKeys("backups").isEmpty)
     // The killed run's locks name a process of this host that is gone: not stale by age, but
     // dead, so the next run goes ahead.
     let next = try Self.run(arguments, env)
     #expect(next.status == 0, "\(next.stderr)")
-    #expect(try moto.keys("backups").filter { $0.hasSuffix(".gvault") }.count == 1)
+    #expect(try moto.archiveKeys("backups").count == 1)
   }
 
   /// The TCP port a process listens on (from /proc).

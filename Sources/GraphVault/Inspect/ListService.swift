@@ -116,7 +116,10 @@ public enum ListService {
       }
       let backend = try ArchiveAccess.folder(path)
       let summaries = try backend.list().map {
-        summarize(backend.address(of: $0.name), bytes: $0.size, password: password).summary
+        summarize(
+          backend.address(of: $0.name), bytes: $0.size, password: password,
+          listed: ($0, backend)
+        ).summary
       }
       let leftovers = try backend.leftovers().map { leftover in
         ArchiveSummary(
@@ -139,11 +142,23 @@ public enum ListService {
 
   /// Reads the header and the index of the archive at `archive`; object chunks are skipped,
   /// not decoded (a sealed archive's are opened, to reach its index).
-  /// - Parameter bytes: the archive's size, when known (else the bytes read are counted).
+  /// - Parameters:
+  ///   - bytes: the archive's size, when known (else the bytes read are counted).
+  ///   - listed: the archive as its backend listed it, whose copy of its ends, when the
+  ///     backend keeps one, is read instead of the archive.
   /// - Returns: the summary, and why the archive could not be read when its header could not.
-  static func summarize(_ archive: String, bytes: Int64?, password: PasswordSource?) -> (
-    summary: ArchiveSummary, failure: VaultError?
-  ) {
+  static func summarize(
+    _ archive: String, bytes: Int64?, password: PasswordSource?,
+    listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
+  ) -> (summary: ArchiveSummary, failure: VaultError?) {
+    if let listed,
+      let (framed, header, fetched) = ArchiveAccess.framedThroughEnds(
+        listed.archive, in: listed.backend, password: nil, allowingUnencrypted: true)
+    {
+      return summary(
+        archive, header: header, index: framed.index, size: listed.archive.size,
+        bytesRead: fetched, encrypted: false, failure: nil)
+    }
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var failure: VaultError?

@@ -156,7 +156,7 @@ public enum PruneService {
           let (header, read) = try check(
             backend.address(of: archive.name), size: archive.size, password: options.password,
             allowingUnencrypted: options.allowUnencrypted, readData: options.readData,
-            meter: meter)
+            meter: meter, listed: (archive, backend))
           bytesRead += read
           guard let created = header.created, header.sourcePath != nil else {
             unusable.append(
@@ -243,16 +243,27 @@ public enum PruneService {
   }
 
   /// Checks the archive at `path`: a framed archive's trailer, index and header (checked
-  /// against the index) by ranged reads, unless `readData`; any other archive read whole, every
-  /// member checked against its index.
-  /// - Parameter size: the archive's size (what a whole read reads).
+  /// against the index) by ranged reads, or through the copy of its ends its backend keeps,
+  /// unless `readData`; any other archive read whole, every member checked against its index.
+  /// - Parameters:
+  ///   - size: the archive's size (what a whole read reads).
+  ///   - listed: the archive as its backend listed it, when one did.
   /// - Returns: its header, and the bytes read.
   /// - Throws: what makes it unusable; ``VaultError/Kind/accessDenied`` when `password` does
   ///   not open it (a plain archive is refused unless `allowingUnencrypted`).
   static func check(
     _ path: String, size: Int64, password: PasswordSource?, allowingUnencrypted: Bool = false,
-    readData: Bool = false, meter: ProgressMeter? = nil
+    readData: Bool = false, meter: ProgressMeter? = nil,
+    listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) throws -> (header: ArchiveHeader, bytesRead: Int64) {
+    if !readData, let listed,
+      let (_, header, fetched) = ArchiveAccess.framedThroughEnds(
+        listed.archive, in: listed.backend, password: password,
+        allowingUnencrypted: allowingUnencrypted)
+    {
+      meter?.add(bytes: fetched)
+      return (header, fetched)
+    }
     if !readData,
       let framed = try ArchiveAccess.framed(
         path: path, password: password, allowingUnencrypted: allowingUnencrypted,
