@@ -27,6 +27,8 @@ import GraphVault
 //                              library at M too (for peak RSS)
 //   gvbench bucket [objects] [--json]
 //                              extended attributes against a native one through the context
+//   gvbench sample objects PATH  the sample library store the benchmarks use, written to PATH
+//                              (for measuring one command by hand)
 let arguments = Array(CommandLine.arguments.dropFirst())
 let objects = arguments.count > 1 ? Int(arguments[1]) ?? 50_000 : 50_000
 if arguments.first == "memory" {
@@ -84,6 +86,8 @@ if arguments.first == "memory" {
   try incrementalBenchmark(
     objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000_000 : 1_000_000,
     nights: option("--nights") ?? 30, sizes: option("--also").map { [$0] } ?? [])
+} else if arguments.first == "sample", arguments.count > 2 {
+  try SampleLibrary.generate(at: arguments[2], objects: objects)
 } else if arguments.first == "bucket" {
   try bucketBenchmark(
     objects: arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000,
