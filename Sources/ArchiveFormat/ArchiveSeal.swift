@@ -156,6 +156,38 @@ package struct ArchiveSeal {
     ]
   }
 
+  /// The seal and the real header of a sealed archive whose first member holds `clearHeader`;
+  /// nil when it is no clear header (a plain archive's header). `password` is asked for only
+  /// when it is one.
+  /// - Throws: ``ArchiveFormatError``: no password (``ArchiveFormatError/Kind/passwordRequired``),
+  ///   a wrong one (``ArchiveFormatError/Kind/wrongPassword``), parameters or a compression
+  ///   this version does not read, a sealed header that does not open; or what `password` throws.
+  package static func opening(
+    clearHeader: PropertyListValue, password: () throws -> [UInt8]?, limit: Int
+  ) throws -> (seal: ArchiveSeal, header: [UInt8])? {
+    guard let encryption = clearHeader["encryption"] else { return nil }
+    let parameters = try Parameters(reading: encryption)
+    guard
+      let compression = clearHeader["compression"]?.stringValue.flatMap(Compression.init)
+    else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        "the encrypted archive names no compression this graphvault knows")
+    }
+    guard let password = try password() else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header,
+        "the archive is encrypted: give its password with --password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND",
+        kind: .passwordRequired)
+    }
+    let seal = try open(password: password, parameters: parameters, compression: compression)
+    guard let sealed = clearHeader["header"]?.dataValue else {
+      throw ArchiveFormatError(
+        member: ArchiveLayout.header, "the encrypted archive's header holds no sealed header")
+    }
+    return (seal, try seal.open(sealed, path: ArchiveLayout.header, position: 0, limit: limit))
+  }
+
   /// Seals `content`, the member `path` at `position` (0 for the real header).
   package func seal(_ content: [UInt8], path: String, position: UInt64) throws -> [UInt8] {
     let plain = try FilterCodec.compress(content, filter: compression.filter)

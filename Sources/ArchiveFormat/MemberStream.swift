@@ -75,19 +75,15 @@ package final class MemberStream {
       if let first = try readPlain(hash: true, wantBytes: { _ in true }) {
         guard first.path == ArchiveLayout.header, let bytes = first.bytes,
           let plist = try? PropertyListValue(binaryPropertyList: bytes),
-          let encryption = plist["encryption"]
+          let (seal, header) = try ArchiveSeal.opening(
+            clearHeader: plist, password: { try self.password?() }, limit: limit)
         else {
           if requiresSeal {
             throw ArchiveFormatError(member: first.path, Self.notEncrypted, kind: .notEncrypted)
           }
           return first
         }
-        let seal = try unlock(encryption: encryption, header: plist)
-        guard let sealed = plist["header"]?.dataValue else {
-          throw ArchiveFormatError(
-            member: ArchiveLayout.header, "the encrypted archive's header holds no sealed header")
-        }
-        let header = try seal.open(sealed, path: ArchiveLayout.header, position: 0, limit: limit)
+        self.seal = seal
         position = 1
         return Member(
           path: ArchiveLayout.header, bytes: header, size: header.count,
@@ -98,27 +94,6 @@ package final class MemberStream {
     }
     if seal != nil { return try readSealed(hash: hash, wantBytes: wantBytes) }
     return try readPlain(hash: hash, wantBytes: wantBytes)
-  }
-
-  private func unlock(encryption: PropertyListValue, header: PropertyListValue) throws
-    -> ArchiveSeal
-  {
-    let parameters = try ArchiveSeal.Parameters(reading: encryption)
-    guard let compression = header["compression"]?.stringValue.flatMap(Compression.init) else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header,
-        "the encrypted archive names no compression this graphvault knows")
-    }
-    guard let password = try password?() else {
-      throw ArchiveFormatError(
-        member: ArchiveLayout.header,
-        "the archive is encrypted: give its password with --password-file, GRAPHVAULT_PASSWORD_FILE or GRAPHVAULT_PASSWORD_COMMAND",
-        kind: .passwordRequired)
-    }
-    let opened = try ArchiveSeal.open(
-      password: password, parameters: parameters, compression: compression)
-    seal = opened
-    return opened
   }
 
   private func readSealed(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
