@@ -19,12 +19,17 @@ package final class MemberWriter: @unchecked Sendable {
     package var place: FramedStream.Place? = nil
     /// What it holds by key, for a chunk of objects (``ChunkRanges``).
     package var ranges: ChunkRanges? = nil
+    /// Where its tar records are and its position, in a sealed archive whose writer counts
+    /// the bytes written (what its ``SealedTrailer`` names for the index).
+    package var sealedAt: SealedTrailer? = nil
   }
 
   private let archive: ArchiveWriter
   private let modificationTime: Int64
   private let seal: ArchiveSeal?
   private let frames: FramedStream?
+  /// The bytes of the archive written so far, for a sealed archive's places.
+  private let tally: (() -> Int64)?
   /// The archive's format version, written in the index (and a sealed archive's clear header).
   private let formatVersion: Int64
   /// Used on the second thread only.
@@ -39,16 +44,20 @@ package final class MemberWriter: @unchecked Sendable {
 
   /// A writer of `archive`'s members in format `formatVersion`, sealed with `seal` when there
   /// is one; when `frames` is given (the archive writes its tar stream into it), each member
-  /// becomes one frame, and the index says where.
+  /// becomes one frame, and the index says where. With a seal and `tally` (the bytes an
+  /// unblocked `archive` has written so far), each entry says where its records are
+  /// (``Entry/sealedAt``).
   package init(
     archive: ArchiveWriter, modificationTime: Int64, seal: ArchiveSeal? = nil,
-    frames: FramedStream? = nil, formatVersion: Int64 = ArchiveLayout.formatVersion
+    frames: FramedStream? = nil, formatVersion: Int64 = ArchiveLayout.formatVersion,
+    tally: (() -> Int64)? = nil
   ) {
     self.archive = archive
     self.modificationTime = modificationTime
     self.seal = seal
     self.frames = frames
     self.formatVersion = formatVersion
+    self.tally = tally
   }
 
   /// Queues one member (a chunk of objects with its ranges, for the index); throws the error
@@ -60,7 +69,9 @@ package final class MemberWriter: @unchecked Sendable {
       defer { slots.signal() }
       guard lock.withLock({ failure == nil }) else { return }
       do {
+        var sealedAt: SealedTrailer?
         if let seal {
+          let start = tally?()
           var sealed = try seal.seal(bytes, path: path, position: position)
           if position == 0 {
             // The real header travels sealed inside the clear one.
@@ -73,6 +84,9 @@ package final class MemberWriter: @unchecked Sendable {
           }
           try archive.writeEntry(
             path: path, contents: sealed, modificationTime: modificationTime)
+          if let start, let end = tally?() {
+            sealedAt = SealedTrailer(offset: start, length: end - start, position: position)
+          }
           position += 1
         } else {
           try archive.writeEntry(
@@ -81,6 +95,7 @@ package final class MemberWriter: @unchecked Sendable {
         var entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
         entry.place = try frames?.cut()
         entry.ranges = ranges
+        entry.sealedAt = sealedAt
         lock.withLock { written.append(entry) }
       } catch {
         lock.withLock { failure = error }

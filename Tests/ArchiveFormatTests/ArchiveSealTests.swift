@@ -55,3 +55,33 @@ struct ArchiveSealTests {
     }
   }
 }
+
+@Suite("An encrypted archive's trailer")
+struct SealedTrailerTests {
+  @Test func aTrailerReadsBackOnlyWhenItPlacesTheIndexRightBeforeTheEndOfArchive() {
+    let size: Int64 = 100_000
+    let end = size - Int64(SealedTrailer.size + SealedTrailer.endOfArchive)
+    let trailer = SealedTrailer(offset: end - 2_048, length: 2_048, position: 41)
+    #expect(trailer.bytes.count == SealedTrailer.size)
+    #expect(SealedTrailer.claimed(trailer.bytes))
+    #expect(SealedTrailer(trailer.bytes, archiveSize: size) == trailer)
+    // Records that stop short of the end-of-archive blocks, or run past them; an archive of
+    // another size; another tag or version; too few bytes.
+    for other in [
+      SealedTrailer(offset: end - 2_048, length: 1_536, position: 41),
+      SealedTrailer(offset: end - 2_048, length: 2_560, position: 41),
+      SealedTrailer(offset: end, length: 0, position: 41),
+    ] {
+      #expect(SealedTrailer(other.bytes, archiveSize: size) == nil, "\(other)")
+    }
+    #expect(SealedTrailer(trailer.bytes, archiveSize: size + 512) == nil)
+    var retagged = trailer.bytes
+    retagged[0] = UInt8(ascii: "X")
+    #expect(SealedTrailer(retagged, archiveSize: size) == nil && !SealedTrailer.claimed(retagged))
+    var reversioned = trailer.bytes
+    reversioned[4] = 2
+    #expect(SealedTrailer(reversioned, archiveSize: size) == nil)
+    #expect(SealedTrailer(trailer.bytes.dropLast(), archiveSize: size) == nil)
+    #expect(SealedTrailer(trailer.bytes, archiveSize: 100) == nil)
+  }
+}

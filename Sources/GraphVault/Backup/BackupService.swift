@@ -159,8 +159,10 @@ public enum BackupService {
       // One zstd thread: libzstd's multithreaded mode raised peak RSS from 48 to 120 MiB for
       // a gain lost in the noise of single runs (measure before turning it on). A sealed
       // archive's members are compressed one by one before sealing, so its stream is not.
+      let tally = ByteTally()
       let emit: (UnsafeRawBufferPointer) throws -> Void = { [meter = options.meter] bytes in
         try output.write(bytes)
+        tally.count += Int64(bytes.count)
         meter?.add(bytes: Int64(bytes.count))
       }
       // A plain zstd archive is compressed member by member (``FramedStream``), so that a
@@ -172,13 +174,17 @@ public enum BackupService {
           name: output.location, format: .pax, filter: .none, unblocked: true
         ) { frames.append($0) }
       } else {
+        // A sealed archive's records are written as they come (unblocked), so that the bytes
+        // counted after each member say where the next begins (``SealedTrailer``).
         archive = try ArchiveWriter(
           name: output.location, format: .pax,
-          filter: seal == nil ? options.compression.filter : .none, write: emit)
+          filter: seal == nil ? options.compression.filter : .none, unblocked: seal != nil,
+          write: emit)
       }
       let members = MemberWriter(
         archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
-        frames: frames, formatVersion: options.formatVersion)
+        frames: frames, formatVersion: options.formatVersion,
+        tally: seal == nil ? nil : { tally.count })
       let (objects, rows): ([String: Int], [String: Int])
       var written = Written()
       do {
@@ -195,6 +201,9 @@ public enum BackupService {
         try archive.close()
         if let frames, let index = members.entries.last?.place {
           try frames.finish(index: index)
+        }
+        if let trailer = members.entries.last?.sealedAt {
+          try trailer.bytes.withUnsafeBytes { try emit($0) }
         }
       } catch {
         throw unpublished(error, at: output.location)
@@ -563,4 +572,10 @@ public enum BackupService {
       try store.forEachObjectRow(of: entity, layout: layout, keys: slice, body)
     }
   }
+}
+
+/// The bytes an archive writer has handed on so far (written on the writer's second thread,
+/// read there too, and after it is drained).
+private final class ByteTally: @unchecked Sendable {
+  var count: Int64 = 0
 }
