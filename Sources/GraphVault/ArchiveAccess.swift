@@ -69,24 +69,6 @@ enum ArchiveAccess {
       allowingUnencrypted: allowingUnencrypted, incremental: incremental)
   }
 
-  /// The framed archive `archive`, as `backend` lists it, and its header, read through the
-  /// copy of its ends the backend keeps (``StorageBackend/openForSummary(_:)``), with the bytes
-  /// that took; nil when it keeps none, or when anything read through it is amiss (damaged, of
-  /// another archive, not framed, refused for `password`), for the caller to read the archive
-  /// itself, which says what is wrong with it, if anything.
-  static func framedThroughEnds(
-    _ archive: StoredArchive, in backend: any StorageBackend, password: PasswordSource?,
-    allowingUnencrypted: Bool
-  ) -> (framed: FramedArchive, header: ArchiveHeader, fetched: Int64)? {
-    guard let input = try? backend.openForSummary(archive) as? ArchiveEndsInput,
-      let framed = try? framed(
-        input, name: backend.address(of: archive.name), password: password,
-        allowingUnencrypted: allowingUnencrypted, incremental: true),
-      let header = try? header(of: framed)
-    else { return nil }
-    return (framed, header, input.fetched)
-  }
-
   /// The property list a member `member` holds in `bytes`.
   /// - Throws: ``ArchiveFormatError`` naming the member when it is not one.
   static func propertyList(_ bytes: [UInt8], member: String) throws -> PropertyListValue {
@@ -98,26 +80,37 @@ enum ArchiveAccess {
   }
 
   /// A framed archive's trailer (its last 32 bytes, when they claim to be one) must say where
-  /// the index's frame is: right after the last member the index places. Verify and restore
-  /// both hold an archive to it, so that what verify accepts, find can read by parts. Not
-  /// checked on standard input, which cannot be read out of order.
+  /// the index's frame is: right after the last member the index places. An encrypted
+  /// archive's (``SealedTrailer``) must place the index's records right before the
+  /// end-of-archive blocks, hold a tar entry `index.plist` there, and give the index's
+  /// position (the number of members it lists). Verify and restore both hold an archive to
+  /// it, so that what verify accepts, find, list and prune can read by parts. Not checked on
+  /// standard input, which cannot be read out of order.
   /// - Returns: the problem, or nil.
   static func trailerProblem(_ path: String, index: PropertyListValue) throws -> String? {
-    guard !isStandardStream(path), let expected = ArchiveIndex.framedIndexOffset(index) else {
-      return nil
-    }
+    guard !isStandardStream(path) else { return nil }
     let (backend, name) = try locate(path)
     let input = try backend.openForReading(name)
     guard let size = input.size, size > Int64(FramedStream.trailerSize) else { return nil }
     let trailer = try input.read(
       at: size - Int64(FramedStream.trailerSize), count: FramedStream.trailerSize)
-    guard FramedStream.claimsTrailer(trailer) else { return nil }
+    let damaged = "\(ArchiveLayout.index): the trailer does not say where the index is (damaged)"
+    if SealedTrailer.claimed(trailer) {
+      let members = Int64(index["members"]?.arrayValue?.count ?? -1)
+      guard let sealed = SealedTrailer(trailer, archiveSize: size),
+        sealed.position == UInt64(max(0, members)), members > 0,
+        let records = try? input.read(at: sealed.offset, count: Int(min(sealed.length, 8_192))),
+        let reader = try? ArchiveReader(bytes: records + [UInt8](repeating: 0, count: 1_024)),
+        (try? reader.nextEntry())??.path == ArchiveLayout.index
+      else { return damaged }
+      return nil
+    }
+    guard let expected = ArchiveIndex.framedIndexOffset(index),
+      FramedStream.claimsTrailer(trailer)
+    else { return nil }
     guard let place = FramedStream.indexPlace(fromTrailer: trailer, archiveSize: size),
       place.offset == expected
-    else {
-      return
-        "\(ArchiveLayout.index): the trailer does not say where the index is (damaged)"
-    }
+    else { return damaged }
     return nil
   }
 

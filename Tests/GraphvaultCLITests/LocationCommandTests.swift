@@ -144,8 +144,11 @@ struct LocationCommandTests {
       for command in commands {
         let arguments = command(input, password.map { ["--password-file", $0] } ?? [])
         let result = try BuiltTool.run(arguments)
+        // list reads an archive's header and index, from its two ends: a damaged member
+        // between them is verify's to find.
+        let expected = arguments[0] == "list" && input == damaged ? 0 : status
         #expect(
-          result.status == status,
+          result.status == expected,
           "\(arguments.joined(separator: " ")): \(result.status) \(result.stderr)")
       }
     }

@@ -104,6 +104,11 @@ struct ObjectStorageCommandTests {
     let summaries =
       try JSONSerialization.jsonObject(with: Data(list.stdoutBytes)) as? [[String: Any]]
     #expect(summaries?.count == 4)
+    // Plain or encrypted, each archive is listed from the copy of its ends alone (at most
+    // 32 KiB + 224 KiB + 24 bytes).
+    let reads = summaries?.map { $0["bytesRead"] as? Int ?? -1 } ?? []
+    #expect(reads.allSatisfy { $0 > 0 && $0 <= 262_168 }, "\(reads)")
+    #expect(summaries?.filter { ($0["encrypted"] as? Bool) == true }.count == 3)
     let prune = try Self.run(
       [
         "prune", "s3://backups/nightly/", "--keep-last", "2", "--password-file", password, "--json",

@@ -140,25 +140,19 @@ public enum ListService {
     }
   }
 
-  /// Reads the header and the index of the archive at `archive`; object chunks are skipped,
-  /// not decoded (a sealed archive's are opened, to reach its index).
+  /// Reads the header and the index of the archive at `archive`: from its two ends when it has
+  /// them (``ArchiveAccess/readEnds(_:listed:password:allowingUnencrypted:)``), else from its
+  /// start, object chunks skipped, not decoded (a sealed archive's are opened, to reach its
+  /// index).
   /// - Parameters:
   ///   - bytes: the archive's size, when known (else the bytes read are counted).
   ///   - listed: the archive as its backend listed it, whose copy of its ends, when the
-  ///     backend keeps one, is read instead of the archive.
+  ///     backend keeps one, is read first.
   /// - Returns: the summary, and why the archive could not be read when its header could not.
   static func summarize(
     _ archive: String, bytes: Int64?, password: PasswordSource?,
     listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) -> (summary: ArchiveSummary, failure: VaultError?) {
-    if let listed,
-      let (framed, header, fetched) = ArchiveAccess.framedThroughEnds(
-        listed.archive, in: listed.backend, password: nil, allowingUnencrypted: true)
-    {
-      return summary(
-        archive, header: header, index: framed.index, size: listed.archive.size,
-        bytesRead: fetched, encrypted: false, failure: nil)
-    }
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var failure: VaultError?
@@ -166,17 +160,13 @@ public enum ListService {
     var encrypted = false
     var bytesRead: Int64 = 0
     do {
-      // A framed archive gives its header and index by two ranged reads and its trailer's.
-      if let framed = try ArchiveAccess.framed(
-        path: archive, password: nil, allowingUnencrypted: true, incremental: true)
+      // Its header and index from its two ends, where they can be read there.
+      if let ends = try ArchiveAccess.readEnds(
+        archive, listed: listed, password: password, allowingUnencrypted: true)
       {
-        // On failure, what was read counts too.
-        defer { bytesRead = framed.bytesRead }
-        index = framed.index
-        header = try ArchiveAccess.header(of: framed)
         return summary(
-          archive, header: header, index: index, size: bytes ?? framed.size,
-          bytesRead: framed.bytesRead, encrypted: false, failure: nil)
+          archive, header: ends.header, index: ends.index, size: bytes ?? ends.size ?? 0,
+          bytesRead: ends.bytesRead, encrypted: ends.encrypted, failure: nil)
       }
       let reader = try ArchiveAccess.reader(archive)
       let stream = MemberStream(reader: reader, name: ArchiveAccess.displayName(archive)) {

@@ -242,9 +242,10 @@ public enum PruneService {
     }
   }
 
-  /// Checks the archive at `path`: a framed archive's trailer, index and header (checked
-  /// against the index) by ranged reads, or through the copy of its ends its backend keeps,
-  /// unless `readData`; any other archive read whole, every member checked against its index.
+  /// Checks the archive at `path`: its header and index read from its two ends, where they can
+  /// be (``ArchiveAccess/readEnds(_:listed:password:allowingUnencrypted:)``: the header checked
+  /// against the index), unless `readData`; any other archive read whole, every member checked
+  /// against its index.
   /// - Parameters:
   ///   - size: the archive's size (what a whole read reads).
   ///   - listed: the archive as its backend listed it, when one did.
@@ -256,21 +257,12 @@ public enum PruneService {
     readData: Bool = false, meter: ProgressMeter? = nil,
     listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) throws -> (header: ArchiveHeader, bytesRead: Int64) {
-    if !readData, let listed,
-      let (_, header, fetched) = ArchiveAccess.framedThroughEnds(
-        listed.archive, in: listed.backend, password: password,
-        allowingUnencrypted: allowingUnencrypted)
-    {
-      meter?.add(bytes: fetched)
-      return (header, fetched)
-    }
     if !readData,
-      let framed = try ArchiveAccess.framed(
-        path: path, password: password, allowingUnencrypted: allowingUnencrypted,
-        incremental: true)
+      let ends = try ArchiveAccess.readEnds(
+        path, listed: listed, password: password, allowingUnencrypted: allowingUnencrypted)
     {
-      defer { meter?.add(bytes: framed.bytesRead) }
-      return (try ArchiveAccess.header(of: framed), framed.bytesRead)
+      meter?.add(bytes: ends.bytesRead)
+      return (ends.header, ends.bytesRead)
     }
     let stream = try ArchiveAccess.members(
       path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
