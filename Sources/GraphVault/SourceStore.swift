@@ -130,17 +130,15 @@ final class SourceStore {
     archivedModel = model
   }
 
-  /// The model to read `store` (this source's store) with: the one at `modelPath` when given,
-  /// else the store's own cache, else the model the archive carried (an archive of a store
-  /// that keeps no model of its own).
+  /// The model to read `store` (this source's store) with, by ``ModelResolver``'s rule: the
+  /// version at `modelPath` that is the store's when given, else the store's own cache, else
+  /// the model the archive carried (an archive of a store that keeps no model of its own).
   /// - Throws: ``VaultError`` or a model loader's error when no model can be found or read.
   func model(of store: CoreDataStore, modelPath: String?, cacheName: String? = nil) throws
     -> ObjectModel
   {
-    if modelPath == nil, try store.modelCacheBytes() == nil, let archivedModel {
-      return archivedModel
-    }
-    return try BackupService.resolveModel(store: store, modelPath: modelPath, cacheName: cacheName)
+    try ModelResolver.model(
+      of: store, modelPath: modelPath, carried: archivedModel, cacheName: cacheName)
   }
 
   /// What messages call a store restored from the archive `source`.

@@ -241,7 +241,7 @@ public enum FindService {
           archivePath: address, to: storePath, options: restore)
         bytesRead = size
         let store = try CoreDataStore(path: storePath)
-        guard let found = try store.cachedModel() ?? archived else {
+        guard let found = try ModelResolver.known(of: store, carried: archived) else {
           throw VaultError(.modelUnavailable, "the archive carries no model")
         }
         model = found

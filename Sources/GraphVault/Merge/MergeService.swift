@@ -87,7 +87,7 @@ public enum MergeService {
       // store's model, the selection and the keys are checked against it (the source is read in
       // the store's model, migrated when it differs).
       let target = try CoreDataStore(path: storePath)
-      let model = try BackupService.resolveModel(store: target, modelPath: options.modelPath)
+      let model = try ModelResolver.model(of: target, modelPath: options.modelPath)
       let keys = try DiffService.keyAttributes(options.keys, model: model)
       try FixtureService.check(options.selection, model: model)
       // A framed archive at the store's model version is read in part: what the selection

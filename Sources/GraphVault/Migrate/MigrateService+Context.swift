@@ -43,12 +43,10 @@ extension MigrateService {
             "the store's model is not the context's (\(differences)): open it with migrating: true to migrate it in place (\(storePath))"
           )
         }
-        var source: ObjectModel
-        if let versions, let found = try? VersionDetector.detect(store: opened, in: versions) {
-          source = found
-        } else if let cached = try opened.cachedModel() {
-          source = cached
-        } else {
+        // The version whose schema is the store's (its hashes are not the context's), else
+        // what the store keeps.
+        let detected = versions.flatMap { try? VersionDetector.detect(store: opened, in: $0) }
+        guard var source = try detected ?? ModelResolver.known(of: opened) else {
           throw VaultError(
             .modelUnavailable,
             "the store's own model is not known (no Z_MODELCACHE, and no version of the versions given matches it): pass its versions (\(storePath))"

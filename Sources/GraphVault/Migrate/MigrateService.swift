@@ -82,7 +82,7 @@ public enum MigrateService {
       if lock != nil { StoreDestination.removeLeftovers(of: storePath) }
       let store = try CoreDataStore(path: storePath)
       // A version of the set, or (not one) the store's own model from its cache.
-      let (current, located) = try BackupService.locate(store, in: set)
+      let (current, located) = try ModelResolver.locate(store, in: set)
       let order = set.versions.map { $0.versionName ?? $0.name }
       let from = located ?? StoreMigration.modelName(of: storePath)
       if let here = order.firstIndex(of: from), let there = order.firstIndex(of: target),

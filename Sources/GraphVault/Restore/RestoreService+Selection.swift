@@ -51,12 +51,7 @@ extension RestoreService {
     }
     options.meter?.startPhase("selecting")
     let store = try CoreDataStore(path: sourcePath)
-    let model: ObjectModel
-    if let cached = try store.cachedModel() {
-      model = cached
-    } else if let archivedModel {
-      model = archivedModel
-    } else {
+    guard let model = try ModelResolver.known(of: store, carried: archivedModel) else {
       throw VaultError(.modelUnavailable, "the archive carries no model (\(archivePath))")
     }
     let cutter = try FixtureCutter(store: store, model: model)
