@@ -104,6 +104,8 @@ func saveChild(mode: String, count: Int, store: String, timing: String) throws {
   var handled = 0
   switch mode {
   case "save":
+    // One price for every book, as the baseline's one literal "9.99".
+    let price = Decimal(string: "9.99")
     for number in 0..<count {
       let book = try context.insert("Book")
       try book.setValue("Saved book \(number)", for: "title")
@@ -113,7 +115,7 @@ func saveChild(mode: String, count: Int, store: String, timing: String) throws {
       try book.setValue(
         Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(number)), for: "publishedAt")
       try book.setValue(Int64(number * 3), for: "sales")
-      try book.setValue(Decimal(string: "9.99"), for: "price")
+      try book.setValue(price, for: "price")
       try book.setValue(true, for: "inPrint")
       try book.setValue(Float(0.5), for: "weight")
     }

@@ -144,4 +144,42 @@ struct UndoTests {
     #expect(!undo.canUndo)
     #expect(try note.value(for: "title") == .string("u"))
   }
+
+  @Test(
+    "an insert deleted, undone and redone, and rolled back and inserted again, is saved once, as the last state it had"
+  )
+  func anInsertThatComesAndGoesIsSavedOnce() throws {
+    let context = try context()
+    let undo = try #require(context.undoManager)
+    let kept = try context.insert("Note")
+    try kept.setValue(.string("kept"), for: "title")
+    let note = try context.insert("Note")
+    try note.setValue(.string("first"), for: "title")
+    #expect(note.isInserted && kept.isInserted)
+    try context.delete(note)
+    #expect(!note.isInserted && note.isDeleted)
+    try undo.undo()
+    #expect(note.isInserted && !note.isDeleted)
+    try note.setValue(.string("second"), for: "title")
+    #expect(context.insertedObjects.count == 2)
+    try context.save()
+    #expect(!note.isInserted && !kept.isInserted && !context.hasChanges)
+    let fresh = try ObjectContext(storePath: path, model: model)
+    let titles = try fresh.fetch(FetchRequest(entity: "Note")).compactMap {
+      try $0.value(for: "title")
+    }
+    #expect(titles.sorted { "\($0)" < "\($1)" } == [.string("kept"), .string("second")])
+
+    // A rollback discards a pending insert; one inserted after it is saved alone.
+    let discarded = try context.insert("Note")
+    try discarded.setValue(.string("gone"), for: "title")
+    context.rollback()
+    #expect(!discarded.isInserted && discarded.isDeleted)
+    let last = try context.insert("Note")
+    try last.setValue(.string("last"), for: "title")
+    try context.save()
+    #expect(
+      try ObjectContext(storePath: path, model: model).count(for: FetchRequest(entity: "Note")) == 3
+    )
+  }
 }

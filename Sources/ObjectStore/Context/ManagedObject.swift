@@ -49,6 +49,11 @@ open class ManagedObject: CustomStringConvertible {
   var transients: [String: any Sendable] = [:]
   /// Whether the object was deleted (pending or saved), or discarded by a rollback.
   public internal(set) var isDeleted = false
+  /// Whether the object waits for its first save (its reference is in the context's
+  /// `inserted`): asked on every value set, without a lookup.
+  var isPendingInsert = false
+  /// Whether the context's ``ObjectContext/pendingInserts`` lists the object.
+  var isInPendingInserts = false
 
   /// What a context hands a new object: its stored record and the context itself.
   public struct Construction {

@@ -4,7 +4,7 @@ import SQLite
 
 extension ManagedObject {
   /// Whether the object was inserted and is not saved yet (`isInserted` in Core Data).
-  public var isInserted: Bool { context.inserted.contains(reference) }
+  public var isInserted: Bool { isPendingInsert }
 
   /// Whether the object, stored already, has unsaved changes: values, relationships (its own
   /// or its to-many members', a one-to-many whose members were moved to or from it included),

@@ -48,7 +48,7 @@ extension ObjectContext {
     for reference in closure {
       registered[reference]?.isDeleted = true
       updated.remove(reference)
-      if inserted.remove(reference) != nil {
+      if unmarkInserted(reference) {
         registered.removeValue(forKey: reference)
         joinInserts = joinInserts.filter { !involves($0, reference) }
       } else {

@@ -15,14 +15,14 @@ extension ObjectContext {
     // The same mistake is always the one named: the first in a stable order (entity, then
     // key), found without sorting every object, since only one before it can replace it.
     var first: (reference: ObjectReference, error: StoreError)?
-    for set in [inserted, updated] {
-      for reference in set {
-        if let first, !Self.stableOrder(reference, first.reference) { continue }
-        guard let object = registered[reference], !object.isDeleted,
-          let error = try problem(of: object)
-        else { continue }
-        first = (reference, error)
-      }
+    func check(_ object: ManagedObject) throws(StoreError) {
+      if let first, !Self.stableOrder(object.reference, first.reference) { return }
+      guard !object.isDeleted, let error = try problem(of: object) else { return }
+      first = (object.reference, error)
+    }
+    for object in objectsPendingInsert { try check(object) }
+    for reference in updated {
+      if let object = registered[reference] { try check(object) }
     }
     if let first { throw first.error }
   }
@@ -128,14 +128,15 @@ extension ObjectContext {
       object.extendedChanges.removeAll()
     }
     if undoManager?.removesAllActionsOnSave == true { undoManager?.removeAllActions() }
-    for (set, isInserted) in [(inserted, true), (updated, false)] {
-      for reference in set {
-        guard let object = registered[reference] else { continue }
-        object.version = isInserted ? 1 : object.version + 1
-        object.committed = object.attributes
-        if object.committedToOne != object.toOne { object.committedToOne = object.toOne }
-        if !object.changedKeys.isEmpty { object.changedKeys.removeAll() }
-      }
+    func commit(_ object: ManagedObject, version: Int64) {
+      object.version = version
+      object.committed = object.attributes
+      if object.committedToOne != object.toOne { object.committedToOne = object.toOne }
+      if !object.changedKeys.isEmpty { object.changedKeys.removeAll() }
+    }
+    for object in objectsPendingInsert { commit(object, version: 1) }
+    for reference in updated {
+      if let object = registered[reference] { commit(object, version: object.version + 1) }
     }
     // didSave hooks run in a stable order; without hooks there is nothing to sort.
     var savedObjects: [ManagedObject] = []
@@ -165,9 +166,14 @@ extension ObjectContext {
     do {
       try store.database.transaction(.immediate) { db in
         try writeDeletes(db)
-        for reference in inserted.sorted(by: { $0.primaryKey < $1.primaryKey }) {
-          _ = try writeRow(
-            registered[reference]!, insert: true, orderKeys: orderKeys[reference] ?? [:], db)
+        // In key order: the order they were inserted in, unless keys were given.
+        var inserts = objectsPendingInsert
+        if !zip(inserts, inserts.dropFirst()).allSatisfy({ $0.primaryKey < $1.primaryKey }) {
+          inserts.sort { $0.primaryKey < $1.primaryKey }
+        }
+        for object in inserts {
+          let keys = orderKeys.isEmpty ? [:] : orderKeys[object.reference] ?? [:]
+          _ = try writeRow(object, insert: true, orderKeys: keys, db)
         }
         for reference in updated.sorted(by: { $0.primaryKey < $1.primaryKey }) {
           guard let object = registered[reference], !object.isDeleted else { continue }
@@ -499,7 +505,7 @@ extension ObjectContext {
   }
 
   private func clearPendingChanges() {
-    inserted.removeAll()
+    clearInserted()
     updated.removeAll()
     deleted.removeAll()
     joinInserts.removeAll()

@@ -114,7 +114,7 @@ extension ObjectContext {
         // Its row is gone (a saved delete) or never was (a discarded insert): insert it again.
         object.isDeleted = false
         registered[reference] = object
-        inserted.insert(reference)
+        markInserted(object)
         object.version = 0
         object.committed = AttributeSlots(traits: object.traits)
         object.committedToOne = [:]

@@ -100,7 +100,7 @@ extension ObjectContext {
       }
     }
     // Gone as a discarded insert is gone: never written, no longer registered.
-    inserted.remove(object.reference)
+    unmarkInserted(object.reference)
     transientChanges.remove(object.reference)
     registered.removeValue(forKey: object.reference)
     object.isDeleted = true

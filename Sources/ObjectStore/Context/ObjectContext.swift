@@ -21,7 +21,13 @@ public final class ObjectContext {
   let layout: StoreLayout
   /// The objects read or inserted, one per reference, with who points where.
   var registered = ObjectRegistry()
-  var inserted = Set<ObjectReference>()
+  /// The objects waiting for their first save, by reference; kept with ``pendingInserts``
+  /// and each object's ``ManagedObject/isPendingInsert`` by ``markInserted(_:)`` and
+  /// ``unmarkInserted(_:)``.
+  private(set) var inserted = Set<ObjectReference>()
+  /// The objects marked inserted since the last save, in the order they were: what a save
+  /// walks without a lookup per object (one no longer inserted is skipped by its flag).
+  private(set) var pendingInserts: [ManagedObject] = []
   var updated = Set<ObjectReference>()
   var deleted = Set<ObjectReference>()
   var joinInserts = JoinPairSet()
@@ -280,10 +286,42 @@ public final class ObjectContext {
     let step = undoStep { .insert(object.reference) }
     defer { step.end() }
     registered[object.reference] = object
-    inserted.insert(object.reference)
+    markInserted(object)
     try runHooks(.awakeFromInsert, object)
     step.commit()
   }
+
+  /// Marks `object` (registered) as waiting for its first save.
+  func markInserted(_ object: ManagedObject) {
+    inserted.insert(object.reference)
+    object.isPendingInsert = true
+    if !object.isInPendingInserts {
+      object.isInPendingInserts = true
+      pendingInserts.append(object)
+    }
+  }
+
+  /// Unmarks the object `reference` (still registered, if it was) as waiting for its first
+  /// save. Returns whether it was.
+  @discardableResult
+  func unmarkInserted(_ reference: ObjectReference) -> Bool {
+    guard inserted.remove(reference) != nil else { return false }
+    registered[reference]?.isPendingInsert = false
+    return true
+  }
+
+  /// Forgets every pending insert (after a save, or a rollback).
+  func clearInserted() {
+    for object in pendingInserts {
+      object.isPendingInsert = false
+      object.isInPendingInserts = false
+    }
+    pendingInserts.removeAll()
+    inserted.removeAll()
+  }
+
+  /// The objects waiting for their first save, in the order they were inserted.
+  var objectsPendingInsert: [ManagedObject] { pendingInserts.filter(\.isPendingInsert) }
 
   /// Takes `key` for a new object of the hierarchy under `root`, moving the counter past it.
   private func reserve(_ key: Int64, root: String) throws(StoreError) {
@@ -333,7 +371,7 @@ public final class ObjectContext {
       object.isInExtendedChangeList = true
       extendedChangeList.append(object)
     }
-    if !inserted.contains(object.reference) { updated.insert(object.reference) }
+    if !object.isPendingInsert { updated.insert(object.reference) }
   }
 
   /// Empties ``extendedChangeList`` (a save wrote it, or a rollback dropped it).
@@ -388,7 +426,7 @@ public final class ObjectContext {
     }
     if traits.slotAttributes[slot].isTransient {
       transientChanges.insert(object.reference)
-    } else if !inserted.contains(object.reference) {
+    } else if !object.isPendingInsert {
       // What a refresh keeps; an inserted object has no stored row to refresh from.
       object.changedKeys.insert(traits.slotNames[slot])
       markUpdated(object)
