@@ -120,11 +120,21 @@ func saveChild(mode: String, count: Int, store: String, timing: String) throws {
       try book.setValue(Float(0.5), for: "weight")
     }
     let saving = Date()
+    let phases = ProcessInfo.processInfo.environment["GVBENCH_PHASES"] != nil
+    // Resident and peak memory, from /proc, after the inserts and after the save.
+    func memory() -> String {
+      let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+      return status.split(separator: "\n").filter {
+        $0.hasPrefix("VmRSS") || $0.hasPrefix("VmHWM")
+      }.map { $0.split(whereSeparator: \.isWhitespace).dropFirst().joined(separator: " ") }
+        .joined(separator: " / ")
+    }
+    let inserted = phases ? memory() : ""
     try context.save()
-    if ProcessInfo.processInfo.environment["GVBENCH_PHASES"] != nil {
+    if phases {
       FileHandle.standardError.write(
         Data(
-          "inserts \(saving.timeIntervalSince(start)) s, save \(Date().timeIntervalSince(saving)) s\n"
+          "inserts \(saving.timeIntervalSince(start)) s (RSS / peak \(inserted)), save \(Date().timeIntervalSince(saving)) s (\(memory()))\n"
             .utf8))
     }
     handled = count

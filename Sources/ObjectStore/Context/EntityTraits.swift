@@ -6,6 +6,11 @@ import ObjectModel
 @usableFromInline final class EntityTraits {
   /// The entity's name.
   let name: String
+  /// The root of its hierarchy, whose counter numbers its objects; nil when the model has no
+  /// such entity.
+  let root: String?
+  /// Whether it is abstract (no object is of it alone).
+  let isAbstract: Bool
   /// Its attributes and its ancestors', composites by their elements, in slot order
   /// (``AttributeSlots``).
   @usableFromInline let slotAttributes: [AttributeDescription]
@@ -17,9 +22,9 @@ import ObjectModel
   let defaultValues: [AttributeValue?]
   /// Each to-many relationship empty: what a new object holds (shared until one changes).
   let emptyToMany: [String: [ObjectReference]]
-  /// The required attributes a save checks (neither optional nor derived), by name, with
-  /// whether each is transient.
-  let required: [(name: String, isTransient: Bool)]
+  /// The required attributes a save checks (neither optional nor derived), by name and slot,
+  /// with whether each is transient.
+  let required: [(name: String, slot: Int, isTransient: Bool)]
   /// The relationships a save checks: required to-ones, and to-manys with an inverse whose
   /// count is bounded or required.
   let checkedRelationships: [RelationshipDescription]
@@ -37,6 +42,8 @@ import ObjectModel
 
   init(entity: String, model: ObjectModel) {
     name = entity
+    root = model.entity(named: entity) == nil ? nil : model.root(of: entity)?.name
+    isAbstract = model.entity(named: entity)?.isAbstract ?? false
     let all = model.attributes(of: entity)
     let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     slotNames = byName.keys.sorted()
@@ -46,7 +53,10 @@ import ObjectModel
     emptyToMany = Dictionary(
       model.relationships(of: entity).filter(\.isToMany).map { ($0.name, []) },
       uniquingKeysWith: { first, _ in first })
-    required = all.filter { !$0.isOptional && !$0.isDerived }.map { ($0.name, $0.isTransient) }
+    let slots = self.slots
+    required = all.filter { !$0.isOptional && !$0.isDerived }.compactMap { attribute in
+      slots[attribute.name].map { (attribute.name, $0, attribute.isTransient) }
+    }
     checkedRelationships = model.relationships(of: entity).filter { relationship in
       guard !relationship.isTransient else { return false }
       guard relationship.isToMany else { return !relationship.isOptional }

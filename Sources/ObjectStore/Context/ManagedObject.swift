@@ -61,6 +61,8 @@ open class ManagedObject: CustomStringConvertible {
     unowned let context: ObjectContext
     /// The attribute values by slot, when they were read so; else the record's.
     var values: [AttributeValue?]? = nil
+    /// The entity's traits, when the context has them at hand.
+    var traits: EntityTraits? = nil
   }
 
   /// Creates an object for a context; a subclass inherits it (or passes `construction` on to
@@ -71,7 +73,7 @@ open class ManagedObject: CustomStringConvertible {
     let context = construction.context
     reference = record.reference
     self.context = context
-    let traits = context.traits(of: record.entity)
+    let traits = construction.traits ?? context.traits(of: record.entity)
     self.traits = traits
     if let values = construction.values {
       attributes = AttributeSlots(values: values, traits: traits)

@@ -73,12 +73,15 @@ extension ObjectContext {
   }
 
   /// A new object for `record`, of its entity's class (or the nearest ancestor's that has one).
-  func makeObject(_ record: ObjectRecord, values: [AttributeValue?]? = nil) -> ManagedObject {
+  func makeObject(
+    _ record: ObjectRecord, values: [AttributeValue?]? = nil, traits: EntityTraits? = nil
+  ) -> ManagedObject {
     let type =
       classes.isEmpty
       ? ManagedObject.self
       : model.lineage(of: record.entity).lazy.compactMap { self.classes[$0.name] }.first
         ?? ManagedObject.self
-    return type.init(ManagedObject.Construction(record: record, context: self, values: values))
+    return type.init(
+      ManagedObject.Construction(record: record, context: self, values: values, traits: traits))
   }
 }

@@ -32,8 +32,10 @@ extension ObjectContext {
   private func problem(of object: ManagedObject) throws(StoreError) -> StoreError? {
     // A required transient attribute is validated as Core Data validates it: left nil, the
     // save fails although nothing of it is written.
-    for (name, isTransient) in object.traits.required
-    where isTransient ? object.transientValue(for: name) == nil : object.attributes[name] == nil {
+    for (name, slot, isTransient) in object.traits.required
+    where isTransient
+      ? object.transientValue(for: name) == nil : object.attributes[slot: slot] == nil
+    {
       return fail(.validation, "\(object): \(object.entity).\(name) is required and has no value")
     }
     for relationship in object.traits.checkedRelationships {

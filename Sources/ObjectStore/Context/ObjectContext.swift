@@ -252,33 +252,38 @@ public final class ObjectContext {
   /// the hierarchy's counter when nil. Keys handed out later come after every key given.
   /// - Throws: ``StoreError`` when the entity is unknown or abstract, or the key is taken.
   public func insert(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ManagedObject {
+    let traits = traits(of: entity)
     let object = makeObject(
-      try newRecord(entity, primaryKey: primaryKey), values: traits(of: entity).defaultValues)
+      try newRecord(entity, traits: traits, primaryKey: primaryKey), values: traits.defaultValues,
+      traits: traits)
     try adoptInserted(object)
     return object
   }
 
   /// The record of a new object of `entity`: its key (``insert(_:primaryKey:)``'s rules); its
   /// values are the entity's defaults, ``EntityTraits/defaultValues``, given beside it.
-  func newRecord(_ entity: String, primaryKey: Int64?) throws(StoreError) -> ObjectRecord {
+  func newRecord(_ entity: String, traits: EntityTraits? = nil, primaryKey: Int64?)
+    throws(StoreError) -> ObjectRecord
+  {
     guard !inDidSave else { throw fail(.invalidValue, "no object can be inserted in didSave") }
-    guard let description = model.entity(named: entity), let root = model.root(of: entity) else {
+    let traits = traits ?? self.traits(of: entity)
+    guard let root = traits.root else {
       throw fail(.invalidValue, "the model has no entity \(entity)")
     }
-    guard !description.isAbstract else {
+    guard !traits.isAbstract else {
       throw fail(.invalidValue, "entity \(entity) is abstract and cannot have objects")
     }
     let key: Int64
     if let primaryKey {
-      try reserve(primaryKey, root: root.name)
+      try reserve(primaryKey, root: root)
       key = primaryKey
     } else {
-      key = try nextPrimaryKey(root: root.name)
+      key = try nextPrimaryKey(root: root)
     }
     return ObjectRecord(entity: entity, primaryKey: key, version: 0)
   }
 
-  /// Takes `object`, made from a ``newRecord(_:primaryKey:)``, into the context as inserted:
+  /// Takes `object`, made from a ``newRecord(_:traits:primaryKey:)``, into the context as inserted:
   /// empty to-many relationships, an undo step, its `awakeFromInsert` hooks.
   func adoptInserted(_ object: ManagedObject) throws(StoreError) {
     // A new object has no members in the store: its to-many relationships start empty.
@@ -348,20 +353,24 @@ public final class ObjectContext {
   }
 
   private func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {
-    if nextKeys[root] == nil {
-      let table = try table(for: root)
-      let number = layout.entityNumbers[root] ?? 0
-      do {
-        let statement = try store.database.prepare(
-          "SELECT max((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?), ifnull((SELECT max(Z_PK) FROM \(table.name)), 0))"
-        )
-        try statement.bind(.integer(Int64(number)), at: 1)
-        nextKeys[root] = (try statement.scalar().integerValue ?? 0) + 1
-      } catch {
-        throw wrap(error, "cannot read the primary-key counter of \(root)")
-      }
+    // One lookup for the common case: the counter is known.
+    if let index = nextKeys.index(forKey: root) {
+      let key = nextKeys.values[index]
+      nextKeys.values[index] = key + 1
+      return key
     }
-    let key = nextKeys[root]!
+    let table = try table(for: root)
+    let number = layout.entityNumbers[root] ?? 0
+    let key: Int64
+    do {
+      let statement = try store.database.prepare(
+        "SELECT max((SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?), ifnull((SELECT max(Z_PK) FROM \(table.name)), 0))"
+      )
+      try statement.bind(.integer(Int64(number)), at: 1)
+      key = (try statement.scalar().integerValue ?? 0) + 1
+    } catch {
+      throw wrap(error, "cannot read the primary-key counter of \(root)")
+    }
     nextKeys[root] = key + 1
     return key
   }
