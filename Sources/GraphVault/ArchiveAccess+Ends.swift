@@ -2,20 +2,6 @@ import ArchiveFormat
 import ArchiveStorage
 import PropertyList
 
-/// An archive's header and index, read from its two ends: what `list` and `prune` decide from.
-struct ArchiveEndsRead {
-  /// The header.
-  let header: ArchiveHeader
-  /// The index.
-  let index: PropertyListValue
-  /// The bytes read (or fetched, through a copy of the archive's ends).
-  let bytesRead: Int64
-  /// Whether the archive is encrypted.
-  let encrypted: Bool
-  /// The archive's size, when its input knows it.
-  let size: Int64?
-}
-
 extension ArchiveAccess {
   /// The header and index of the archive at `path`, read from its two ends where it can be:
   /// first through the copy of its ends its backend keeps (when `listed` says which archive
@@ -41,17 +27,12 @@ extension ArchiveAccess {
       if let framed = try? framed(
         input, name: path, password: password, allowingUnencrypted: allowingUnencrypted,
         incremental: true),
-        let header = try? header(of: framed)
+        let read = try? ends(of: framed, fetched: input.fetched)
       {
-        return ArchiveEndsRead(
-          header: header, index: framed.index, bytesRead: input.fetched, encrypted: false,
-          size: input.size)
+        return read
       }
-      if let sealed = try sealedSummary(input, name: path, password: password) {
-        return ArchiveEndsRead(
-          header: ArchiveHeader(
-            reading: try propertyList(sealed.header, member: ArchiveLayout.header)),
-          index: sealed.index, bytesRead: input.fetched, encrypted: true, size: input.size)
+      if let read = try sealedEnds(input, name: path, password: password, fetched: input.fetched) {
+        return read
       }
     }
     let (backend, name) = try locate(path)
@@ -60,28 +41,30 @@ extension ArchiveAccess {
       input, name: path, password: password, allowingUnencrypted: allowingUnencrypted,
       incremental: true)
     {
-      return ArchiveEndsRead(
-        header: try header(of: framed), index: framed.index, bytesRead: framed.bytesRead,
-        encrypted: false, size: input.size)
+      return try ends(of: framed, fetched: nil)
     }
-    guard let sealed = try sealedSummary(input, name: path, password: password) else {
-      return nil
-    }
-    return ArchiveEndsRead(
-      header: ArchiveHeader(reading: try propertyList(sealed.header, member: ArchiveLayout.header)),
-      index: sealed.index, bytesRead: sealed.bytesRead, encrypted: true, size: input.size)
+    return try sealedEnds(input, name: path, password: password, fetched: nil)
+  }
+
+  /// A framed archive's header (checked against its index) and index; `fetched` bytes when
+  /// read through a copy of its ends, else what was read of it.
+  private static func ends(of framed: FramedArchive, fetched: Int64?) throws -> ArchiveEndsRead {
+    ArchiveEndsRead(
+      header: try header(of: framed), index: framed.index,
+      bytesRead: fetched ?? framed.bytesRead, encrypted: false, size: framed.size)
   }
 
   /// The header and index of the encrypted archive `input` reads, from its two ends
-  /// (``SealedSummary``); nil when it ends with no trailer, or when what its ends give is
-  /// amiss.
+  /// (``SealedSummary``); `fetched` bytes when read through a copy of its ends, else what was
+  /// read of it. Nil when it ends with no trailer, or when what its ends give is amiss.
   /// - Throws: ``ArchiveFormatError`` for a missing or wrong password, naming the archive.
-  private static func sealedSummary(
-    _ input: any ArchiveInput, name: String, password: PasswordSource?
-  ) throws -> SealedSummary? {
+  private static func sealedEnds(
+    _ input: any ArchiveInput, name: String, password: PasswordSource?, fetched: Int64?
+  ) throws -> ArchiveEndsRead? {
     guard let size = input.size else { return nil }
+    let sealed: SealedSummary?
     do {
-      return try SealedSummary.read(
+      sealed = try SealedSummary.read(
         size: size, name: name, read: { try input.read(at: $0, count: $1) },
         password: { try password?.read() })
     } catch let error as ArchiveFormatError
@@ -91,5 +74,11 @@ extension ArchiveAccess {
     } catch {
       return nil
     }
+    guard let sealed,
+      let header = try? propertyList(sealed.header, member: ArchiveLayout.header)
+    else { return nil }
+    return ArchiveEndsRead(
+      header: ArchiveHeader(reading: header), index: sealed.index,
+      bytesRead: fetched ?? sealed.bytesRead, encrypted: true, size: size)
   }
 }

@@ -165,7 +165,7 @@ public enum ListService {
         archive, listed: listed, password: password, allowingUnencrypted: true)
       {
         return summary(
-          archive, header: ends.header, index: ends.index, size: bytes ?? ends.size ?? 0,
+          archive, header: ends.header, index: ends.index, size: bytes ?? ends.size,
           bytesRead: ends.bytesRead, encrypted: ends.encrypted, failure: nil)
       }
       let reader = try ArchiveAccess.reader(archive)
