@@ -18,7 +18,7 @@ package struct SealedSummary {
 
   /// How much of an archive's end is read first: the trailer, and in most archives the
   /// index's records with it.
-  static let tailRead = 64 << 10
+  package static let tailRead = 64 << 10
   /// How much of its start: the clear header's records.
   static let headRead = 16 << 10
   /// The largest clear header or index read.

@@ -21,45 +21,69 @@ extension ArchiveAccess {
     password: PasswordSource?, allowingUnencrypted: Bool
   ) throws -> ArchiveEndsRead? {
     guard !isStandardStream(path) else { return nil }
-    if let listed,
-      let input = try? listed.backend.openForSummary(listed.archive) as? ArchiveEndsInput
-    {
+    // What its backend gives for a summary: a copy of its ends, or the archive itself.
+    let given = listed.flatMap { try? $0.backend.openForSummary($0.archive) }
+    if let copy = given as? ArchiveEndsInput {
       if let framed = try? framed(
-        input, name: path, password: password, allowingUnencrypted: allowingUnencrypted,
+        copy, name: path, password: password, allowingUnencrypted: allowingUnencrypted,
         incremental: true),
-        let read = try? ends(of: framed, fetched: input.fetched)
+        let read = try? ends(of: framed, through: copy)
       {
         return read
       }
-      if let read = try sealedEnds(input, name: path, password: password, fetched: input.fetched) {
+      if let read = try sealedEnds(copy, name: path, password: password) {
         return read
       }
     }
-    let (backend, name) = try locate(path)
-    let input = try backend.openForReading(name)
+    let archive: any ArchiveInput
+    if let given, !(given is ArchiveEndsInput) {
+      archive = given
+    } else {
+      let (backend, name) = try locate(path)
+      archive = try backend.openForReading(name)
+    }
+    let input = try endRead(archive)
     if let framed = try framed(
       input, name: path, password: password, allowingUnencrypted: allowingUnencrypted,
       incremental: true)
     {
-      return try ends(of: framed, fetched: nil)
+      return try ends(of: framed, through: input as? ArchiveEndsInput)
     }
-    return try sealedEnds(input, name: path, password: password, fetched: nil)
+    return try sealedEnds(input, name: path, password: password)
   }
 
-  /// A framed archive's header (checked against its index) and index; `fetched` bytes when
-  /// read through a copy of its ends, else what was read of it.
-  private static func ends(of framed: FramedArchive, fetched: Int64?) throws -> ArchiveEndsRead {
-    ArchiveEndsRead(
-      header: try header(of: framed), index: framed.index,
-      bytesRead: fetched ?? framed.bytesRead, encrypted: false, size: framed.size)
+  /// `input`, with its end read once where each read is a request of its own (object
+  /// storage) and served from memory to whichever trailer's reader asks (a framed archive's,
+  /// then an encrypted one's); on a disk, as it is.
+  private static func endRead(_ input: any ArchiveInput) throws -> any ArchiveInput {
+    guard input.preferredReadSpan > 0, let size = input.size else { return input }
+    let count = Int(min(size, Int64(SealedSummary.tailRead)))
+    let tail = try input.read(at: size - Int64(count), count: count)
+    return ArchiveEndsInput(
+      ends: ArchiveEnds(size: size, head: [], tail: tail), fetched: Int64(tail.count),
+      span: input.preferredReadSpan
+    ) { () throws(StorageError) -> any ArchiveInput in input }
+  }
+
+  /// A framed archive's header (checked against its index) and index, with the bytes that
+  /// took: what `ends` (the archive's ends held in memory) fetched when it was read through
+  /// them, else what was read of it.
+  private static func ends(of framed: FramedArchive, through ends: ArchiveEndsInput?) throws
+    -> ArchiveEndsRead
+  {
+    let header = try header(of: framed)
+    return ArchiveEndsRead(
+      header: header, index: framed.index, bytesRead: ends?.fetched ?? framed.bytesRead,
+      encrypted: false, size: framed.size)
   }
 
   /// The header and index of the encrypted archive `input` reads, from its two ends
-  /// (``SealedSummary``); `fetched` bytes when read through a copy of its ends, else what was
-  /// read of it. Nil when it ends with no trailer, or when what its ends give is amiss.
+  /// (``SealedSummary``), with the bytes that took (what `input` fetched, when it holds the
+  /// archive's ends in memory). Nil when it ends with no trailer, or when what its ends give
+  /// is amiss.
   /// - Throws: ``ArchiveFormatError`` for a missing or wrong password, naming the archive.
   private static func sealedEnds(
-    _ input: any ArchiveInput, name: String, password: PasswordSource?, fetched: Int64?
+    _ input: any ArchiveInput, name: String, password: PasswordSource?
   ) throws -> ArchiveEndsRead? {
     guard let size = input.size else { return nil }
     let sealed: SealedSummary?
@@ -79,6 +103,7 @@ extension ArchiveAccess {
     else { return nil }
     return ArchiveEndsRead(
       header: ArchiveHeader(reading: header), index: sealed.index,
-      bytesRead: fetched ?? sealed.bytesRead, encrypted: true, size: size)
+      bytesRead: (input as? ArchiveEndsInput)?.fetched ?? sealed.bytesRead, encrypted: true,
+      size: size)
   }
 }

@@ -250,6 +250,47 @@ struct ObjectStorageCommandTests {
         == ["n/.graphvault-ends/" + keys[1].dropFirst(2), "n/" + keys[1].dropFirst(2)].sorted())
   }
 
+  @Test func anArchiveWithoutACopyOfItsEndsIsListedFromItsEndAndItsStartReadOnceEach() throws {
+    let moto = try MotoServer()
+    try moto.createBucket("bare")
+    let env = moto.environment()
+    let workspace = try CronWorkspace()
+    let store = try workspace.sampleStore(objects: 3_000)
+    let password = try workspace.passwordFile("secret")
+    var keys: [String] = []
+    for (prefix, extra) in [("sealed", ["--password-file", password]), ("plain", [])] {
+      let backup = try Self.run(
+        ["backup", store, "--model", CronWorkspace.sampleModel, "--output", "s3://bare/\(prefix)/"]
+          + extra, env)
+      #expect(backup.status == 0, "\(backup.stderr)")
+      keys.append(
+        String(backup.stdout.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(10)))
+    }
+    // Archives copied in by other tools have no copy of their ends.
+    let removed = try moto.boto(
+      """
+      for key in sys.argv[1:]:
+          folder, name = key.split("/")
+          s3.delete_object(Bucket="bare", Key=folder + "/.graphvault-ends/" + name)
+      """, keys)
+    #expect(removed.status == 0, "\(removed.stderr)")
+    for (key, extra) in zip(keys, [["--password-file", password], []]) {
+      try moto.startRecording()
+      let folder = "s3://bare/" + key.prefix { $0 != "/" } + "/"
+      let list = try Self.run(["list", folder, "--json"] + extra, env)
+      #expect(list.status == 0, "\(list.stderr)")
+      let summary =
+        (try JSONSerialization.jsonObject(with: Data(list.stdoutBytes)) as? [[String: Any]])?.first
+      #expect(summary?["state"] as? String == "complete", "\(list.stdout)")
+      // One HEAD, its end (read once, whichever trailer it has), its start.
+      let requests = try moto.recorded().filter { $0.hasSuffix("/bare/" + key) }
+      #expect(requests.filter { $0.hasPrefix("HEAD ") }.count == 1, "\(key): \(requests)")
+      #expect(requests.filter { $0.hasPrefix("GET ") }.count == 2, "\(key): \(requests)")
+      let (read, bytes) = (summary?["bytesRead"] as? Int ?? 0, summary?["bytes"] as? Int ?? 0)
+      #expect(read > 65_536 && read < bytes, "\(key): read \(read) of \(bytes)")
+    }
+  }
+
   @Test func aListingOfMoreThanAThousandArchivesFollowsContinuationTokens() throws {
     let moto = try MotoServer()
     try moto.createBucket("many")
