@@ -55,20 +55,19 @@ public final class S3Backend: StorageBackend {
   /// The `.gvault` objects directly under the prefix (every page of the listing); which of
   /// them have their ends copied is noted for ``openForSummary(_:)``.
   public func list() throws(StorageError) -> [StoredArchive] {
-    let archives = try storage {
-      try client.list(bucket: bucket, prefix: prefix).objects.compactMap { object in
-        let name = String(object.key.dropFirst(prefix.count))
-        return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
-      }
-    }
+    let archives = try archives(under: prefix)
     listedEnds = Set(try copiedEnds().map(\.name))
     return archives
   }
 
   /// The copies of ends under the prefix, each by its archive's name and its own size.
   private func copiedEnds() throws(StorageError) -> [StoredArchive] {
-    let folder = prefix + Self.endsFolder
-    return try storage {
+    try archives(under: prefix + Self.endsFolder)
+  }
+
+  /// The `.gvault` objects directly under `folder` (empty, or ending in `/`), by name.
+  private func archives(under folder: String) throws(StorageError) -> [StoredArchive] {
+    try storage {
       try client.list(bucket: bucket, prefix: folder).objects.compactMap { object in
         let name = String(object.key.dropFirst(folder.count))
         return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
@@ -146,7 +145,7 @@ public final class S3Backend: StorageBackend {
     // The copies are listed before the archives: a copy is written after its archive is
     // whole, so one seen here whose archive is not listed next has no archive.
     let copies = try copiedEnds()
-    let archives = Set(try list().map(\.name))
+    let archives = Set(try archives(under: prefix).map(\.name))
     let orphans = copies.filter { !archives.contains($0.name) }.map {
       StoredArchive(name: Self.endsFolder + $0.name, size: $0.size)
     }
