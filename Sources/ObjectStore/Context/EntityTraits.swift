@@ -42,8 +42,9 @@ import ObjectModel
 
   init(entity: String, model: ObjectModel) {
     name = entity
-    root = model.entity(named: entity) == nil ? nil : model.root(of: entity)?.name
-    isAbstract = model.entity(named: entity)?.isAbstract ?? false
+    let description = model.entity(named: entity)
+    root = description == nil ? nil : model.root(of: entity)?.name
+    isAbstract = description?.isAbstract ?? false
     let all = model.attributes(of: entity)
     let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     slotNames = byName.keys.sorted()
