@@ -34,6 +34,9 @@ let package = Package(
     .systemLibrary(
       name: "CZlib", pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+    .systemLibrary(
+      name: "CZstd", pkgConfig: "libzstd",
+      providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
     // glibc's allocator tuning, for the executable.
     .systemLibrary(name: "CMalloc"),
 
@@ -41,6 +44,7 @@ let package = Package(
     .target(name: "SQLite", dependencies: ["CSQLite"]),
     .target(name: "LibArchive", dependencies: ["CArchive"]),
     .target(name: "Zlib", dependencies: ["CZlib"]),
+    .target(name: "Zstd", dependencies: ["CZstd"]),
 
     // A small S3 client: Signature Version 4, the requests graphvault needs, retries.
     .target(name: "S3", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -77,7 +81,7 @@ let package = Package(
     .target(
       name: "ArchiveFormat",
       dependencies: [
-        "ObjectStore", "ObjectModel", "PropertyList", "LibArchive",
+        "ObjectStore", "ObjectModel", "PropertyList", "LibArchive", "Zstd",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
@@ -120,6 +124,7 @@ let package = Package(
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "LibArchiveTests", dependencies: ["LibArchive", "TestSupport"]),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),
+    .testTarget(name: "ZstdTests", dependencies: ["Zstd"]),
     .testTarget(
       name: "PropertyListTests",
       dependencies: ["PropertyList", "Zlib", "SQLite", "TestSupport"]),
