@@ -24,6 +24,7 @@ package enum ArchiveIndex {
             member["length"] = .integer(place.length)
           }
           if let ranges = $0.ranges { member["ranges"] = ranges.propertyList }
+          if let frames = $0.frames { member.merge(frames.entries) { $1 } }
           return .dictionary(member)
         }),
       "objects": .dictionary(counts.mapValues { .integer(Int64($0)) }),
@@ -117,8 +118,11 @@ package enum ArchiveIndex {
   }
 
   /// Where a framed archive's index says its members' frames are must be a chain: the first
-  /// at 0, each where the one before ends (an index without places has nothing to check).
-  /// - Returns: the first member whose place breaks the chain, as a problem.
+  /// at 0, each where the one before ends (an index without places has nothing to check); a
+  /// member in several frames must have frames that fill its place and hold its size
+  /// (``MemberFrames``).
+  /// - Returns: the first member whose place breaks the chain, or whose frames are damaged, as
+  ///   a problem.
   package static func framingProblem(_ index: PropertyListValue) -> ArchiveFormatError? {
     let members = index["members"]?.arrayValue ?? []
     guard members.contains(where: { $0["offset"] != nil || $0["length"] != nil }) else {
@@ -134,6 +138,13 @@ package enum ArchiveIndex {
         return ArchiveFormatError(
           member: ArchiveLayout.index,
           "the place the index gives \(path) does not follow the member before it (damaged)")
+      }
+      do {
+        _ = try MemberFrames(
+          reading: member, member: path, place: FramedStream.Place(offset: offset, length: length),
+          size: Int(member["size"]?.integerValue ?? 0))
+      } catch {
+        return error
       }
       end = offset + length
     }

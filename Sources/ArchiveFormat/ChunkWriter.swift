@@ -30,10 +30,13 @@ package struct ChunkWriter {
     if records > 0 { try flush() }
   }
 
-  /// Writes a chunk encoded elsewhere as the next member, with its ranges for the index.
-  package mutating func write(_ chunk: [UInt8], ranges: ChunkRanges? = nil) throws {
+  /// Writes a chunk encoded elsewhere as the next member, with its ranges for the index and
+  /// the spans of its large columns (``MemberWriter/write(_:_:ranges:spans:)``).
+  package mutating func write(
+    _ chunk: [UInt8], ranges: ChunkRanges? = nil, spans: [ColumnSpan] = []
+  ) throws {
     number += 1
-    try members.write(path(number), chunk, ranges: ranges)
+    try members.write(path(number), chunk, ranges: ranges, spans: spans)
   }
 
   private mutating func flush() throws {

@@ -143,7 +143,7 @@ struct ColumnBuilder {
   /// `present` (only when some record has no value), `lengths` (strings, data and lists) and
   /// `values`.
   func write(into writer: inout BinaryPropertyListWriter, count: Int)
-    -> BinaryPropertyListWriter.Reference
+    -> (column: BinaryPropertyListWriter.Reference, values: BinaryPropertyListWriter.Reference)
   {
     let start = writer.stackCount
     writer.push(writer.string(ColumnLayout.key))
@@ -163,7 +163,8 @@ struct ColumnBuilder {
     default: break
     }
     writer.push(writer.string(ColumnLayout.values))
-    writer.push(writer.data(values))
-    return writer.makeDictionary(fromStackIndex: start)
+    let data = writer.data(values)
+    writer.push(data)
+    return (writer.makeDictionary(fromStackIndex: start), data)
   }
 }

@@ -195,6 +195,13 @@ package struct ColumnChunkEncoder {
 
   /// The chunk as a binary property list; nil when it is empty.
   package mutating func serialized() -> [UInt8]? {
+    encoded()?.bytes
+  }
+
+  /// The chunk as a binary property list, and where the values of its columns of at least
+  /// ``ColumnLayout/framedValuesBytes`` are in it (for frames of their own); nil when it is
+  /// empty.
+  package mutating func encoded() -> (bytes: [UInt8], spans: [ColumnSpan])? {
     guard count > 0 else { return nil }
     writer.reset()
     let start = writer.stackCount
@@ -211,10 +218,19 @@ package struct ColumnChunkEncoder {
     let used = columns.list.filter { $0.presentCount > 0 }.sorted {
       ($0.key, $0.kind.rawValue) < ($1.key, $1.kind.rawValue)
     }
-    for column in used { writer.push(column.write(into: &writer, count: count)) }
+    var large: [(key: String, values: BinaryPropertyListWriter.Reference)] = []
+    for column in used {
+      let (reference, values) = column.write(into: &writer, count: count)
+      writer.push(reference)
+      if column.values.count >= ColumnLayout.framedValuesBytes {
+        large.append((column.key, values))
+      }
+    }
     writer.push(writer.makeArray(fromStackIndex: arrayStart))
     let root = writer.makeDictionary(fromStackIndex: start)
-    return writer.serialized(root: root)
+    let ranges = writer.payloadRanges(of: large.map(\.values))
+    let spans = zip(large, ranges).map { ColumnSpan(key: $0.key, range: $1) }
+    return (writer.serialized(root: root), spans)
   }
 
   /// What the chunk holds by key (``ChunkRanges``), for the index; nil when it is empty. The

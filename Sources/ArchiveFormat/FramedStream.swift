@@ -1,5 +1,5 @@
 import Foundation
-import LibArchive
+import Zstd
 
 /// The tar stream of a plain zstd archive, compressed one member at a time: each member (its
 /// tar headers, content and padding) is one zstd frame, the end-of-archive blocks a last one,
@@ -10,7 +10,11 @@ import LibArchive
 ///
 /// The archive writer hands its bytes to ``append(_:)`` as it produces them; ``cut()`` after
 /// each member compresses them into a frame and says where it went; ``finish(index:)`` after
-/// the archive is closed writes its end and the trailer.
+/// the archive is closed writes its end and the trailer. A chunk's large columns may each be
+/// given a frame of their own (``cut(contentSize:spans:)``, ``MemberFrames``).
+///
+/// Every frame records its content size and checksum (XXH64), so that a frame read alone is
+/// checked for damage as it is decompressed.
 package final class FramedStream: @unchecked Sendable {
   /// Where a member's frame is in the archive file.
   package struct Place: Sendable, Equatable {
@@ -31,10 +35,14 @@ package final class FramedStream: @unchecked Sendable {
   private var pending: [UInt8] = []
   /// The bytes emitted so far.
   private(set) var written: Int64 = 0
+  /// One compression context for every frame (used on the thread that cuts).
+  private let zstd: ZstdFrames
 
   /// A stream whose compressed bytes go to `emit`.
-  package init(emit: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+  /// - Throws: ``ZstdError`` when libzstd cannot make its context.
+  package init(emit: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
     self.emit = emit
+    self.zstd = try ZstdFrames(level: 3)
   }
 
   /// Takes bytes of the tar stream.
@@ -45,12 +53,45 @@ package final class FramedStream: @unchecked Sendable {
   /// Compresses what came since the last cut into one frame and writes it.
   /// - Returns: where the frame is.
   package func cut() throws -> Place {
-    let frame = try FilterCodec.compress(pending, filter: .zstd)
+    try cut(contentSize: 0, spans: []).place
+  }
+
+  /// Compresses what came since the last cut (one member's tar records, its content of
+  /// `contentSize` bytes last but for the padding) into frames and writes them: one for each
+  /// of `spans` (offsets into the content, in order, apart) and one for the bytes before,
+  /// between and after them; a single frame when there are no spans.
+  /// - Returns: where the frames are, together, and each of them when there are several.
+  package func cut(contentSize: Int, spans: [ColumnSpan]) throws -> (
+    place: Place, frames: MemberFrames?
+  ) {
+    let contentStart = pending.count - (contentSize + 511) / 512 * 512
+    var cuts: [(range: Range<Int>, column: String?)] = []
+    var next = 0
+    for span in spans {
+      let range = (span.range.lowerBound + contentStart)..<(span.range.upperBound + contentStart)
+      guard contentStart >= 0, range.lowerBound > next, range.upperBound < pending.count else {
+        continue
+      }
+      cuts.append((next..<range.lowerBound, nil))
+      cuts.append((range, span.key))
+      next = range.upperBound
+    }
+    cuts.append((next..<pending.count, nil))
+    let start = written
+    var frames: [MemberFrames.Frame] = []
+    var columns: [Int: String] = [:]
+    try pending.withUnsafeBytes { bytes in
+      for (range, column) in cuts {
+        let frame = try zstd.compress(UnsafeRawBufferPointer(rebasing: bytes[range]))
+        try frame.withUnsafeBytes { try emit($0) }
+        written += Int64(frame.count)
+        if let column { columns[frames.count] = column }
+        frames.append(MemberFrames.Frame(length: Int64(frame.count), size: range.count))
+      }
+    }
     pending.removeAll(keepingCapacity: pending.count <= 1 << 23)
-    let place = Place(offset: written, length: Int64(frame.count))
-    try frame.withUnsafeBytes { try emit($0) }
-    written += Int64(frame.count)
-    return place
+    let place = Place(offset: start, length: written - start)
+    return (place, frames.count > 1 ? MemberFrames(frames: frames, columns: columns) : nil)
   }
 
   /// Writes the end of the archive (what came after the last cut) as a frame, then the

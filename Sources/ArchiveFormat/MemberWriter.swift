@@ -19,6 +19,8 @@ package final class MemberWriter: @unchecked Sendable {
     package var place: FramedStream.Place? = nil
     /// What it holds by key, for a chunk of objects (``ChunkRanges``).
     package var ranges: ChunkRanges? = nil
+    /// Its frames, when a framed archive gave it several (``MemberFrames``).
+    package var frames: MemberFrames? = nil
     /// Where its tar records are and its position, in a sealed archive whose writer counts
     /// the bytes written (what its ``SealedTrailer`` names for the index).
     package var sealedAt: SealedTrailer? = nil
@@ -60,9 +62,12 @@ package final class MemberWriter: @unchecked Sendable {
     self.tally = tally
   }
 
-  /// Queues one member (a chunk of objects with its ranges, for the index); throws the error
-  /// of an earlier member, if one failed.
-  package func write(_ path: String, _ bytes: [UInt8], ranges: ChunkRanges? = nil) throws {
+  /// Queues one member (a chunk of objects with its ranges, for the index, and in a framed
+  /// archive the spans of its large columns, each given a frame); throws the error of an
+  /// earlier member, if one failed.
+  package func write(
+    _ path: String, _ bytes: [UInt8], ranges: ChunkRanges? = nil, spans: [ColumnSpan] = []
+  ) throws {
     try rethrow()
     slots.wait()
     worker.async { [self] in
@@ -93,7 +98,9 @@ package final class MemberWriter: @unchecked Sendable {
             path: path, contents: bytes, modificationTime: modificationTime)
         }
         var entry = Entry(path: path, size: bytes.count, sha256: Checksum.sha256(bytes))
-        entry.place = try frames?.cut()
+        if let frames {
+          (entry.place, entry.frames) = try frames.cut(contentSize: bytes.count, spans: spans)
+        }
         entry.ranges = ranges
         entry.sealedAt = sealedAt
         lock.withLock { written.append(entry) }

@@ -355,6 +355,36 @@ public struct BinaryPropertyListWriter: Sendable {
     Self.appendBigEndian(UInt64(tableOffset), byteCount: 8, to: &output)
   }
 
+  /// Where the payloads of the scalars `references` (a data's bytes, a string's characters:
+  /// what follows the marker and count) are in the list ``serialized(root:)`` writes now, in
+  /// the order given. So that a caller can store some payloads apart (a chunk's large columns,
+  /// each in a frame of its own) and a reader can tell it read every byte it uses.
+  public func payloadRanges(of references: [Reference]) -> [Range<Int>] {
+    let referenceSize = Self.minimalByteCount(UInt64(max(slots.count - 1, 0)))
+    var wanted: [UInt32: [Int]] = [:]
+    for (position, reference) in references.enumerated() {
+      precondition(
+        Int(reference.index) < slots.count && slots[Int(reference.index)].kind == .scalar,
+        "not a scalar of this writer")
+      wanted[reference.index, default: []].append(position)
+    }
+    var ranges = [Range<Int>](repeating: 0..<0, count: references.count)
+    var offset = 8
+    for (index, slot) in slots.enumerated() {
+      if let positions = wanted[UInt32(index)] {
+        let marker = scalarBytes[Int(slot.start)]
+        let header =
+          marker & 0x0F != 0x0F || marker >> 4 < 0x4
+          ? 1 : 2 + (1 << Int(scalarBytes[Int(slot.start) + 1] & 0x0F))
+        for position in positions {
+          ranges[position] = (offset + min(header, Int(slot.count)))..<(offset + Int(slot.count))
+        }
+      }
+      offset += size(of: slot, referenceSize: referenceSize)
+    }
+    return ranges
+  }
+
   /// The bytes `slot` takes in the object area.
   @inline(__always)
   private func size(of slot: Slot, referenceSize: Int) -> Int {

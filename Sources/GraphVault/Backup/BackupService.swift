@@ -167,7 +167,7 @@ public enum BackupService {
       }
       // A plain zstd archive is compressed member by member (``FramedStream``), so that a
       // reader can fetch one member alone; other compressions stream through libarchive.
-      let frames = seal == nil && options.compression == .zstd ? FramedStream(emit: emit) : nil
+      let frames = seal == nil && options.compression == .zstd ? try FramedStream(emit: emit) : nil
       let archive: ArchiveWriter
       if let frames {
         archive = try ArchiveWriter(
@@ -447,8 +447,8 @@ public enum BackupService {
           try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
         } else {
           columns.add(row, manyToMany: manyToMany)
-          if columns.isFull, let bytes = columns.serialized() {
-            try chunk.write(bytes, ranges: columns.ranges())
+          if columns.isFull, let (bytes, spans) = columns.encoded() {
+            try chunk.write(bytes, ranges: columns.ranges(), spans: spans)
             columns.reset()
           }
         }
@@ -456,7 +456,9 @@ public enum BackupService {
         // Progress is counted a few thousand objects at a time, never per object.
         if count & (progressStep - 1) == 0 { options.meter?.add(objects: progressStep) }
       }
-      if let bytes = columns.serialized() { try chunk.write(bytes, ranges: columns.ranges()) }
+      if let (bytes, spans) = columns.encoded() {
+        try chunk.write(bytes, ranges: columns.ranges(), spans: spans)
+      }
       try chunk.finish()
       counts[entity.name] = count
       options.meter?.add(objects: count & (progressStep - 1))
