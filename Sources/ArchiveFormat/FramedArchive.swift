@@ -1,6 +1,7 @@
 import Foundation
 import LibArchive
 import PropertyList
+import Zstd
 
 /// Single members of a framed archive (``FramedStream``), read where the index says they are
 /// and nowhere else: the trailer (the last 32 bytes), the index's frame, then each member asked
@@ -25,6 +26,18 @@ package final class FramedArchive {
     package let place: FramedStream.Place
     /// What it holds by key, when the index says (a chunk of objects).
     package let ranges: ChunkRanges?
+    /// Its frames, when it is more than one (a chunk with large columns).
+    package let frames: MemberFrames?
+  }
+
+  /// A member's content read in part (``read(_:columns:each:)``): the bytes of the columns not
+  /// wanted are zeros, and `unread` says where they are.
+  package struct Content {
+    /// The content, as long as the member's.
+    package let bytes: [UInt8]
+    /// Where bytes were not read, in order; empty when all were (then `bytes` was checked
+    /// against the index's SHA-256; else each frame read against its checksum).
+    package let unread: [Range<Int>]
   }
 
   private let readBytes: (Int64, Int, inout [UInt8]) throws -> Void
@@ -40,6 +53,17 @@ package final class FramedArchive {
   /// Frames fetched together, from `spanStart` on.
   private var spanBytes: [UInt8] = []
   private var spanStart: Int64 = 0
+  /// The pieces of the file a ``read(_:columns:each:)`` reads, in order, and the first not
+  /// fetched yet.
+  private var plan: [FramedStream.Place] = []
+  private var planNext = 0
+  /// A member's tar records put together from its frames, for a read in part.
+  private var records: [UInt8] = []
+  /// Decompresses the frames of a read in part (made when first needed).
+  private var zstd: ZstdFrames?
+  /// On object storage, the most bytes between two pieces a read in part wants that are
+  /// fetched along rather than skipped at the cost of another request.
+  static let readThrough = 1 << 20
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
@@ -110,11 +134,12 @@ package final class FramedArchive {
         throw ArchiveFormatError(
           member: ArchiveLayout.index, "a member's entry has no valid place in the archive")
       }
+      let place = FramedStream.Place(offset: offset, length: length)
       members.append(
         Member(
-          path: path, size: Int(size), sha256: sha256,
-          place: FramedStream.Place(offset: offset, length: length),
-          ranges: try ChunkRanges(reading: entry, member: path)))
+          path: path, size: Int(size), sha256: sha256, place: place,
+          ranges: try ChunkRanges(reading: entry, member: path),
+          frames: try MemberFrames(reading: entry, member: path, place: place, size: Int(size))))
     }
     self.index = index
     self.indexDigest = Checksum.sha256(indexBytes)
@@ -134,26 +159,151 @@ package final class FramedArchive {
   /// The content of each of `members` in turn, in the order given, as ``read(_:)`` gives it;
   /// frames that follow each other are read together, up to the archive's span at once.
   package func read(_ members: [Member], each body: (Member, [UInt8]) throws -> Void) throws {
-    var first = 0
-    while first < members.count {
-      var end = first + 1
-      var length = members[first].place.length
-      while span > 0, end < members.count,
-        members[end].place.offset == members[end - 1].place.offset + members[end - 1].place.length,
-        length + members[end].place.length <= Int64(span)
-      {
-        length += members[end].place.length
-        end += 1
-      }
-      if end - first > 1 {
-        spanStart = members[first].place.offset
-        try readBytes(spanStart, Int(length), &spanBytes)
-        bytesRead += Int64(spanBytes.count)
-      }
-      defer { spanBytes.removeAll(keepingCapacity: true) }
-      for member in members[first..<end] { try body(member, try read(member)) }
-      first = end
+    try read(members, columns: nil) { member, content in try body(member, content.bytes) }
+  }
+
+  /// The content of each of `members` in turn, in the order given: of a member in several
+  /// frames (``MemberFrames``), only the frames of the columns `wanted` says yes to (by
+  /// their keys) and those holding no column's values are read, each checked as it is
+  /// decompressed; the others' bytes are zeros, and ``Content/unread`` says where. A member
+  /// in one frame, or every member when `wanted` is nil, is read whole and checked against
+  /// the index. Where the archive has a span, the pieces wanted that follow each other
+  /// closely are fetched together, up to the span at once.
+  package func read(
+    _ members: [Member], columns wanted: ((String) -> Bool)?,
+    each body: (Member, Content) throws -> Void
+  ) throws {
+    let perMember = members.map { pieces(of: $0, wanted: wanted) }
+    plan = perMember.flatMap { $0 }
+    planNext = 0
+    defer {
+      spanBytes.removeAll(keepingCapacity: true)
+      plan.removeAll()
     }
+    for (member, wantedPieces) in zip(members, perMember) {
+      if wantedPieces.count == 1, wantedPieces[0] == member.place {
+        try prefetch(member.place)
+        try body(member, Content(bytes: try read(member), unread: []))
+      } else {
+        try body(member, try read(member, wanted: wanted!))
+      }
+    }
+  }
+
+  /// Where the archive has a span, makes sure the window of bytes fetched holds `piece`:
+  /// when it does not, fetches from the piece of the plan holding it on, with the pieces that
+  /// follow it closely (``readThrough``), up to the span. A piece the plan does not hold is
+  /// left to be read on its own.
+  private func prefetch(_ piece: FramedStream.Place) throws {
+    guard span > 0, !covers(spanStart, spanBytes.count, piece) else { return }
+    func holds(_ index: Int) -> Bool {
+      plan[index].offset <= piece.offset
+        && piece.offset + piece.length <= plan[index].offset + plan[index].length
+    }
+    guard
+      let first = (planNext..<plan.count).first(where: holds) ?? plan.indices.first(where: holds)
+    else { return }
+    var end = plan[first].offset + plan[first].length
+    var last = first + 1
+    while last < plan.count, plan[last].offset >= end,
+      plan[last].offset - end <= Int64(Self.readThrough),
+      plan[last].offset + plan[last].length - plan[first].offset <= Int64(span)
+    {
+      end = plan[last].offset + plan[last].length
+      last += 1
+    }
+    planNext = last
+    spanStart = plan[first].offset
+    try readBytes(spanStart, Int(end - spanStart), &spanBytes)
+    bytesRead += Int64(spanBytes.count)
+  }
+
+  /// The pieces of the file `member` is read from: its frames (all of them, or all but those
+  /// of the columns not `wanted`), those that follow each other together.
+  private func pieces(of member: Member, wanted: ((String) -> Bool)?) -> [FramedStream.Place] {
+    guard let wanted, let frames = member.frames else { return [member.place] }
+    var pieces: [FramedStream.Place] = []
+    var offset = member.place.offset
+    for (number, frame) in frames.frames.enumerated() {
+      defer { offset += frame.length }
+      if let key = frames.columns[number], !wanted(key) { continue }
+      if let last = pieces.last, last.offset + last.length == offset {
+        pieces[pieces.count - 1] = FramedStream.Place(
+          offset: last.offset, length: last.length + frame.length)
+      } else {
+        pieces.append(FramedStream.Place(offset: offset, length: frame.length))
+      }
+    }
+    return pieces
+  }
+
+  private func covers(_ start: Int64, _ count: Int, _ piece: FramedStream.Place) -> Bool {
+    piece.offset >= start && piece.offset + piece.length <= start + Int64(count)
+  }
+
+  /// `member`'s content with only the frames of the columns `wanted` read (the others'
+  /// bytes zeros), each checked against its checksum and the size the index gives.
+  private func read(_ member: Member, wanted: (String) -> Bool) throws -> Content {
+    guard let frames = member.frames else { return Content(bytes: try read(member), unread: []) }
+    if zstd == nil { zstd = try ZstdFrames() }
+    records.removeAll(keepingCapacity: true)
+    var holes: [Range<Int>] = []
+    var offset = member.place.offset
+    for (number, frame) in frames.frames.enumerated() {
+      defer { offset += frame.length }
+      if let key = frames.columns[number], !wanted(key) {
+        holes.append(records.count..<(records.count + frame.size))
+        records.append(contentsOf: repeatElement(0, count: frame.size))
+        continue
+      }
+      let place = FramedStream.Place(offset: offset, length: frame.length)
+      try prefetch(place)
+      if !Self.take(offset, Int(frame.length), from: spanBytes, at: spanStart, into: &self.frame) {
+        try readBytes(offset, Int(frame.length), &self.frame)
+        bytesRead += Int64(self.frame.count)
+      }
+      let before = records.count
+      do {
+        guard self.frame.count == Int(frame.length) else {
+          throw ZstdError(kind: .corruptData, message: "the archive ends inside it")
+        }
+        try self.frame.withUnsafeBytes { bytes in
+          try zstd!.decompress(bytes, limit: frame.size, appendingTo: &records)
+        }
+      } catch {
+        throw ArchiveFormatError(
+          member: member.path,
+          "frame \(number + 1) of its \(frames.frames.count) in \(name) is damaged: \(error)")
+      }
+      guard records.count - before == frame.size else {
+        throw ArchiveFormatError(
+          member: member.path,
+          "frame \(number + 1) of its \(frames.frames.count) in \(name) holds another size than the index gives"
+        )
+      }
+    }
+    let contentStart = records.count - (member.size + 511) / 512 * 512
+    do {
+      let reader = try ArchiveReader(bytes: records)
+      guard let entry = try reader.nextEntry(), entry.path == member.path else {
+        throw ArchiveFormatError(member: member.path, "its frames in \(name) hold another member")
+      }
+      try reader.readAll(limit: member.size, into: &content)
+    } catch let error as ArchiveFormatError {
+      throw error
+    } catch {
+      throw ArchiveFormatError(
+        member: member.path, "its frames in \(name) cannot be read: \(error)")
+    }
+    guard content.count == member.size else {
+      throw ArchiveFormatError(member: member.path, "damaged: its size differs from the index")
+    }
+    let unread = holes.compactMap { hole -> Range<Int>? in
+      let range =
+        max(hole.lowerBound - contentStart, 0)..<min(hole.upperBound - contentStart, member.size)
+      return range.isEmpty ? nil : range
+    }
+    return Content(bytes: content, unread: unread)
   }
 
   /// `member`'s content, read from its frame and checked against the index. Its storage is

@@ -22,20 +22,48 @@ extension RecordDecoder {
   /// from either): the others, a chunk's covers and summaries when a scan tests its titles, are
   /// not decoded. Every column when `names` is nil. A chunk of any other shape is decoded
   /// whole, for ``decodeBatch(_:only:)`` to name what is wrong with it.
-  /// - Throws: ``ArchiveFormatError`` when `bytes` is not a property list, or what is decoded
-  ///   of it would take more than its budget (``BinaryPropertyListReader/decodedSizeBudget``).
-  package func columnChunk(_ bytes: [UInt8], only names: Set<String>?)
-    throws(ArchiveFormatError) -> PropertyListValue?
-  {
-    guard let names else { return try columnChunk(bytes) }
+  ///
+  /// `unread` gives the bytes of `bytes` that were not read (a chunk read in part,
+  /// ``FramedArchive/Content``): nothing decoded may lie in them, and a chunk that cannot be
+  /// decoded by its columns is refused rather than decoded whole.
+  /// - Throws: ``ArchiveFormatError`` when `bytes` is not a property list, what is decoded of
+  ///   it would take more than its budget (``BinaryPropertyListReader/decodedSizeBudget``), or
+  ///   it lies in part in what was not read.
+  package func columnChunk(
+    _ bytes: [UInt8], only names: Set<String>?, unread: [Range<Int>] = []
+  ) throws(ArchiveFormatError) -> PropertyListValue? {
+    guard let names else {
+      guard unread.isEmpty else { throw bad("the chunk was read in part and is wanted whole") }
+      return try columnChunk(bytes)
+    }
     do {
       let reader = try BinaryPropertyListReader(bytes: bytes)
-      guard case .dictionary = try reader.kind(of: reader.topObject) else { return nil }
+      /// Object `index`, which must lie in what was read.
+      func read(_ index: Int) throws -> Int {
+        guard !unread.isEmpty else { return index }
+        let extent = try reader.extent(of: index)
+        if unread.contains(where: { $0.overlaps(extent) }) {
+          throw bad(
+            "part of the chunk the index says holds another column's values was needed; the index's frames are damaged"
+          )
+        }
+        return index
+      }
+      func whole() throws -> PropertyListValue? {
+        guard unread.isEmpty else {
+          throw bad("the chunk read in part cannot be decoded by its columns")
+        }
+        return try columnChunk(bytes)
+      }
+      guard case .dictionary = try reader.kind(of: try read(reader.topObject)) else {
+        guard unread.isEmpty else { return try whole() }
+        return nil
+      }
       // Only scalars are decoded here, each costing against the whole list's budget every
       // time it is met: values shared between columns cannot make a small chunk a large one.
       var spent = 0
       func scalar(_ index: Int) throws -> PropertyListValue? {
-        guard case .scalar = try reader.kind(of: index) else { return nil }
+        guard case .scalar = try reader.kind(of: try read(index)) else { return nil }
         let value = try reader.scalar(at: index)
         spent += BinaryPropertyListReader.decodedCost(of: value)
         guard spent <= reader.decodedSizeBudget else {
@@ -46,37 +74,37 @@ extension RecordDecoder {
       var chunk: [String: PropertyListValue] = [:]
       var columns: Int?
       for (key, value) in try reader.dictionaryEntries(of: reader.topObject) {
-        let key = try reader.string(at: key)
+        let key = try reader.string(at: try read(key))
         if key == ColumnLayout.columns {
-          columns = value
+          columns = try read(value)
         } else if let value = try scalar(value) {
           chunk[key] = value
         } else {
-          return try columnChunk(bytes)
+          return try whole()
         }
       }
       guard let columns, case .array = try reader.kind(of: columns),
         let shape = chunk[RecordKey.entity]?.stringValue.flatMap({ shapes[$0] })
-      else { return try columnChunk(bytes) }
+      else { return try whole() }
       var kept: [PropertyListValue] = []
       for column in try reader.arrayElements(of: columns) {
-        guard case .dictionary = try reader.kind(of: column) else { return try columnChunk(bytes) }
+        guard case .dictionary = try reader.kind(of: try read(column)) else { return try whole() }
         let entries = try reader.dictionaryEntries(of: column)
         guard
           let keyEntry = try entries.first(where: {
-            try reader.string(at: $0.key) == ColumnLayout.key
+            try reader.string(at: try read($0.key)) == ColumnLayout.key
           }),
-          case .scalar = try reader.kind(of: keyEntry.value),
+          case .scalar = try reader.kind(of: try read(keyEntry.value)),
           case .string(let columnKey) = try reader.scalar(at: keyEntry.value)
-        else { return try columnChunk(bytes) }
+        else { return try whole() }
         // A key the model does not describe is kept, for the batch's decoding to refuse.
         if let name = scanName(ofColumn: columnKey, in: shape), !names.contains(name) {
           continue
         }
         var decoded: [String: PropertyListValue] = [:]
         for (key, value) in entries {
-          guard let value = try scalar(value) else { return try columnChunk(bytes) }
-          decoded[try reader.string(at: key)] = value
+          guard let value = try scalar(value) else { return try whole() }
+          decoded[try reader.string(at: try read(key))] = value
         }
         kept.append(.dictionary(decoded))
       }
@@ -87,6 +115,15 @@ extension RecordDecoder {
     } catch {
       throw bad("not a valid property list: \(error)")
     }
+  }
+
+  /// Whether a scan of `names` (``columnChunk(_:only:unread:)``) reads the column `key` of a
+  /// chunk of `entity`: every column when `names` is nil, and a column the entity does not
+  /// describe (for the batch's decoding to refuse).
+  package func reads(column key: String, of entity: String, for names: Set<String>?) -> Bool {
+    guard let names, let shape = shapes[entity], let name = scanName(ofColumn: key, in: shape)
+    else { return true }
+    return names.contains(name)
   }
 
   /// The name a scan of some attributes, relationships and stored columns knows the column

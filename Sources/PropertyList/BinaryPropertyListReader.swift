@@ -247,6 +247,41 @@ public struct BinaryPropertyListReader: Sendable {
     return result
   }
 
+  /// The bytes object `index` takes in the list: its marker, its count, and its payload (a
+  /// container's references, not its elements). For a reader of a list some of whose bytes
+  /// were not read, to make sure an object it uses lies in what was.
+  /// - Throws: ``PropertyListError`` when the object is not well formed or runs past the
+  ///   object area.
+  public func extent(of index: Int) throws(PropertyListError) -> Range<Int> {
+    let start = try offset(of: index)
+    let marker = bytes[start]
+    var length: Int
+    switch marker >> 4 {
+    case 0x0: length = 1
+    case 0x1, 0x2: length = 1 + (1 << min(Int(marker & 0x0F), 4))
+    case 0x3: length = 9
+    case 0x8: length = 2 + Int(marker & 0x0F)
+    case 0x4, 0x5, 0x6, 0xA, 0xC, 0xD:
+      let (n, payload) = try count(at: start, marker: marker, index: index)
+      let width: Int
+      switch marker >> 4 {
+      case 0x4, 0x5: width = 1
+      case 0x6: width = 2
+      case 0xD: width = 2 * referenceSize
+      default: width = referenceSize
+      }
+      let (size, overflow) = n.multipliedReportingOverflow(by: width)
+      guard !overflow else { throw truncated(index, start) }
+      length = payload - start + size
+    default:
+      throw PropertyListError(
+        .invalidStructure, "unknown object marker 0x\(String(marker, radix: 16))", offset: start,
+        location: "object \(index)")
+    }
+    try checkRoom(start, length, index)
+    return start..<(start + length)
+  }
+
   /// Object `index` as a value; it must not be a container.
   public func scalar(at index: Int) throws(PropertyListError) -> PropertyListValue {
     let start = try offset(of: index)

@@ -1,6 +1,7 @@
 import ArchiveFormat
 import Foundation
 import GraphVault
+import ObjectStore
 import TestSupport
 import Testing
 
@@ -57,10 +58,121 @@ struct FramedArchiveSpanTests {
     // Nothing is read twice, and what is counted is what was read.
     #expect(together.bytes == Int(spanned.bytesRead))
     #expect(together.bytes <= frames + (4 << 10))
-    // Members that do not follow each other are read one by one.
+    // Members a little apart are read together, through what lies between them.
     let apart = stride(from: 0, to: spanned.members.count, by: 2).map { spanned.members[$0] }
     let before = together.count
     try spanned.read(apart) { member, content in #expect(content == contents[member.path]) }
-    #expect(together.count - before == apart.count)
+    #expect(together.count - before < apart.count)
+  }
+
+  @Test func membersMoreThanAMebibyteApartAreReadOneByOne() throws {
+    let bytes = try Self.large.get()
+    let far = Reads()
+    let archive = try Self.open(bytes, span: 8 << 20, counting: far)
+    let first = archive.members[0]
+    let last = try #require(
+      archive.members.last { $0.place.offset > first.place.offset + first.place.length + (1 << 20) }
+    )
+    let whole = try Self.open(bytes, span: 0, counting: Reads())
+    var contents: [[UInt8]] = []
+    try archive.read([first, last]) { _, content in contents.append(content) }
+    #expect(contents == [try whole.read(first), try whole.read(last)])
+    #expect(far.count == 1 + 2)
+    #expect(far.bytes < Int(first.place.length + last.place.length) + (64 << 10))
+  }
+
+  /// A backup of a store with enough books that their titles and covers have frames of
+  /// their own in each chunk.
+  static let large: Result<[UInt8], any Error> = Result {
+    let directory = try TemporaryDirectory()
+    let store = directory.path("Library.sqlite").path
+    try SampleLibrary.generate(at: store, objects: 20_000)
+    var options = BackupService.Options()
+    options.output = directory.path("Library.gvault").path
+    let written = try BackupService.backup(storePath: store, options: options)
+    return [UInt8](try Data(contentsOf: URL(fileURLWithPath: written.archive)))
+  }
+
+  static func titles(_ batch: ObjectBatch) -> [String] {
+    batch.records.compactMap { record, _ in
+      if case .string(let text)? = record.attributes["title"] { return text }
+      return nil
+    }
+  }
+
+  @Test(arguments: [0, 1 << 20])
+  func aChunkReadForSomeColumnsReadsTheirFramesAloneAndDecodesTheSameValues(span: Int) throws {
+    let bytes = try Self.large.get()
+    let reads = Reads()
+    let archive = try Self.open(bytes, span: span, counting: reads)
+    let model = try archive.readStore().model
+    let books = archive.members.filter { $0.path.hasPrefix("objects/Book/") }
+    let framed = try #require(books.first?.frames)
+    #expect(Set(framed.columns.values).isSuperset(of: ["cover", "title"]))
+    let decoder = RecordDecoder(model: model, member: "Book")
+    var whole: [String] = []
+    var wholeBytes = 0
+    for member in books {
+      let content = try archive.read(member)
+      let chunk = try #require(try decoder.columnChunk(content))
+      whole += Self.titles(try decoder.decodeBatch(chunk))
+      wholeBytes += Int(member.place.length)
+    }
+    let before = reads.bytes
+    var partial: [String] = []
+    let titlesOnly = { (key: String) in decoder.reads(column: key, of: "Book", for: ["title"]) }
+    try archive.read(books, columns: titlesOnly) { _, content in
+      #expect(!content.unread.isEmpty)
+      let chunk = try #require(
+        try decoder.columnChunk(content.bytes, only: ["title"], unread: content.unread))
+      partial += Self.titles(try decoder.decodeBatch(chunk, only: ["title"]))
+      // Wanted whole after all, a chunk read in part is refused rather than decoded.
+      #expect(throws: ArchiveFormatError.self) {
+        _ = try decoder.columnChunk(content.bytes, only: nil, unread: content.unread)
+      }
+    }
+    #expect(partial == whole)
+    #expect(whole.count > 1_000)
+    #expect(reads.bytes - before < wholeBytes / 3, "\(reads.bytes - before) of \(wholeBytes)")
+  }
+
+  @Test func aDamagedFrameIsFoundWhenReadAndOnlyThen() throws {
+    var bytes = try Self.large.get()
+    let clean = try Self.open(bytes, span: 0, counting: Reads())
+    let book = try #require(clean.members.first { $0.path.hasPrefix("objects/Book/") })
+    let frames = try #require(book.frames)
+    let cover = try #require(frames.columns.first { $0.value == "cover" }?.key)
+    let start = Int(book.place.offset) + frames.frames[..<cover].reduce(0) { $0 + Int($1.length) }
+    bytes[start + Int(frames.frames[cover].length) / 2] ^= 0x55
+    let archive = try Self.open(bytes, span: 0, counting: Reads())
+    let model = try archive.readStore().model
+    let decoder = RecordDecoder(model: model, member: "Book")
+    // The titles are read without the damaged cover frame.
+    let titles = { (key: String) in decoder.reads(column: key, of: "Book", for: ["title"]) }
+    try archive.read([book], columns: titles) { _, content in
+      #expect(content.unread.count >= 1)
+    }
+    // Read, the cover frame is refused by its checksum; read whole, by the member's SHA-256.
+    let covers = { (key: String) in decoder.reads(column: key, of: "Book", for: ["cover"]) }
+    #expect(throws: ArchiveFormatError.self) {
+      try archive.read([book], columns: covers) { _, _ in }
+    }
+    #expect(throws: ArchiveFormatError.self) { _ = try archive.read(book) }
+  }
+
+  @Test func aChunkReadInPartIsRefusedWhereItsStructureLiesInWhatWasNotRead() throws {
+    let bytes = try Self.large.get()
+    let archive = try Self.open(bytes, span: 0, counting: Reads())
+    let model = try archive.readStore().model
+    let book = try #require(archive.members.first { $0.path.hasPrefix("objects/Book/") })
+    let content = try archive.read(book)
+    let decoder = RecordDecoder(model: model, member: book.path)
+    // As if the index had called the chunk's start or its column dictionaries a column's
+    // values: what was not read holds what the decoding needs.
+    for unread in [0..<64, (content.count - 600)..<(content.count - 40)] {
+      #expect(throws: ArchiveFormatError.self) {
+        _ = try decoder.columnChunk(content, only: ["title"], unread: [unread])
+      }
+    }
   }
 }
