@@ -67,7 +67,9 @@ final class SourceStore {
     try self.init(
       partOf: source, password: password, allowingUnencrypted: allowingUnencrypted
     ) { archive, path in
-      try PartialArchive.load(archive, into: path, entities: entities)?.model
+      try PartialArchive.load(archive, into: path) { model in
+        try entities(model).map { PartialArchive.Wanted(entities: $0) }
+      }?.model
     }
   }
 

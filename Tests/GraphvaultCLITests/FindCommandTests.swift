@@ -122,6 +122,51 @@ struct FindCommandTests {
     #expect(Self.found(document).allSatisfy { String($0.count) == tags })
   }
 
+  @Test func aSearchOfBooksByTitleReadsTheirCoversOnlyInTheChunksHoldingAMatch() throws {
+    func search(_ arguments: [String]) throws -> (read: Int, found: [[Int]]) {
+      let result = try BuiltTool.run(["find", folder, "--entity", "Book"] + arguments + ["--json"])
+      // 1 when nothing is found, as grep.
+      #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+      let document = try Self.document(result)
+      return (document["bytesRead"] as? Int ?? 0, Self.found(document))
+    }
+    let every = try search([])
+    let none = try search(["--where", "title == 'No such title'"])
+    let prefix = String(title.prefix(while: { $0 != ":" })) + ":"
+    let one = try search(["--where", "title BEGINSWITH '\(prefix)'"])
+    // The covers, a frame of their own in each chunk of books, are most of its bytes: a
+    // search that matches nothing reads the titles, not them.
+    #expect(none.found.allSatisfy { $0.isEmpty })
+    #expect(none.read * 2 < every.read, "\(none.read) against \(every.read)")
+    // Retitled after the second night, deleted after the third (newest first).
+    #expect(one.found == [[], [], [], [2], [2]])
+    #expect(one.read > none.read && one.read <= every.read)
+    // What is shown of the book found is what reading the whole archive shows.
+    let gzip = workspace.path("gzip-one").path + "/"
+    try FileManager.default.createDirectory(atPath: gzip, withIntermediateDirectories: false)
+    let archive = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: folder).sorted().first)
+    let copy = try BuiltTool.run([
+      "restore", folder + archive, "--to", workspace.path("oldest.sqlite").path, "-q",
+    ])
+    #expect(copy.status == 0, "\(copy.stderr)")
+    #expect(
+      try BuiltTool.run([
+        "backup", workspace.path("oldest.sqlite").path, "--output", gzip + "Library.gvault",
+        "--compression", "gzip", "-q",
+      ]).status == 0)
+    func shown(_ location: String) throws -> [String: Any]? {
+      let result = try BuiltTool.run([
+        "find", location, "--entity", "Book", "--where", "title BEGINSWITH '\(prefix)'", "--json",
+      ])
+      let archives = try Self.document(result)["archives"] as? [[String: Any]]
+      return (archives?.first?["objects"] as? [[String: Any]])?.first
+    }
+    let framed = try #require(try shown(folder + archive))
+    let whole = try #require(try shown(gzip + "Library.gvault"))
+    #expect(NSDictionary(dictionary: framed).isEqual(to: whole))
+  }
+
   @Test func anArchiveThatIsNotFramedIsReadWhole() throws {
     let gzip = workspace.path("gzip").path + "/"
     try FileManager.default.createDirectory(atPath: gzip, withIntermediateDirectories: false)

@@ -226,9 +226,19 @@ public enum FindService {
         guard
           let loaded = try PartialArchive.load(
             framed, into: storePath,
-            entities: { model in
+            wanted: { model in
               let names = ModelRenames(model: model, reference: reference)
-              return Set(model.hierarchy(from: names.older(entity)).map(\.name))
+              let older = names.older(entity)
+              var wanted = PartialArchive.Wanted(
+                entities: Set(model.hierarchy(from: older).map(\.name)))
+              // A plain search reads the untested columns of the chunks holding a match only;
+              // --history and the search for a successor compare objects by every value.
+              if let predicate = options.predicate, options.history == nil, likeness == nil,
+                anchor == nil
+              {
+                wanted.selection = FixtureCutter.Selection(entity: older, predicate: predicate)
+              }
+              return wanted
             })
         else { throw VaultError(.invalidInput, "the archive cannot be read by parts") }
         (model, created, uuid) = loaded

@@ -10,36 +10,89 @@ import PropertyList
 /// few entities, read of an archive instead of all of it. The archive as a whole is not
 /// verified (`verify` does that): references to objects not loaded are not followed.
 enum PartialArchive {
-  /// Loads part of `archive` into a new store at `path`. `entities` is given the archive's
-  /// model and names the concrete entities to load, or nil when what is wanted cannot be
-  /// answered from part of the archive (then nothing is loaded, and nil returned).
+  /// What to load of an archive, decided from its model.
+  struct Wanted {
+    /// The concrete entities whose objects are loaded.
+    var entities: Set<String>
+    /// The objects to load of them: those this selection's predicate chooses, or all when
+    /// nil. With one, a chunk's columns the predicate does not test are read only when the
+    /// chunk holds an object it chooses.
+    var selection: FixtureCutter.Selection?
+  }
+
+  /// Loads part of `archive` into a new store at `path`. `wanted` is given the archive's
+  /// model and says what to load, or nil when what is wanted cannot be answered from part of
+  /// the archive (then nothing is loaded, and nil returned).
   /// - Returns: the archive's model, its creation time (ISO 8601) and the UUID of the store it
   ///   was made of (nil in archives that do not record it).
   /// - Throws: ``ArchiveFormatError`` for a member that does not match the index, and what
-  ///   `entities` throws.
+  ///   `wanted` throws.
   static func load(
-    _ archive: FramedArchive, into path: String,
-    entities: (ObjectModel) throws -> Set<String>?
+    _ archive: FramedArchive, into path: String, wanted: (ObjectModel) throws -> Wanted?
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
     // The header's format is checked with the rest of what comes before the objects.
     let front = try archive.readStore()
-    guard let wanted = try entities(front.model) else { return nil }
+    guard let wanted = try wanted(front.model) else { return nil }
     let loader = try StoreLoader.restoring(front, at: path)
-    let reading = archive.members.filter {
-      ArchiveLayout.entity(ofObjectsMember: $0.path).map(wanted.contains) ?? false
+    // A predicate that does not fit the model loads every object, for the search to name
+    // the mistake as it would in a whole archive.
+    let filter = wanted.selection.flatMap { try? SelectionFilter($0, model: front.model) }
+    // Entity by entity, in archive order (each entity's chunks follow each other).
+    var order: [String] = []
+    for member in archive.members {
+      if let entity = ArchiveLayout.entity(ofObjectsMember: member.path),
+        wanted.entities.contains(entity), order.last != entity
+      {
+        order.append(entity)
+      }
     }
-    try archive.read(reading) { member, bytes in
-      let chunk = try RecordDecoder(model: front.model, member: member.path).decodeObjects(bytes)
-      if case .batch(let batch) = chunk {
-        try member.ranges?.check(batch, member: member.path)
-        try loader.insert(batch)
-      } else {
-        for (record, manyToMany) in chunk.records {
-          try loader.insert(record, manyToMany: manyToMany)
+    for entity in order {
+      let reading = archive.members.filter {
+        ArchiveLayout.entity(ofObjectsMember: $0.path) == entity
+      }
+      let tested = filter?.testedAttributes
+      let columns = RecordDecoder(model: front.model, member: entity)
+      let only = tested.map { names in
+        { (key: String) in columns.reads(column: key, of: entity, for: names) }
+      }
+      try archive.read(reading, columns: filter == nil ? nil : only) { member, content in
+        let decoder = RecordDecoder(model: front.model, member: member.path)
+        guard let filter,
+          let chunk = try decoder.columnChunk(content.bytes, only: tested, unread: content.unread)
+        else {
+          try load(content.bytes, of: member, decoder: decoder, into: loader)
+          return
         }
+        let testedBatch = try decoder.decodeBatch(chunk, only: tested)
+        try member.ranges?.check(testedBatch, member: member.path)
+        let rows = try filter.matches(testedBatch)
+        guard !rows.isEmpty else { return }
+        let bytes = content.unread.isEmpty ? content.bytes : try archive.read(member)
+        guard let whole = try decoder.columnChunk(bytes) else {
+          throw ArchiveFormatError(member: member.path, "not a chunk of columns")
+        }
+        let batch = try decoder.decodeBatch(whole)
+        try member.ranges?.check(batch, member: member.path)
+        try loader.insert(batch.picking(rows: rows))
       }
     }
     try loader.finish(restoring: front)
     return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
+  }
+
+  /// Loads every object of one chunk.
+  private static func load(
+    _ bytes: [UInt8], of member: FramedArchive.Member, decoder: RecordDecoder,
+    into loader: StoreLoader
+  ) throws {
+    let chunk = try decoder.decodeObjects(bytes)
+    if case .batch(let batch) = chunk {
+      try member.ranges?.check(batch, member: member.path)
+      try loader.insert(batch)
+    } else {
+      for (record, manyToMany) in chunk.records {
+        try loader.insert(record, manyToMany: manyToMany)
+      }
+    }
   }
 }

@@ -349,9 +349,18 @@ struct SelectionArchive {
         return mayHold(ranges)
       }
       let archive = self.archive
-      try archive.read(reading) { member, bytes in
+      // Of a chunk whose large columns have frames of their own, only the tested ones are read
+      // until it has rows to load.
+      let columns = RecordDecoder(model: model, member: entity)
+      let wanted = testing.map { names in
+        { (key: String) in columns.reads(column: key, of: entity, for: names) }
+      }
+      try archive.read(reading, columns: wanted) { member, content in
         let decoder = RecordDecoder(model: model, member: member.path)
-        guard let chunk = try decoder.columnChunk(bytes, only: testing) else {
+        guard
+          let chunk = try decoder.columnChunk(
+            content.bytes, only: testing, unread: content.unread)
+        else {
           throw NotByParts()
         }
         let tested = try decoder.decodeBatch(chunk, only: testing)
@@ -364,6 +373,7 @@ struct SelectionArchive {
         if testing == nil {
           batch = tested
         } else {
+          let bytes = content.unread.isEmpty ? content.bytes : try archive.read(member)
           guard let whole = try decoder.columnChunk(bytes) else { throw NotByParts() }
           batch = try decoder.decodeBatch(whole)
         }
