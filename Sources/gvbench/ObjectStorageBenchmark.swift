@@ -5,7 +5,8 @@ import GraphVault
 /// S3 server on 127.0.0.1 (from the package's `.venv`, as `scripts/setup` makes it), in one
 /// run: time, upload throughput and peak RSS; a merge of about a thousand deleted books back
 /// from each archive (read in part), against the restore from the same place; then `list` and
-/// `prune --dry-run` of a prefix holding 30 copies of the archive: time and the share of the
+/// `prune --dry-run` of a prefix holding 30 copies of the archive, and `find` of one book by its
+/// title in all of them: time and the share of the
 /// archives' bytes read.
 func objectStorageBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
@@ -140,6 +141,13 @@ func objectStorageBenchmark(objects: Int) throws {
     "prune", "s3://bench/many/", "--keep-daily", "30", "--dry-run", "--json",
   ])
   let pruned = (prune.value as? [String: Any])?["bytesRead"] as? Int ?? 0
+  // One book looked for by its title in every archive: the titles of every chunk of books,
+  // then the one chunk holding it.
+  let find = try json([
+    "find", "s3://bench/many/", "--entity", "Book", "--where", "title BEGINSWITH \"Book 12345:\"",
+    "--json",
+  ])
+  let found = (find.value as? [String: Any])?["bytesRead"] as? Int ?? 0
   print("")
   print(
     "| \(copies) archives of \(String(format: "%.1f", megabytes)) MB in a prefix | time | bytes read | share of the archives' bytes |"
@@ -147,6 +155,7 @@ func objectStorageBenchmark(objects: Int) throws {
   print("|---|---:|---:|---:|")
   for (name, seconds, read) in [
     ("list", list.seconds, listed), ("prune --dry-run", prune.seconds, pruned),
+    ("find --entity Book --where 'title BEGINSWITH \"Book 12345:\"'", find.seconds, found),
   ] {
     print(
       "| \(name) | "
