@@ -11,8 +11,8 @@ struct PackageLayoutTests {
     ["ArchiveFormat", "Migration", "ArchiveStorage"],
     ["ObjectStore"],
     ["ObjectModel"],
-    ["PropertyList", "JSON", "SQLite", "LibArchive", "Zlib", "DurableIO", "S3"],
-    ["CSQLite", "CArchive", "CZlib", "CMalloc"],
+    ["PropertyList", "JSON", "SQLite", "LibArchive", "Zlib", "Zstd", "DurableIO", "S3"],
+    ["CSQLite", "CArchive", "CZlib", "CZstd", "CMalloc"],
   ]
 
   static func rank(_ target: String) -> Int? {
