@@ -9,11 +9,11 @@ import Testing
 /// and the index in one read, frames that follow each other in one read up to the span.
 @Suite("Framed archives read by spans")
 struct FramedArchiveSpanTests {
-  /// The bytes of a backup of a generated store.
-  static func archive() throws -> [UInt8] {
+  /// The bytes of a backup of a generated store of `objects` objects.
+  static func archive(objects: Int = 3_000) throws -> [UInt8] {
     let directory = try TemporaryDirectory()
     let store = directory.path("Library.sqlite").path
-    try SampleLibrary.generate(at: store, objects: 3_000)
+    try SampleLibrary.generate(at: store, objects: objects)
     var options = BackupService.Options()
     options.output = directory.path("Library.gvault").path
     let written = try BackupService.backup(storePath: store, options: options)
@@ -83,15 +83,7 @@ struct FramedArchiveSpanTests {
 
   /// A backup of a store with enough books that their titles and covers have frames of
   /// their own in each chunk.
-  static let large: Result<[UInt8], any Error> = Result {
-    let directory = try TemporaryDirectory()
-    let store = directory.path("Library.sqlite").path
-    try SampleLibrary.generate(at: store, objects: 20_000)
-    var options = BackupService.Options()
-    options.output = directory.path("Library.gvault").path
-    let written = try BackupService.backup(storePath: store, options: options)
-    return [UInt8](try Data(contentsOf: URL(fileURLWithPath: written.archive)))
-  }
+  static let large: Result<[UInt8], any Error> = Result { try archive(objects: 20_000) }
 
   static func titles(_ batch: ObjectBatch) -> [String] {
     batch.records.compactMap { record, _ in
