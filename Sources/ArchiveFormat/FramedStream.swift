@@ -22,6 +22,11 @@ package final class FramedStream: @unchecked Sendable {
     package let offset: Int64
     /// The frame's size in bytes.
     package let length: Int64
+
+    package init(offset: Int64, length: Int64) {
+      self.offset = offset
+      self.length = length
+    }
   }
 
   /// The skippable frame's magic number (zstd reserves 0x184D2A50–0x184D2A5F).

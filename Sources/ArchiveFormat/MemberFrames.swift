@@ -16,6 +16,11 @@ package struct MemberFrames: Sendable, Equatable {
     package let length: Int64
     /// The bytes it decompresses to.
     package let size: Int
+
+    package init(length: Int64, size: Int) {
+      self.length = length
+      self.size = size
+    }
   }
 
   /// The member's frames, in order.
