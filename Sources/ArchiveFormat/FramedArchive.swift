@@ -298,10 +298,12 @@ package final class FramedArchive {
     guard content.count == member.size else {
       throw ArchiveFormatError(member: member.path, "damaged: its size differs from the index")
     }
+    // In the content's terms; a hole in the header or the padding (an index that calls them a
+    // column's values) leaves nothing out of the content.
     let unread = holes.compactMap { hole -> Range<Int>? in
-      let range =
-        max(hole.lowerBound - contentStart, 0)..<min(hole.upperBound - contentStart, member.size)
-      return range.isEmpty ? nil : range
+      let lower = max(hole.lowerBound - contentStart, 0)
+      let upper = min(hole.upperBound - contentStart, member.size)
+      return lower < upper ? lower..<upper : nil
     }
     return Content(bytes: content, unread: unread)
   }

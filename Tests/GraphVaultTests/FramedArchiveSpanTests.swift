@@ -1,7 +1,9 @@
 import ArchiveFormat
 import Foundation
 import GraphVault
+import LibArchive
 import ObjectStore
+import PropertyList
 import TestSupport
 import Testing
 
@@ -150,6 +152,62 @@ struct FramedArchiveSpanTests {
       try archive.read([book], columns: covers) { _, _ in }
     }
     #expect(throws: ArchiveFormatError.self) { _ = try archive.read(book) }
+  }
+
+  /// `bytes` with the first book chunk's entry in the index changed by `change`, the index
+  /// written again (a forger's work: the index of a plain archive is anyone's to rewrite).
+  static func forgingIndex(
+    _ bytes: [UInt8], _ change: (inout [String: PropertyListValue]) -> Void
+  ) throws -> [UInt8] {
+    let archive = try open(bytes, span: 0, counting: Reads())
+    guard case .dictionary(var index) = archive.index,
+      case .array(var members)? = index["members"],
+      let book = members.firstIndex(where: {
+        $0["path"]?.stringValue?.hasPrefix("objects/Book/") == true
+      }),
+      case .dictionary(var entry) = members[book]
+    else { throw ArchiveFormatError(member: "index.plist", "no book chunk") }
+    change(&entry)
+    members[book] = .dictionary(entry)
+    index["members"] = .array(members)
+    let start = archive.members.last.map { Int($0.place.offset + $0.place.length) } ?? 0
+    var tar: [UInt8] = []
+    let writer = try ArchiveWriter(name: nil, format: .pax, filter: .none, unblocked: true) {
+      tar.append(contentsOf: $0)
+    }
+    try writer.writeEntry(
+      path: "index.plist", contents: PropertyListValue.dictionary(index).binaryPropertyList())
+    let records = Array(tar)
+    let frame = try FilterCodec.compress(records, filter: .zstd)
+    var forged = Array(bytes[..<start]) + frame
+    // The end-of-archive frame, then the trailer naming the new index frame.
+    forged += try FilterCodec.compress([UInt8](repeating: 0, count: 1024), filter: .zstd)
+    forged += FramedStream.trailer(
+      FramedStream.Place(offset: Int64(start), length: Int64(frame.count)))
+    return forged
+  }
+
+  @Test func anIndexThatCallsAChunksStartAColumnsValuesIsRefusedWhenTheChunkIsReadInPart()
+    throws
+  {
+    let bytes = try Self.large.get()
+    // Frame 0 (the tar header and the start of the property list) called the covers.
+    let forged = try Self.forgingIndex(bytes) { entry in
+      entry["columns"] = .array([.array([.string("cover"), .integer(0)])])
+    }
+    let archive = try Self.open(forged, span: 0, counting: Reads())
+    let model = try archive.readStore().model
+    let decoder = RecordDecoder(model: model, member: "Book")
+    let book = try #require(archive.members.first { $0.path.hasPrefix("objects/Book/") })
+    let titles = { (key: String) in decoder.reads(column: key, of: "Book", for: ["title"]) }
+    #expect(throws: ArchiveFormatError.self) {
+      try archive.read([book], columns: titles) { _, content in
+        _ = try decoder.columnChunk(content.bytes, only: ["title"], unread: content.unread)
+      }
+    }
+    // Read whole, the chunk is what it was.
+    let original = try Self.open(bytes, span: 0, counting: Reads())
+    #expect(try archive.read(book) == original.read(book))
   }
 
   @Test func aChunkReadInPartIsRefusedWhereItsStructureLiesInWhatWasNotRead() throws {
