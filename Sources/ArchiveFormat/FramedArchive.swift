@@ -57,7 +57,7 @@ package final class FramedArchive {
   /// fetched yet.
   private var plan: [FramedStream.Place] = []
   private var planNext = 0
-  /// A member's tar records put together from its frames, for a read in part.
+  /// One frame decompressed, for a read in part.
   private var records: [UInt8] = []
   /// Decompresses the frames of a read in part (made when first needed).
   private var zstd: ZstdFrames?
@@ -242,18 +242,41 @@ package final class FramedArchive {
   }
 
   /// `member`'s content with only the frames of the columns `wanted` read (the others'
-  /// bytes zeros), each checked against its checksum and the size the index gives.
+  /// bytes zeros), each checked against its checksum and the size the index gives, and its tar
+  /// header against the member's name and size. Each frame read is decompressed on its own and
+  /// its part of the content copied in place: no buffer of the whole tar records.
   private func read(_ member: Member, wanted: (String) -> Bool) throws -> Content {
     guard let frames = member.frames else { return Content(bytes: try read(member), unread: []) }
     if zstd == nil { zstd = try ZstdFrames() }
-    records.removeAll(keepingCapacity: true)
-    var holes: [Range<Int>] = []
+    // Where the content begins in the member's tar records (``MemberFrames`` checked that the
+    // frames hold at least one header before it).
+    let contentStart =
+      frames.frames.reduce(0) { $0 + $1.size } - (member.size + 511) / 512 * 512
+    let contentEnd = contentStart + member.size
+    content.removeAll(keepingCapacity: true)
+    content.reserveCapacity(member.size)
+    var header: [UInt8] = []
+    var unread: [Range<Int>] = []
+    var position = 0
     var offset = member.place.offset
     for (number, frame) in frames.frames.enumerated() {
-      defer { offset += frame.length }
+      defer {
+        offset += frame.length
+        position += frame.size
+      }
+      // The part of the content this frame holds.
+      let lower = max(position, contentStart)
+      let upper = min(position + frame.size, contentEnd)
       if let key = frames.columns[number], !wanted(key) {
-        holes.append(records.count..<(records.count + frame.size))
-        records.append(contentsOf: repeatElement(0, count: frame.size))
+        guard position >= contentStart else {
+          throw ArchiveFormatError(
+            member: member.path,
+            "the index calls its header in \(name) a column's values (damaged)")
+        }
+        if lower < upper {
+          unread.append((lower - contentStart)..<(upper - contentStart))
+          content.append(contentsOf: repeatElement(0, count: upper - lower))
+        }
         continue
       }
       let place = FramedStream.Place(offset: offset, length: frame.length)
@@ -262,7 +285,7 @@ package final class FramedArchive {
         try readBytes(offset, Int(frame.length), &self.frame)
         bytesRead += Int64(self.frame.count)
       }
-      let before = records.count
+      records.removeAll(keepingCapacity: true)
       do {
         guard self.frame.count == Int(frame.length) else {
           throw ZstdError(kind: .corruptData, message: "the archive ends inside it")
@@ -275,35 +298,32 @@ package final class FramedArchive {
           member: member.path,
           "frame \(number + 1) of its \(frames.frames.count) in \(name) is damaged: \(error)")
       }
-      guard records.count - before == frame.size else {
+      guard records.count == frame.size else {
         throw ArchiveFormatError(
           member: member.path,
           "frame \(number + 1) of its \(frames.frames.count) in \(name) holds another size than the index gives"
         )
       }
+      if position < contentStart {
+        header.append(contentsOf: records[..<min(frame.size, contentStart - position)])
+      }
+      if lower < upper {
+        content.append(contentsOf: records[(lower - position)..<(upper - position)])
+      }
     }
-    let contentStart = records.count - (member.size + 511) / 512 * 512
+    // The header must name the member and give its size.
     do {
-      let reader = try ArchiveReader(bytes: records)
-      guard let entry = try reader.nextEntry(), entry.path == member.path else {
+      let reader = try ArchiveReader(bytes: header)
+      guard let entry = try reader.nextEntry(), entry.path == member.path,
+        entry.size == nil || entry.size == Int64(member.size)
+      else {
         throw ArchiveFormatError(member: member.path, "its frames in \(name) hold another member")
       }
-      try reader.readAll(limit: member.size, into: &content)
     } catch let error as ArchiveFormatError {
       throw error
     } catch {
       throw ArchiveFormatError(
         member: member.path, "its frames in \(name) cannot be read: \(error)")
-    }
-    guard content.count == member.size else {
-      throw ArchiveFormatError(member: member.path, "damaged: its size differs from the index")
-    }
-    // In the content's terms; a hole in the header or the padding (an index that calls them a
-    // column's values) leaves nothing out of the content.
-    let unread = holes.compactMap { hole -> Range<Int>? in
-      let lower = max(hole.lowerBound - contentStart, 0)
-      let upper = min(hole.upperBound - contentStart, member.size)
-      return lower < upper ? lower..<upper : nil
     }
     return Content(bytes: content, unread: unread)
   }
