@@ -58,7 +58,7 @@ package final class FramedArchive {
   private var plan: [FramedStream.Place] = []
   private var planNext = 0
   /// One frame decompressed, for a read in part.
-  private var records: [UInt8] = []
+  private var decompressed: [UInt8] = []
   /// Decompresses the frames of a read in part (made when first needed).
   private var zstd: ZstdFrames?
   /// On object storage, the most bytes between two pieces a read in part wants that are
@@ -181,11 +181,11 @@ package final class FramedArchive {
       plan.removeAll()
     }
     for (member, wantedPieces) in zip(members, perMember) {
-      if wantedPieces.count == 1, wantedPieces[0] == member.place {
+      if let wanted, wantedPieces != [member.place] {
+        try body(member, try read(member, wanted: wanted))
+      } else {
         try prefetch(member.place)
         try body(member, Content(bytes: try read(member), unread: []))
-      } else {
-        try body(member, try read(member, wanted: wanted!))
       }
     }
   }
@@ -279,36 +279,32 @@ package final class FramedArchive {
         }
         continue
       }
-      let place = FramedStream.Place(offset: offset, length: frame.length)
-      try prefetch(place)
-      if !Self.take(offset, Int(frame.length), from: spanBytes, at: spanStart, into: &self.frame) {
-        try readBytes(offset, Int(frame.length), &self.frame)
-        bytesRead += Int64(self.frame.count)
-      }
-      records.removeAll(keepingCapacity: true)
+      try prefetch(FramedStream.Place(offset: offset, length: frame.length))
+      try fetch(offset, Int(frame.length), into: &self.frame)
+      decompressed.removeAll(keepingCapacity: true)
       do {
         guard self.frame.count == Int(frame.length) else {
           throw ZstdError(kind: .corruptData, message: "the archive ends inside it")
         }
         try self.frame.withUnsafeBytes { bytes in
-          try zstd!.decompress(bytes, limit: frame.size, appendingTo: &records)
+          try zstd!.decompress(bytes, limit: frame.size, appendingTo: &decompressed)
         }
       } catch {
         throw ArchiveFormatError(
           member: member.path,
           "frame \(number + 1) of its \(frames.frames.count) in \(name) is damaged: \(error)")
       }
-      guard records.count == frame.size else {
+      guard decompressed.count == frame.size else {
         throw ArchiveFormatError(
           member: member.path,
           "frame \(number + 1) of its \(frames.frames.count) in \(name) holds another size than the index gives"
         )
       }
       if position < contentStart {
-        header.append(contentsOf: records[..<min(frame.size, contentStart - position)])
+        header.append(contentsOf: decompressed[..<min(frame.size, contentStart - position)])
       }
       if lower < upper {
-        content.append(contentsOf: records[(lower - position)..<(upper - position)])
+        content.append(contentsOf: decompressed[(lower - position)..<(upper - position)])
       }
     }
     // The header must name the member and give its size.
@@ -332,19 +328,28 @@ package final class FramedArchive {
   /// used again by the next read once the caller lets go of it.
   package func read(_ member: Member) throws -> [UInt8] {
     try Self.entry(
-      { [self] offset, count, into in
-        guard !Self.take(offset, count, from: spanBytes, at: spanStart, into: &into) else {
-          return
-        }
-        try readBytes(offset, count, &into)
-        bytesRead += Int64(into.count)
-      }, at: member.place, path: member.path, limit: member.size, name: name,
+      { [self] offset, count, into in try fetch(offset, count, into: &into) },
+      at: member.place, path: member.path, limit: member.size, name: name,
       frame: &frame, into: &content)
     guard content.count == member.size, Checksum.sha256(content) == member.sha256 else {
       throw ArchiveFormatError(
         member: member.path, "damaged: its size or SHA-256 differs from the index")
     }
     return content
+  }
+
+  /// The whole content of `member`, given what a read of some of its columns gave: that, when
+  /// it read every byte, else the member read again whole (and checked against the index).
+  package func whole(_ member: Member, given content: Content) throws -> [UInt8] {
+    content.unread.isEmpty ? content.bytes : try read(member)
+  }
+
+  /// Fills `into` with the `count` bytes at `offset`: from the window fetched when it holds
+  /// them, else read (and counted).
+  private func fetch(_ offset: Int64, _ count: Int, into: inout [UInt8]) throws {
+    guard !Self.take(offset, count, from: spanBytes, at: spanStart, into: &into) else { return }
+    try readBytes(offset, count, &into)
+    bytesRead += Int64(into.count)
   }
 
   /// Fills `into` with the `count` bytes at `offset` from `window` (bytes read from `start`

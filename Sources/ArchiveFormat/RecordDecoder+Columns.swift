@@ -56,8 +56,7 @@ extension RecordDecoder {
         return try columnChunk(bytes)
       }
       guard case .dictionary = try reader.kind(of: try read(reader.topObject)) else {
-        guard unread.isEmpty else { return try whole() }
-        return nil
+        return unread.isEmpty ? nil : try whole()
       }
       // Only scalars are decoded here, each costing against the whole list's budget every
       // time it is met: values shared between columns cannot make a small chunk a large one.
@@ -124,6 +123,14 @@ extension RecordDecoder {
     guard let names, let shape = shapes[entity], let name = scanName(ofColumn: key, in: shape)
     else { return true }
     return names.contains(name)
+  }
+
+  /// The columns a scan of `names` reads of a chunk of `entity`, as a framed archive's read
+  /// of some columns takes them (``reads(column:of:for:)``); nil, every column, when `names`
+  /// is nil.
+  package func columns(of entity: String, for names: Set<String>?) -> ((String) -> Bool)? {
+    guard let names else { return nil }
+    return { key in self.reads(column: key, of: entity, for: names) }
   }
 
   /// The name a scan of some attributes, relationships and stored columns knows the column

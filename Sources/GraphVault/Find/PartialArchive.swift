@@ -51,11 +51,8 @@ enum PartialArchive {
         ArchiveLayout.entity(ofObjectsMember: $0.path) == entity
       }
       let tested = filter?.testedAttributes
-      let columns = RecordDecoder(model: front.model, member: entity)
-      let only = tested.map { names in
-        { (key: String) in columns.reads(column: key, of: entity, for: names) }
-      }
-      try archive.read(reading, columns: filter == nil ? nil : only) { member, content in
+      let only = RecordDecoder(model: front.model, member: entity).columns(of: entity, for: tested)
+      try archive.read(reading, columns: only) { member, content in
         let decoder = RecordDecoder(model: front.model, member: member.path)
         guard let filter,
           let chunk = try decoder.columnChunk(content.bytes, only: tested, unread: content.unread)
@@ -67,12 +64,16 @@ enum PartialArchive {
         try member.ranges?.check(testedBatch, member: member.path)
         let rows = try filter.matches(testedBatch)
         guard !rows.isEmpty else { return }
-        let bytes = content.unread.isEmpty ? content.bytes : try archive.read(member)
-        guard let whole = try decoder.columnChunk(bytes) else {
-          throw ArchiveFormatError(member: member.path, "not a chunk of columns")
+        // A predicate that tests every column (an extended attribute's bucket) decoded the
+        // whole chunk already.
+        var batch = testedBatch
+        if tested != nil {
+          guard let whole = try decoder.columnChunk(archive.whole(member, given: content)) else {
+            throw ArchiveFormatError(member: member.path, "not a chunk of columns")
+          }
+          batch = try decoder.decodeBatch(whole)
+          try member.ranges?.check(batch, member: member.path)
         }
-        let batch = try decoder.decodeBatch(whole)
-        try member.ranges?.check(batch, member: member.path)
         try loader.insert(batch.picking(rows: rows))
       }
     }

@@ -351,10 +351,7 @@ struct SelectionArchive {
       let archive = self.archive
       // Of a chunk whose large columns have frames of their own, only the tested ones are read
       // until it has rows to load.
-      let columns = RecordDecoder(model: model, member: entity)
-      let wanted = testing.map { names in
-        { (key: String) in columns.reads(column: key, of: entity, for: names) }
-      }
+      let wanted = RecordDecoder(model: model, member: entity).columns(of: entity, for: testing)
       try archive.read(reading, columns: wanted) { member, content in
         let decoder = RecordDecoder(model: model, member: member.path)
         guard
@@ -373,8 +370,9 @@ struct SelectionArchive {
         if testing == nil {
           batch = tested
         } else {
-          let bytes = content.unread.isEmpty ? content.bytes : try archive.read(member)
-          guard let whole = try decoder.columnChunk(bytes) else { throw NotByParts() }
+          guard let whole = try decoder.columnChunk(archive.whole(member, given: content)) else {
+            throw NotByParts()
+          }
           batch = try decoder.decodeBatch(whole)
         }
         let picked = batch.picking(rows: fresh)
