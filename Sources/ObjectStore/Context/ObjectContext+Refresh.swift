@@ -67,13 +67,19 @@ extension ObjectContext {
 
   /// The object's row as stored now (nil when it is gone), without registering anything.
   func storedRecord(of object: ManagedObject) throws(StoreError) -> ObjectRecord? {
+    try storedRecord(of: object.reference)
+  }
+
+  /// The stored state of the object `reference` (its row as the store holds it now); nil
+  /// when there is no such row.
+  func storedRecord(of reference: ObjectReference) throws(StoreError) -> ObjectRecord? {
     var fresh: ObjectRecord?
     do {
-      let reader = try self.reader(of: try table(for: object.entity), filter: "Z_PK = ?")
-      try reader.bind([.integer(object.primaryKey)])
+      let reader = try self.reader(of: try table(for: reference.entity), filter: "Z_PK = ?")
+      try reader.bind([.integer(reference.primaryKey)])
       try reader.readRows { fresh = $0 }
     } catch {
-      throw wrap(error, "cannot read \(object) again")
+      throw wrap(error, "cannot read \(reference) again")
     }
     return fresh
   }

@@ -240,7 +240,7 @@ extension ObjectContext {
         seen[held.key] = object.reference
         guard
           let stored = try storedHolder(
-            of: held.attributes, held.values, in: held.owner, besides: object)
+            of: held.attributes, held.values, in: held.owner, besides: object.primaryKey)
         else { continue }
         // A stored holder being saved with other values, or deleted, holds them no longer.
         if pendingKeys.contains(stored) || deleted.contains(stored) { continue }
@@ -271,10 +271,10 @@ extension ObjectContext {
     return held
   }
 
-  /// An object of the store, other than `object`, whose `attributes` hold `values`.
+  /// An object of the store, other than the one keyed `besides` (0: none), whose `attributes`
+  /// of `entity` hold `values`.
   func storedHolder(
-    of attributes: [String], _ values: [AttributeValue], in entity: String,
-    besides object: ManagedObject
+    of attributes: [String], _ values: [AttributeValue], in entity: String, besides: Int64
   ) throws(StoreError) -> ObjectReference? {
     let table = try table(for: entity)
     var conditions: [String] = []
@@ -289,7 +289,7 @@ extension ObjectContext {
       for (index, value) in values.enumerated() {
         try statement.bind(SQLValues.sqlite(value), at: index + 1)
       }
-      try statement.bind(.integer(object.primaryKey), at: values.count + 1)
+      try statement.bind(.integer(besides), at: values.count + 1)
       guard let row = try statement.allRows().first, let key = row[0].integerValue,
         let number = row[1].integerValue, let name = entityNames[Int(number)]
       else { return nil }
@@ -391,16 +391,7 @@ extension ObjectContext {
   private func writeRow(
     _ object: ManagedObject, insert: Bool, orderKeys: [String: SQLiteValue], _ db: Database
   ) throws -> Bool {
-    let traits = object.traits
-    let rows: RowStatements
-    if let known = traits.rows {
-      rows = known
-    } else {
-      rows = RowStatements(
-        entity: object.entity, table: try table(for: object.entity), model: model,
-        slots: traits.slots, entityNumber: layout.entityNumbers[object.entity] ?? 0)
-      traits.rows = rows
-    }
+    let rows = try rowStatements(of: object.entity, traits: object.traits)
     let statement: Statement
     if !orderKeys.isEmpty {
       // Order keys, rare, get a statement of their own with their columns added.

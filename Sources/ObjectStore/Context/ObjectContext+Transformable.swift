@@ -51,22 +51,23 @@ extension ObjectContext {
     return best.0
   }
 
-  func transformable(_ key: String, of object: ManagedObject) throws(StoreError) -> (
+  /// Transformable attribute `key` of `entity`, with its registered transformer.
+  func transformable(_ key: String, of entity: String) throws(StoreError) -> (
     AttributeDescription, any AttributeValueTransformer
   ) {
-    guard let attribute = model.attributes(of: object.entity).first(where: { $0.name == key })
+    guard let attribute = model.attributes(of: entity).first(where: { $0.name == key })
     else {
-      throw fail(.invalidValue, "\(object.entity) has no attribute \(key)")
+      throw fail(.invalidValue, "\(entity) has no attribute \(key)")
     }
     guard attribute.type == .transformable else {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key) is \(attribute.type.rawValue), not transformable; use value(for:)")
+        "\(entity).\(key) is \(attribute.type.rawValue), not transformable; use value(for:)")
     }
     guard let transformer = transformers.transformer(named: attribute.valueTransformerName) else {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key) needs the value transformer \(attribute.valueTransformerName ?? ""), which is not registered: register it on the ValueTransformerRegistry the context opens with to read or set this value"
+        "\(entity).\(key) needs the value transformer \(attribute.valueTransformerName ?? ""), which is not registered: register it on the ValueTransformerRegistry the context opens with to read or set this value"
       )
     }
     return (attribute, transformer)
@@ -75,7 +76,7 @@ extension ObjectContext {
   func transformedValue(for key: String, of object: ManagedObject) throws(StoreError)
     -> (any Sendable)?
   {
-    let (attribute, transformer) = try transformable(key, of: object)
+    let (attribute, transformer) = try transformable(key, of: object.entity)
     let bytes: [UInt8]
     switch object.attributes[key] {
     case nil: return nil
@@ -99,30 +100,36 @@ extension ObjectContext {
   func setTransformedValue(_ value: (any Sendable)?, for key: String, of object: ManagedObject)
     throws(StoreError)
   {
-    let (attribute, transformer) = try transformable(key, of: object)
-    guard let value else {
-      try setValue(nil, for: key, of: object)
-      return
-    }
+    try setValue(
+      try transformedBytes(value, for: key, of: object.entity).map { .transformed($0) }, for: key,
+      of: object)
+  }
+
+  /// `value` as transformable attribute `key` of `entity` stores it: checked against the
+  /// attribute's value class and turned into bytes by its transformer; nil for nil.
+  @usableFromInline
+  func transformedBytes(_ value: (any Sendable)?, for key: String, of entity: String)
+    throws(StoreError) -> [UInt8]?
+  {
+    let (attribute, transformer) = try transformable(key, of: entity)
+    guard let value else { return nil }
     if let expected = attribute.valueClassName, !expected.isEmpty {
       let hierarchy = ValueClass.hierarchy(of: value)
       guard ValueClass.matches(hierarchy, expected) else {
         throw fail(
           .invalidValue,
-          "\(object.entity).\(key) holds \(expected) values; a \(hierarchy.first ?? "?") (\(type(of: value))) was given"
+          "\(entity).\(key) holds \(expected) values; a \(hierarchy.first ?? "?") (\(type(of: value))) was given"
         )
       }
     }
-    let bytes: [UInt8]
     do {
-      bytes = try transformer.reverseTransformedValue(value)
+      return try transformer.reverseTransformedValue(value)
     } catch {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key): \(Self.transformerName(attribute)) cannot store the value (nothing was set): \(error)"
+        "\(entity).\(key): \(Self.transformerName(attribute)) cannot store the value (nothing was set): \(error)"
       )
     }
-    try setValue(.transformed(bytes), for: key, of: object)
   }
 
   private static func transformerName(_ attribute: AttributeDescription) -> String {

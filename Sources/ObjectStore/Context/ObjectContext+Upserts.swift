@@ -30,7 +30,7 @@ extension ObjectContext {
         var holder = holders[held.key].flatMap { registered[$0] }
         if holder == nil,
           let stored = try storedHolder(
-            of: held.attributes, held.values, in: held.owner, besides: object),
+            of: held.attributes, held.values, in: held.owner, besides: object.primaryKey),
           !deleted.contains(stored)
         {
           let found = try self.object(with: stored)

@@ -352,7 +352,7 @@ public final class ObjectContext {
     nextKeys[root] = max(next, key + 1)
   }
 
-  private func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {
+  func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {
     // One lookup for the common case: the counter is known.
     if let index = nextKeys.index(forKey: root) {
       let key = nextKeys.values[index]
