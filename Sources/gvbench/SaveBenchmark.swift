@@ -9,6 +9,7 @@ import ObjectStore
 ///
 /// - inserting `inserts` books with nine attribute values each and saving them, into a fresh
 ///   copy of a sample store of `objects` objects;
+/// - the same books written by one ``BatchInsertRequest`` (no objects held);
 /// - fetching every book (about a third of the store), holding them all;
 /// - counting every book.
 ///
@@ -56,10 +57,12 @@ func saveBenchmark(objects: Int, inserts: Int) throws {
     return (context!, baseline!)
   }
   let saving = try best(fresh: true, "save")
+  let batching = try best(fresh: true, "batch")
   let fetching = try best(fresh: false, "fetch")
   let counting = try best(fresh: false, "count")
   let rows: [(String, Run, Run)] = [
     ("insert and save \(inserts) books", saving.context, saving.baseline),
+    ("batch insert of \(inserts) books", batching.context, batching.baseline),
     ("fetch every book", fetching.context, fetching.baseline),
     ("count every book", counting.context, counting.baseline),
   ]
@@ -96,7 +99,7 @@ private func benchFailure(_ message: String) -> NSError {
 }
 
 /// The context's side of ``saveBenchmark(objects:inserts:)``, in a child process: `mode`
-/// (`save`, `fetch` or `count`) on `store`, the seconds it took written to `timing`.
+/// (`save`, `batch`, `fetch` or `count`) on `store`, the seconds it took written to `timing`.
 func saveChild(mode: String, count: Int, store: String, timing: String) throws {
   let context = try ObjectContext(storePath: store, model: try SampleLibrary.model())
   defer { withExtendedLifetime(context) {} }
@@ -138,6 +141,25 @@ func saveChild(mode: String, count: Int, store: String, timing: String) throws {
             .utf8))
     }
     handled = count
+  case "batch":
+    let price = Decimal(string: "9.99")
+    try context.execute(
+      BatchInsertRequest(entity: "Book") { row in
+        let number = row.index
+        guard number < count else { return true }
+        try row.setValue("Saved book \(number)", for: "title")
+        try row.setValue(numberedUUID(number), for: "uniqueID")
+        try row.setValue(2.5 + Double(number % 5) / 2, for: "rating")
+        try row.setValue(Int32(number % 7 + 1), for: "edition")
+        try row.setValue(
+          Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(number)), for: "publishedAt")
+        try row.setValue(Int64(number * 3), for: "sales")
+        try row.setValue(price, for: "price")
+        try row.setValue(true, for: "inPrint")
+        try row.setValue(Float(0.5), for: "weight")
+        return false
+      })
+    handled = count
   case "fetch":
     let books = try context.fetch(FetchRequest(entity: "Book"))
     handled = books.count
@@ -165,7 +187,7 @@ private let saveBaselineScript = """
                  else 0 if v is None else 8 for v in row)
 
   start = time.perf_counter()
-  if mode == "save":
+  if mode in ("save", "batch"):
       con.execute("BEGIN IMMEDIATE")
       first = con.execute("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", (book,)).fetchone()[0] + 1
       rows = [(first + i, book, 1, "Saved book %d" % i, uuid.UUID(int=i + 1).bytes, 2.5 + (i % 5) / 2,

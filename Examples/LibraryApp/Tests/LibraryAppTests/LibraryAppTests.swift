@@ -100,4 +100,29 @@ struct LibraryAppTests {
     #expect(existing.age == 44 && book.edition == 2)
     #expect(try context.count(for: Author.fetchRequest()) == authors.count)
   }
+
+  @Test func aBatchInsertWritesAFeedWithoutObjectsAndUpsertsByAlias() throws {
+    let context = store.context
+    let authors = try context.fetch(Author.self, Author.fetchRequest())
+    let existing = try #require(authors.first)
+    let feed: [(alias: String, age: Int16)] = [
+      ("new-1", 31), (existing.alias, 77), ("new-2", 32),
+    ]
+    context.mergePolicy = .mergeByKey
+    var request = BatchInsertRequest(entity: "Author") { row in
+      guard row.index < feed.count else { return true }
+      try row.setValue(feed[row.index].alias, for: "alias")
+      try row.setValue(feed[row.index].age, for: "age")
+      return false
+    }
+    request.resultType = .objectReferences
+    let result = try context.execute(request)
+
+    #expect(result.inserted == 2 && result.updated == 1)
+    #expect(result.objects?[1] == existing.reference)
+    // The context's objects are as they were until refreshed, as with Core Data.
+    try context.refresh(existing, mergeChanges: false)
+    #expect(existing.age == 77)
+    #expect(try context.count(for: Author.fetchRequest()) == authors.count + 2)
+  }
 }
