@@ -55,7 +55,7 @@ package final class ArchiveScanner: @unchecked Sendable {
     package init() {}
   }
 
-  private let stream: MemberStream
+  private let stream: any MemberSource
   private let options: Options
   private var pending: [Event] = []
   private var finished = false
@@ -118,7 +118,7 @@ package final class ArchiveScanner: @unchecked Sendable {
   ]
 
   /// A scan of the members `stream` gives.
-  package init(stream: MemberStream, options: Options = Options()) {
+  package init(stream: any MemberSource, options: Options = Options()) {
     self.stream = stream
     self.options = options
   }

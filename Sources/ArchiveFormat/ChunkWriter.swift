@@ -3,14 +3,14 @@ import PropertyList
 /// Collects records into bounded chunks and writes each as one member, numbered in order;
 /// chunks encoded elsewhere (format 2's, ``ColumnChunkEncoder``) take the next numbers too.
 package struct ChunkWriter {
-  private let members: MemberWriter
+  private let members: any MemberSink
   private let path: (Int) -> String
   private var writer = BinaryPropertyListWriter()
   private var start = 0
   private var records = 0
   private var number = 0
 
-  package init(members: MemberWriter, path: @escaping (Int) -> String) {
+  package init(members: any MemberSink, path: @escaping (Int) -> String) {
     self.members = members
     self.path = path
   }
@@ -31,7 +31,7 @@ package struct ChunkWriter {
   }
 
   /// Writes a chunk encoded elsewhere as the next member, with its ranges for the index and
-  /// the spans of its large columns (``MemberWriter/write(_:_:ranges:spans:)``).
+  /// the spans of its large columns (``MemberSink/write(_:_:ranges:spans:)``).
   package mutating func write(
     _ chunk: [UInt8], ranges: ChunkRanges? = nil, spans: [ColumnSpan] = []
   ) throws {
@@ -41,7 +41,7 @@ package struct ChunkWriter {
 
   private mutating func flush() throws {
     let root = writer.makeArray(fromStackIndex: start)
-    try write(writer.serialized(root: root))
+    try write(writer.serialized(root: root), ranges: nil)
     writer.reset()
     records = 0
   }

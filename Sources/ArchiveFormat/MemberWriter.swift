@@ -10,7 +10,7 @@ import PropertyList
 /// Hashing, compressing, sealing and writing happen on a second thread while the caller encodes the next
 /// member: at most two members wait, so memory stays bounded. A failure there is thrown by the
 /// next call.
-package final class MemberWriter: @unchecked Sendable {
+package final class MemberWriter: MemberSink, @unchecked Sendable {
   package struct Entry {
     package let path: String
     package let size: Int
@@ -66,7 +66,7 @@ package final class MemberWriter: @unchecked Sendable {
   /// archive the spans of its large columns, each given a frame); throws the error of an
   /// earlier member, if one failed.
   package func write(
-    _ path: String, _ bytes: [UInt8], ranges: ChunkRanges? = nil, spans: [ColumnSpan] = []
+    _ path: String, _ bytes: [UInt8], ranges: ChunkRanges?, spans: [ColumnSpan]
   ) throws {
     try rethrow()
     slots.wait()
@@ -127,11 +127,6 @@ package final class MemberWriter: @unchecked Sendable {
 
   private func rethrow() throws {
     if let failure = lock.withLock({ failure }) { throw failure }
-  }
-
-  /// Writes one member holding a property list.
-  package func write(_ path: String, plist: PropertyListValue) throws {
-    try write(path, plist.binaryPropertyList())
   }
 
   /// The index of every member, once all are written.

@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import ObjectModel
 import ObjectStore
@@ -24,17 +25,19 @@ enum StoreMigration {
   }
 
   /// Migrates `store` (whose model is `model`, called `sourceName` in messages: "the model of
-  /// old.gvault") into `target` at `scratch/migrated.sqlite`: the store is backed up into the
-  /// scratch folder (uncompressed) and restored with the target's versions, along
-  /// `modelPath`'s versions when given and `model` is one of them, else by one hop inferred
-  /// from `model` straight to `target` (lightweight). Returns `from → to`.
+  /// old.gvault") into `target` at `scratch/migrated.sqlite`, along `modelPath`'s versions
+  /// when given and `model` is one of them, else by one hop inferred from `model` straight to
+  /// `target` (lightweight). Returns `from → to`.
+  ///
+  /// One road, no copy between: the store's members, as a backup writes them (format 2), go
+  /// from a second thread through a ``MemberPipe`` to the scan and migrating load a restore
+  /// runs; no archive is written, compressed or read back.
   /// - Throws: ``VaultError`` 78 when there is no path from one model to the other.
   static func migrate(
     _ store: CoreDataStore, model: ObjectModel, named sourceName: String,
     into target: ObjectModel, at scratch: ScratchFolder, modelPath: String?
   ) throws(VaultError) -> String {
     try vault {
-      let archive = try unmigratedArchive(of: store.path, model: model, in: scratch, meter: nil)
       var restore = RestoreOptions()
       restore.sourceName = sourceName
       if let modelPath {
@@ -48,14 +51,50 @@ enum StoreMigration {
         restore.versionSet = ModelVersionSet(
           name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
       }
+      let pipe = MemberPipe()
+      let writer = PipeWriter(store: store, model: model, pipe: pipe)
+      writer.start()
+      defer {
+        // Whatever happened here, the writer stops and lets go of the store before it is used.
+        pipe.cancel()
+        writer.wait()
+      }
       let result = try RestoreService.restore(
-        archivePath: archive,
+        members: pipe, named: "a private copy of \(ScratchFolder.describe(store.path))",
         to: scratch.path(storeName, standingFor: "the copy migrated from \(sourceName)"),
         options: restore)
-      try? FileManager.default.removeItem(atPath: archive)
       guard let migration = result.migration else { return "none needed" }
       return "\(migration.from) → \(migration.to)"
     }
+  }
+
+  /// Writes a store's members into a pipe on a thread of its own.
+  private final class PipeWriter: @unchecked Sendable {
+    private let store: CoreDataStore
+    private let model: ObjectModel
+    private let pipe: MemberPipe
+    private let done = DispatchSemaphore(value: 0)
+
+    init(store: CoreDataStore, model: ObjectModel, pipe: MemberPipe) {
+      self.store = store
+      self.model = model
+      self.pipe = pipe
+    }
+
+    func start() {
+      Thread.detachNewThread { [self] in
+        do {
+          try BackupService.writeMembers(of: store, model: model, into: pipe)
+          pipe.finish()
+        } catch {
+          pipe.fail(error)
+        }
+        done.signal()
+      }
+    }
+
+    /// Waits until the writer is done.
+    func wait() { done.wait() }
   }
 
   /// What messages call `model`, the model of `path` (a store or an archive the user named),

@@ -3,9 +3,10 @@ import GraphVault
 
 /// `graphvault migrate` of a change Core Data makes in SQL (the sample model with one optional
 /// attribute added, `Book.subtitle`), and a migrating restore to that model, each against a
-/// plain restore of the same archive in the same run; and a command line's mistake (a merge
-/// whose `--where` does not parse) against the same restore. At `objects / 5` and `objects`
-/// library objects; best of three.
+/// plain restore of the same archive in the same run; a `diff` of the store against its
+/// migrated copy (the older side migrated into the newer's model, in memory); and a command
+/// line's mistake (a merge whose `--where` does not parse) against the same restore. At
+/// `objects / 5` and `objects` library objects; best of three.
 func migrateBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
@@ -24,9 +25,9 @@ func migrateBenchmark(objects: Int) throws {
   try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
     .write(toFile: model + "/.xccurrentversion", atomically: false, encoding: .utf8)
   print(
-    "| store | restore | migrating restore | ratio | migrate in place | ratio | usage error | ratio | peak RSS (migrating restore) |"
+    "| store | restore | migrating restore | ratio | migrate in place | ratio | diff across versions | ratio | usage error | ratio | peak RSS (migrating restore) |"
   )
-  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for size in [objects / 5, objects] {
     FileHandle.standardError.write(Data("gvbench migrate: generating \(size) objects\n".utf8))
     let store = path("store-\(size).sqlite")
@@ -49,15 +50,19 @@ func migrateBenchmark(objects: Int) throws {
       try copyStore(store, to: target)
       return ["migrate", target, "--model", model, "-q"]
     }
+    let acrossVersions = try bestOfThree(workspace.tool, accepting: [0, 1]) { _ in
+      ["diff", store, target, "-q"]
+    }
     let mistake = try bestOfThree(workspace.tool, accepting: [64]) { _ in
       ["merge", archive, "--into", store, "--entity", "Book", "--where", "title ==", "-q"]
     }
     print(
       String(
         format:
-          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.3f s | %.3f× | %d MiB |",
+          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.2f s | %.2f× | %.3f s | %.3f× | %d MiB |",
         size, plain.seconds, migrating.seconds, migrating.seconds / plain.seconds,
-        inPlace.seconds, inPlace.seconds / plain.seconds, mistake.seconds,
+        inPlace.seconds, inPlace.seconds / plain.seconds, acrossVersions.seconds,
+        acrossVersions.seconds / plain.seconds, mistake.seconds,
         mistake.seconds / plain.seconds, migrating.peakKiB / 1024))
   }
 }

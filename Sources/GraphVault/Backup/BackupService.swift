@@ -227,6 +227,29 @@ public enum BackupService {
     }
   }
 
+  /// Writes the members a full backup of `store` (described by `model`) holds into `pipe`, in
+  /// one read transaction, index last, as archive format 2 (no change ledger): what a reader in
+  /// this process scans as it would scan the archive (``StoreMigration``).
+  package static func writeMembers(
+    of store: CoreDataStore, model: ObjectModel, into pipe: MemberPipe
+  )
+    throws
+  {
+    var options = Options()
+    options.formatVersion = 2
+    options.compression = .none
+    let layout = try store.layout(for: model)
+    var written = Written()
+    let (objects, rows) = try store.read { store in
+      try write(
+        store: store, model: model, layout: layout, options: options, now: Date(), tip: nil,
+        into: pipe, written: &written)
+    }
+    try pipe.write(
+      ArchiveLayout.index,
+      plist: pipe.index(formatVersion: options.formatVersion, counts: objects, rows: rows))
+  }
+
   /// What ``write(store:model:layout:options:now:tip:into:written:)`` decided: the parent of
   /// an incremental archive, or why a full one was written instead.
   struct Written {
@@ -343,7 +366,7 @@ public enum BackupService {
 
   private static func write(
     store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
-    tip: Result<ChainTip, ChainTip.NoParent>?, into members: MemberWriter,
+    tip: Result<ChainTip, ChainTip.NoParent>?, into members: any MemberSink,
     written: inout Written
   ) throws -> ([String: Int], [String: Int]) {
     // Everything below is read in the backup's one read transaction, bookkeeping included:

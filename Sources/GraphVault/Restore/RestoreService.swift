@@ -150,6 +150,28 @@ public enum RestoreService {
     }
   }
 
+  /// The members `source` gives (a backup handed over in this process, ``MemberPipe``),
+  /// scanned as an archive's are and restored to `destination` as a whole archive is (an
+  /// existing file refused unless ``RestoreOptions/force``); `name` is what messages call them.
+  package static func restore(
+    members source: any MemberSource, named name: String, to destination: String,
+    options: RestoreOptions
+  ) throws -> RestoreResult {
+    let target = try RestoreTarget(options: options)
+    let claim = try StoreDestination(
+      destination, for: "restore", reading: name, force: options.force, wait: options.wait)
+    defer { claim.release() }
+    return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
+      let scanner = ArchiveScanner(stream: source)
+      let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
+      try scanner.run(into: sink)
+      return RestoreResult(
+        store: destination, objects: scanner.objects, tables: scanner.tables,
+        modelVersion: sink.modelVersion, migration: sink.report, dryRun: false,
+        leftOut: scanner.store?.schema.dropped ?? [])
+    }
+  }
+
   /// The target model set, version, mapping and stages, loaded before the archive is opened.
   struct RestoreTarget {
     let set: ModelVersionSet?
