@@ -52,12 +52,11 @@ enum StoreMigration {
           name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
       }
       let pipe = MemberPipe()
-      let writer = PipeWriter(store: store, model: model, pipe: pipe)
-      writer.start()
+      let writing = BackupService.startWritingMembers(of: store, model: model, into: pipe)
       defer {
         // Whatever happened here, the writer stops and lets go of the store before it is used.
         pipe.cancel()
-        writer.wait()
+        writing.wait()
       }
       let result = try RestoreService.restore(
         members: pipe, named: "a private copy of \(ScratchFolder.describe(store.path))",
@@ -66,35 +65,6 @@ enum StoreMigration {
       guard let migration = result.migration else { return "none needed" }
       return "\(migration.from) → \(migration.to)"
     }
-  }
-
-  /// Writes a store's members into a pipe on a thread of its own.
-  private final class PipeWriter: @unchecked Sendable {
-    private let store: CoreDataStore
-    private let model: ObjectModel
-    private let pipe: MemberPipe
-    private let done = DispatchSemaphore(value: 0)
-
-    init(store: CoreDataStore, model: ObjectModel, pipe: MemberPipe) {
-      self.store = store
-      self.model = model
-      self.pipe = pipe
-    }
-
-    func start() {
-      Thread.detachNewThread { [self] in
-        do {
-          try BackupService.writeMembers(of: store, model: model, into: pipe)
-          pipe.finish()
-        } catch {
-          pipe.fail(error)
-        }
-        done.signal()
-      }
-    }
-
-    /// Waits until the writer is done.
-    func wait() { done.wait() }
   }
 
   /// What messages call `model`, the model of `path` (a store or an archive the user named),

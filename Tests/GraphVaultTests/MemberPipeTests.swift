@@ -11,25 +11,6 @@ import Testing
 /// and stopped cleanly from either end.
 @Suite("Members handed over in memory")
 struct MemberPipeTests {
-  /// Writes `store`'s members into `pipe` on a thread of its own; the semaphore is signalled
-  /// when it is done.
-  static func write(_ store: CoreDataStore, model: ObjectModel, into pipe: MemberPipe)
-    -> DispatchSemaphore
-  {
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) let store = store
-    Thread.detachNewThread {
-      do {
-        try BackupService.writeMembers(of: store, model: model, into: pipe)
-        pipe.finish()
-      } catch {
-        pipe.fail(error)
-      }
-      done.signal()
-    }
-    return done
-  }
-
   @Test func aStoreHandedThroughAPipeRestoresAsItsArchiveDoes() throws {
     let directory = try TemporaryDirectory()
     let source = directory.path("Library.sqlite").path
@@ -43,7 +24,7 @@ struct MemberPipeTests {
     let store = try CoreDataStore(path: source)
     let model = try SampleLibrary.model()
     let pipe = MemberPipe(depth: 2)
-    let done = Self.write(store, model: model, into: pipe)
+    let done = BackupService.startWritingMembers(of: store, model: model, into: pipe)
     let viaPipe = directory.path("via-pipe.sqlite").path
     let piped = try RestoreService.restore(
       members: pipe, named: "a copy", to: viaPipe, options: RestoreOptions())

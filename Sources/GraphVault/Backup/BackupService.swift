@@ -250,6 +250,26 @@ public enum BackupService {
       plist: pipe.index(formatVersion: options.formatVersion, counts: objects, rows: rows))
   }
 
+  /// Starts ``writeMembers(of:model:into:)`` on a thread of its own, which ends `pipe` with
+  /// its outcome (``MemberPipe/finish()`` or ``MemberPipe/fail(_:)``); the semaphore is
+  /// signalled once it is done with `store`.
+  package static func startWritingMembers(
+    of store: CoreDataStore, model: ObjectModel, into pipe: MemberPipe
+  ) -> DispatchSemaphore {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) let store = store
+    Thread.detachNewThread {
+      do {
+        try writeMembers(of: store, model: model, into: pipe)
+        pipe.finish()
+      } catch {
+        pipe.fail(error)
+      }
+      done.signal()
+    }
+    return done
+  }
+
   /// What ``write(store:model:layout:options:now:tip:into:written:)`` decided: the parent of
   /// an incremental archive, or why a full one was written instead.
   struct Written {
