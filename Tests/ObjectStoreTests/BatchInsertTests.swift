@@ -133,14 +133,17 @@ struct BatchInsertTests {
 
   @Test func theDictionaryFormWritesEachDictionary() throws {
     let context = try ObjectContext(storePath: path, model: model)
-    let result = try context.execute(
-      BatchInsertRequest(
-        entity: "Tag", objects: [["name": .string("sci-fi")], ["name": .string("poetry")], [:]]))
+    let request = BatchInsertRequest(
+      entity: "Tag", objects: [["name": .string("sci-fi")], ["name": .string("poetry")], [:]])
+    let result = try context.execute(request)
     #expect(result.inserted == 3)
     #expect(
       try sqlRows(path, "SELECT Z_PK, ZNAME FROM ZTAG ORDER BY Z_PK") == [
         "1|sci-fi", "2|poetry", "3|None",
       ])
+    // Executed again, the same request inserts the same objects again.
+    #expect(try context.execute(request).inserted == 3)
+    #expect(try sqlRows(path, "SELECT count(*) FROM ZTAG") == ["6"])
   }
 
   /// Runs `request` expecting a failure of `kind`, then checks nothing was written and that

@@ -46,12 +46,12 @@ public struct BatchInsertRequest {
     next = handler
   }
 
-  /// A request inserting one object for each dictionary of `objects`, by attribute name.
+  /// A request inserting one object for each dictionary of `objects`, by attribute name
+  /// (each time it is executed).
   public init(entity: String, objects: [[String: AttributeValue]]) {
-    var remaining = objects.makeIterator()
     self.init(entity: entity) { row in
-      guard let values = remaining.next() else { return true }
-      for (key, value) in values { try row.setValue(value, for: key) }
+      guard row.index < objects.count else { return true }
+      for (key, value) in objects[row.index] { try row.setValue(value, for: key) }
       return false
     }
   }
