@@ -131,6 +131,22 @@ struct BatchInsertTests {
     }
   }
 
+  @Test func keysAddedByAnotherWriterSinceTheContextCountedAreNotHandedOutAgain() throws {
+    let context = try ObjectContext(storePath: path, model: model)
+    let first = try context.insert("Tag")
+    try context.save()
+    #expect(first.primaryKey == 1)
+    // Another writer adds tag 2 (and moves the counter) behind the context's back.
+    try sqlScript(
+      path,
+      "INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) SELECT 2, Z_ENT, 1, 'theirs' FROM Z_PRIMARYKEY WHERE Z_NAME = 'Tag'; UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_NAME = 'Tag';"
+    )
+    var request = BatchInsertRequest(entity: "Tag", objects: [["name": .string("mine")]])
+    request.resultType = .objectReferences
+    #expect(try context.execute(request).objects?.map(\.primaryKey) == [3])
+    #expect(try context.insert("Tag").primaryKey == 4)
+  }
+
   @Test func theDictionaryFormWritesEachDictionary() throws {
     let context = try ObjectContext(storePath: path, model: model)
     let request = BatchInsertRequest(

@@ -49,6 +49,7 @@ extension ObjectContext {
     do {
       try store.database.transaction(.immediate) { db in
         let history = recordsHistory ? HistoryRecorder(self, db) : nil
+        try catchUpPrimaryKeys(root: root)
         var index = 0
         while true {
           row.reset(index: index)

@@ -352,6 +352,15 @@ public final class ObjectContext {
     nextKeys[root] = max(next, key + 1)
   }
 
+  /// Moves the key counter of `root`'s hierarchy past the keys the store holds now: another
+  /// writer may have added rows since the counter was read (a batch insert, inside its
+  /// transaction, before it hands out keys).
+  func catchUpPrimaryKeys(root: String) throws(StoreError) {
+    guard let known = nextKeys.removeValue(forKey: root) else { return }
+    let stored = try nextPrimaryKey(root: root)
+    nextKeys[root] = max(known, stored)
+  }
+
   func nextPrimaryKey(root: String) throws(StoreError) -> Int64 {
     // One lookup for the common case: the counter is known.
     if let index = nextKeys.index(forKey: root) {
