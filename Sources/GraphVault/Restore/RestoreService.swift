@@ -162,13 +162,9 @@ public enum RestoreService {
       destination, for: "restore", reading: name, force: options.force, wait: options.wait)
     defer { claim.release() }
     return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
-      let scanner = ArchiveScanner(stream: source)
-      let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
-      try scanner.run(into: sink)
-      return RestoreResult(
-        store: destination, objects: scanner.objects, tables: scanner.tables,
-        modelVersion: sink.modelVersion, migration: sink.report, dryRun: false,
-        leftOut: scanner.store?.schema.dropped ?? [])
+      try run(
+        ArchiveScanner(stream: source), into: temporary, destination: destination,
+        target: target, options: options)
     }
   }
 
@@ -235,13 +231,26 @@ public enum RestoreService {
       archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: options.meter, options: scan)
     let scanner = chain.source
-    let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
-    try ArchiveAccess.reading(archivePath) { try scanner.run(into: sink) }
+    let result = try ArchiveAccess.reading(archivePath) {
+      try run(
+        scanner, into: temporary, destination: destination, target: target, options: options)
+    }
     try chain.checkTrailers()
-    let result = RestoreResult(
+    return (result, scanner.store?.model)
+  }
+
+  /// What `scanner` passes, loaded by a ``RestoreSink`` into the store at `temporary` (only
+  /// read and migrated when nil: a dry run) at `target`'s version: the restore's result, named
+  /// by `destination`.
+  private static func run(
+    _ scanner: any ArchiveEventSource, into temporary: String?, destination: String,
+    target: RestoreTarget, options: RestoreOptions
+  ) throws -> RestoreResult {
+    let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
+    try scanner.run(into: sink)
+    return RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
       leftOut: scanner.store?.schema.dropped ?? [])
-    return (result, scanner.store?.model)
   }
 }

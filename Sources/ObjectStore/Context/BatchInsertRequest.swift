@@ -149,23 +149,11 @@ public struct BatchInsertRow {
   private mutating func setComposite(
     _ value: AttributeValue?, for key: String, _ composite: AttributeDescription
   ) throws(StoreError) {
-    var given: [String: AttributeValue] = [:]
-    switch value {
-    case .composite(let elements)?: given = RecordNesting.flattened(elements, prefix: key)
-    case nil: break
-    case let other?:
-      throw context.fail(
-        .invalidValue,
-        "\(entity).\(key) is a composite; \(other) is not a dictionary of its elements (row \(index))"
-      )
+    for (element, elementValue) in try context.compositeElements(
+      value, for: key, composite, of: entity, place: " (row \(index))")
+    {
+      try setValue(elementValue, for: element)
     }
-    let elements = composite.flattened.map(\.name)
-    if let unknown = given.keys.first(where: { !elements.contains($0) }) {
-      throw context.fail(
-        .invalidValue,
-        "\(entity).\(key) has no element \(unknown.dropFirst(key.count + 1)) (row \(index))")
-    }
-    for element in elements { try setValue(given[element], for: element) }
   }
 
   /// The slot of attribute `key`, which a batch insert may set.

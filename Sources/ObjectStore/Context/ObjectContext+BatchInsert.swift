@@ -91,12 +91,7 @@ extension ObjectContext {
           references?.append(reference)
           try history?.record(.insert, reference)
         }
-        if let highest = batch.highestKey {
-          let statement = try self.statements.statement(
-            "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
-          try statement.bind([.integer(highest), .integer(Int64(layout.entityNumbers[root] ?? 0))])
-          try statement.run()
-        }
+        if let highest = batch.highestKey { try raiseMaxKey(to: highest, of: root) }
         try history?.finish()
       }
     } catch {
@@ -258,19 +253,9 @@ extension ObjectContext {
       guard holderAttributes.contains(name) else { continue }
       let mine = row.values[slot]
       let theirs = stored.attributes[name]
-      let value: AttributeValue?
-      switch mergePolicy {
-      case .mergeByKey: value = mine ?? theirs
-      case .objectWins: value = mine
-      case .storeWins, .error: value = theirs ?? mine
-      }
-      guard value != theirs else { continue }
+      guard mergePolicy.upsertTakes(mine, over: theirs), mine != theirs else { continue }
       columns.append("\(column) = ?")
-      if let value {
-        values.append(SQLValues.sqlite(value))
-      } else {
-        values.append(.null)
-      }
+      values.append(mine.map { SQLValues.sqlite($0) } ?? .null)
     }
     batch.updated += 1
     let isNew = batch.inserted(holder.primaryKey)

@@ -489,12 +489,15 @@ extension ObjectContext {
       guard let root = model.root(of: reference.entity)?.name else { continue }
       highest[root] = max(highest[root] ?? 0, reference.primaryKey)
     }
-    for (root, key) in highest {
-      let statement = try statements.statement(
-        "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
-      try statement.bind([.integer(key), .integer(Int64(layout.entityNumbers[root] ?? 0))])
-      try statement.run()
-    }
+    for (root, key) in highest { try raiseMaxKey(to: key, of: root) }
+  }
+
+  /// Moves `Z_PRIMARYKEY.Z_MAX` of `root`'s hierarchy up to `key`, if it is below it.
+  func raiseMaxKey(to key: Int64, of root: String) throws {
+    let statement = try statements.statement(
+      "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, ?) WHERE Z_ENT = ?")
+    try statement.bind([.integer(key), .integer(Int64(layout.entityNumbers[root] ?? 0))])
+    try statement.run()
   }
 
   private func clearPendingChanges() {

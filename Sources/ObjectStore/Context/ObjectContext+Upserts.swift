@@ -61,13 +61,9 @@ extension ObjectContext {
       guard let target = survivor.traits.slots[attribute.name] else { continue }
       let value = object.attributes[slot: slot]
       let current = survivor.attributes[slot: target]
-      let wins =
-        switch mergePolicy {
-        case .objectWins: true
-        case .mergeByKey: value != nil
-        default: current == nil && value != nil
-        }
-      if wins && value != current { try setValue(value, slot: target, of: survivor) }
+      if mergePolicy.upsertTakes(value, over: current) && value != current {
+        try setValue(value, slot: target, of: survivor)
+      }
     }
     let survivorNames = Set(model.relationships(of: survivor.entity).map(\.name))
     for relationship in model.relationships(of: object.entity)
@@ -104,5 +100,19 @@ extension ObjectContext {
     transientChanges.remove(object.reference)
     registered.removeValue(forKey: object.reference)
     object.isDeleted = true
+  }
+}
+
+extension ObjectContext.MergePolicy {
+  /// Whether an upsert takes `value` (the inserted object's or the batch row's) over
+  /// `current` (the value of the object already holding the constraint's values):
+  /// ``mergeByKey`` a value it has, ``objectWins`` every value, nil too, ``storeWins`` only
+  /// where the object has none.
+  func upsertTakes(_ value: AttributeValue?, over current: AttributeValue?) -> Bool {
+    switch self {
+    case .objectWins: true
+    case .mergeByKey: value != nil
+    case .storeWins, .error: current == nil && value != nil
+    }
   }
 }

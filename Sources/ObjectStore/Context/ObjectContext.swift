@@ -457,6 +457,21 @@ public final class ObjectContext {
     _ value: AttributeValue?, for key: String, _ composite: AttributeDescription,
     of object: ManagedObject
   ) throws(StoreError) {
+    for (element, elementValue) in try compositeElements(
+      value, for: key, composite, of: object.entity)
+    {
+      try setValue(elementValue, for: element, of: object)
+    }
+  }
+
+  /// Each element of composite attribute `key` of `entity` with what `value` (a dictionary of
+  /// the elements, or nil) gives it, nil for those it leaves out; `place` ends the messages.
+  /// - Throws: ``StoreError`` (``StoreError/Kind/invalidValue``) when `value` is not such a
+  ///   dictionary or names an element the composite does not have.
+  func compositeElements(
+    _ value: AttributeValue?, for key: String, _ composite: AttributeDescription,
+    of entity: String, place: String = ""
+  ) throws(StoreError) -> [(name: String, value: AttributeValue?)] {
     var given: [String: AttributeValue] = [:]
     switch value {
     case .composite(let elements)?:
@@ -465,17 +480,15 @@ public final class ObjectContext {
     case let other?:
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key) is a composite; \(other) is not a dictionary of its elements")
+        "\(entity).\(key) is a composite; \(other) is not a dictionary of its elements\(place)")
     }
     let elements = composite.flattened.map(\.name)
     if let unknown = given.keys.first(where: { !elements.contains($0) }) {
       throw fail(
         .invalidValue,
-        "\(object.entity).\(key) has no element \(unknown.dropFirst(key.count + 1))")
+        "\(entity).\(key) has no element \(unknown.dropFirst(key.count + 1))\(place)")
     }
-    for element in elements {
-      try setValue(given[element], for: element, of: object)
-    }
+    return elements.map { ($0, given[$0]) }
   }
 
   func checkChangeable(_ object: ManagedObject) throws(StoreError) {
