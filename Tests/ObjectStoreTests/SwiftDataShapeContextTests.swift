@@ -59,6 +59,38 @@ struct SwiftDataShapeContextTests {
       ).first)
   }
 
+  @Test func aBatchInsertWritesACompositeWholeOrByElementAsASaveDoes() throws {
+    let context = try ObjectContext(storePath: path, model: model)
+    try context.execute(
+      BatchInsertRequest(
+        entity: "Cocktail",
+        objects: [
+          [
+            "name": .string("Martini"),
+            "author": .composite([
+              "person": .string("Harry"), "origin": .composite(["city": .string("Paris")]),
+            ]),
+          ],
+          ["name": .string("Negroni"), "author.origin.city": .string("Florence")],
+        ]))
+    #expect(
+      try sqlRows(path, "SELECT ZNAME, ZPERSON, ZCITY FROM ZCOCKTAIL ORDER BY Z_PK") == [
+        "Martini|Harry|Paris", "Negroni|None|Florence",
+      ])
+    #expect(
+      try cocktail("Martini", in: ObjectContext(storePath: path, model: model))
+        .value(for: "author.origin.city") == .string("Paris"))
+    // A composite's unknown element, and a relationship (inverse or not), are refused.
+    for row: [String: AttributeValue] in [
+      ["author": .composite(["glass": .string("coupe")])], ["steps": .integer(1)],
+    ] {
+      #expect(throws: StoreError.self) {
+        try context.execute(BatchInsertRequest(entity: "Cocktail", objects: [row]))
+      }
+    }
+    #expect(try sqlRows(path, "SELECT count(*) FROM ZCOCKTAIL") == ["2"])
+  }
+
   @Test func aCompositeIsReadAndWrittenAsADictionaryOrElementByElement() throws {
     let context = try ObjectContext(storePath: path, model: model)
     let martini = try context.insert("Cocktail")
