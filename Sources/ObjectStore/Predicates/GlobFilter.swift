@@ -41,6 +41,52 @@ enum GlobFilter {
     return glob.allSatisfy({ $0 == "*" }) ? nil : glob
   }
 
+  /// Where the strings a `GLOB` pattern matches lie, from its beginning up to its first
+  /// wildcard or negated class: none is below `low`, and each is at most `high` or begins
+  /// with it. A literal character is in both; a class adds its smallest code point to `low`
+  /// and its largest to `high`.
+  static func literalRange(of glob: String) -> (low: String, high: String) {
+    let scalars = Array(glob.unicodeScalars)
+    var low = String.UnicodeScalarView()
+    var high = String.UnicodeScalarView()
+    var index = 0
+    scan: while index < scalars.count {
+      switch scalars[index] {
+      case "*", "?":
+        break scan
+      case "[":
+        // A `]` first in the class is one of its characters.
+        var end = index + 1
+        if end < scalars.count && scalars[end] == "]" { end += 1 }
+        while end < scalars.count && scalars[end] != "]" { end += 1 }
+        guard end < scalars.count, index + 1 < end, scalars[index + 1] != "^" else { break scan }
+        var (least, most) = (scalars[index + 1], scalars[index + 1])
+        var item = index + 1
+        while item < end {
+          // A character, or a range `a-z`.
+          let first = scalars[item]
+          var last = first
+          if item + 2 < end && scalars[item + 1] == "-" {
+            last = scalars[item + 2]
+            item += 3
+          } else {
+            item += 1
+          }
+          least = min(least, first)
+          most = max(most, last)
+        }
+        low.append(least)
+        high.append(most)
+        index = end + 1
+      default:
+        low.append(scalars[index])
+        high.append(scalars[index])
+        index += 1
+      }
+    }
+    return (String(low), String(high))
+  }
+
   /// `text` matched literally: `GLOB`'s wildcards in brackets.
   private static func literal(_ text: String) -> String {
     var glob = ""

@@ -17,6 +17,7 @@ package final class SelectionFilter {
   /// The attributes the predicate reads; nil for every attribute (an extended attribute's
   /// bucket).
   private let attributes: Set<String>?
+  private let predicate: ResolvedPredicate
 
   /// A filter for `selection`'s predicate on objects of `model`; nil when the selection has no
   /// predicate or it reads other objects than the one tested.
@@ -32,6 +33,7 @@ package final class SelectionFilter {
     }
     guard !resolved.followsRelationships else { return nil }
     attributes = resolved.hasExtendedTest ? nil : Set(resolved.attributeNames)
+    predicate = resolved
     let schema = try StoreSchema(model: model)
     loader = try StoreLoader(path: StoreLoader.privateTemporary)
     try loader.createTables(schema.schemaObjects.filter { $0.type == "table" })
@@ -58,6 +60,13 @@ package final class SelectionFilter {
   /// The attributes the predicate reads (what ``matches(_:)`` needs of a batch); nil for
   /// every attribute.
   package var testedAttributes: Set<String>? { attributes }
+
+  /// Whether objects whose attributes lie within `bounds` (by attribute name: a chunk's, as
+  /// its index entry gives them) may be chosen: false only when none can, so that the chunk
+  /// need not be read.
+  package func mayMatch(within bounds: [String: ValueBounds]) -> Bool {
+    predicate.mayMatch(within: bounds)
+  }
 
   /// The positions (ascending) of `batch`'s objects the predicate chooses.
   /// - Throws: ``StoreError`` when SQLite fails.
