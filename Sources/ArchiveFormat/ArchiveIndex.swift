@@ -106,12 +106,14 @@ package enum ArchiveIndex {
         continue
       }
       guard let given else { continue }
-      guard case .some(.some(let held)) = read[path] else {
+      guard case .some(.some(var held)) = read[path] else {
         found.append(
           ArchiveFormatError(
             member: ArchiveLayout.index, "it gives ranges to \(path), which can have none"))
         continue
       }
+      // An archive written before chunks had bounds of their values gives none.
+      if given.values == nil { held.values = nil }
       if held != given { found.append(ChunkRanges.mismatch(path)) }
     }
     return found

@@ -8,19 +8,29 @@ import PropertyList
 /// others, skips the chunks whose ranges hold none of them: the pages of a thousand books are
 /// in a few of a store's page chunks, and the ranges say which.
 ///
-/// A column of keys with no value in the chunk has no range. The ranges are checked wherever
-/// the chunk is decoded (``check(_:member:)``), and a chunk that does not hold what its
-/// ranges say is damaged.
+/// A column of keys with no value in the chunk has no range. Archives written since round 4
+/// also give the bounds of each attribute's values (``ValueBounds``: integers, reals, dates and
+/// strings), so that a search by attribute skips the chunks whose bounds rule it out. The
+/// ranges are checked wherever the chunk is decoded (``check(_:member:)``), and a chunk that
+/// does not hold what its ranges say is damaged.
 package struct ChunkRanges: Equatable, Sendable {
   /// The smallest and largest primary key.
   package var keys: ClosedRange<Int64>
   /// The smallest and largest value of each column of keys, by column key (a relationship's
   /// name, or `@columns/NAME`).
   package var links: [String: ClosedRange<Int64>]
+  /// The bounds of each attribute's values, by attribute name (none for an attribute without
+  /// values in the chunk, or of a type without bounds); nil in archives written before they
+  /// were given.
+  package var values: [String: ValueBounds]?
 
-  package init(keys: ClosedRange<Int64>, links: [String: ClosedRange<Int64>]) {
+  package init(
+    keys: ClosedRange<Int64>, links: [String: ClosedRange<Int64>],
+    values: [String: ValueBounds]? = nil
+  ) {
     self.keys = keys
     self.links = links
+    self.values = values
   }
 
   /// The ranges of a decoded chunk, from its values; nil for a chunk without objects.
@@ -58,7 +68,11 @@ package struct ChunkRanges: Equatable, Sendable {
         for value in values { take(value) }
       }
     }
-    self.init(keys: low...high, links: links)
+    var values: [String: ValueBounds] = [:]
+    for attribute in batch.attributes {
+      values[attribute.name] = ValueBounds(attribute)
+    }
+    self.init(keys: low...high, links: links, values: values)
   }
 
   /// The index's entry for them.
@@ -66,10 +80,21 @@ package struct ChunkRanges: Equatable, Sendable {
     func pair(_ range: ClosedRange<Int64>) -> PropertyListValue {
       .array([.integer(range.lowerBound), .integer(range.upperBound)])
     }
-    return [
+    var entry: [String: PropertyListValue] = [
       "keys": pair(keys),
       "links": .dictionary(links.mapValues(pair)),
     ]
+    if let values {
+      entry["values"] = .dictionary(
+        values.mapValues { bounds in
+          switch bounds {
+          case .integers(let range): pair(range)
+          case .reals(let range): .array([.real(range.lowerBound), .real(range.upperBound)])
+          case .texts(let low, let high): .array([.data(low), .data(high)])
+          }
+        })
+    }
+    return .dictionary(entry)
   }
 
   /// The ranges an index entry gives `member`; nil when it gives none (an archive written
@@ -89,7 +114,32 @@ package struct ChunkRanges: Equatable, Sendable {
     guard case .dictionary(let columns)? = value["links"] else { throw damaged }
     var links: [String: ClosedRange<Int64>] = [:]
     for (key, value) in columns { links[key] = try range(value) }
-    self.init(keys: try range(value["keys"]), links: links)
+    var values: [String: ValueBounds]?
+    if let given = value["values"] {
+      guard case .dictionary(let attributes) = given else { throw damaged }
+      values = [:]
+      for (name, pair) in attributes {
+        guard let pair = pair.arrayValue, pair.count == 2 else { throw damaged }
+        switch (pair[0], pair[1]) {
+        case (.integer(let low), .integer(let high)) where low <= high:
+          values?[name] = .integers(low...high)
+        case (.real(let low), .real(let high)) where low <= high:
+          values?[name] = .reals(low...high)
+        case (.data(let low), .data(let high))
+        where low.count <= ValueBounds.textLimit && high.count <= ValueBounds.textLimit:
+          values?[name] = .texts(low: low, high: high)
+        default:
+          throw damaged
+        }
+      }
+    }
+    self.init(keys: try range(value["keys"]), links: links, values: values)
+  }
+
+  /// Whether some object of the chunk may be one `filter` chooses, by the bounds of its
+  /// attributes' values (every chunk may, in an archive that does not give them).
+  package func mayMatch(_ filter: SelectionFilter) -> Bool {
+    values.map(filter.mayMatch(within:)) ?? true
   }
 
   /// Whether the chunk may hold one of the objects `keys`.
@@ -108,7 +158,8 @@ package struct ChunkRanges: Equatable, Sendable {
   }
 
   /// Checks that `batch`, decoded from `member`, holds what these ranges say of the columns it
-  /// decoded: its keys, and each of its columns of keys (a batch decoded in part has only some).
+  /// decoded: its keys, each of its columns of keys and the bounds of each attribute's values
+  /// (a batch decoded in part has only some).
   /// - Throws: ``ArchiveFormatError`` naming the member when it does not.
   package func check(_ batch: ObjectBatch, member: String) throws(ArchiveFormatError) {
     guard let found = ChunkRanges(batch) else {
@@ -117,13 +168,16 @@ package struct ChunkRanges: Equatable, Sendable {
     var decoded = Set(batch.toOne.map(\.name)).union(batch.toMany.map(\.name))
     decoded.formUnion(batch.storedColumns.map { ColumnLayout.storedColumnPrefix + $0.name })
     guard found.keys == keys,
-      decoded.allSatisfy({ found.links[$0] == links[$0] })
+      decoded.allSatisfy({ found.links[$0] == links[$0] }),
+      values.map({ given in
+        batch.attributes.allSatisfy { found.values?[$0.name] == given[$0.name] }
+      }) ?? true
     else { throw Self.mismatch(member) }
   }
 
   /// The problem of a chunk, `member`, that does not hold what its ranges say.
   static func mismatch(_ member: String) -> ArchiveFormatError {
     ArchiveFormatError(
-      member: member, "its objects' keys are not those the index's ranges give (damaged)")
+      member: member, "its objects' keys or values are not those the index's ranges give (damaged)")
   }
 }

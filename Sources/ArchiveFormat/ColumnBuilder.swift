@@ -1,4 +1,5 @@
 import ObjectModel
+import ObjectStore
 import PropertyList
 
 /// One column of a format-2 chunk while it is built: the values one key has in the chunk's
@@ -127,6 +128,37 @@ struct ColumnBuilder {
 
   /// The smallest and largest integer appended; nil when none was.
   var integerRange: ClosedRange<Int64>? { lowest <= highest ? lowest...highest : nil }
+
+  /// The bounds of the values appended (``ValueBounds``), read as `kind`; nil when the column
+  /// is not of that kind's values, or they have none.
+  func bounds(as kind: ValueBounds.Kind) -> ValueBounds? {
+    switch (kind, self.kind) {
+    case (.integers, .integer):
+      return integerRange.map(ValueBounds.integers)
+    case (.reals, .real), (.reals, .date):
+      var reals = ValueBounds.Reals()
+      var bits: UInt64 = 0
+      for (index, byte) in values.enumerated() {
+        bits = bits << 8 | UInt64(byte)
+        if index % 8 == 7 { reals.take(Double(bitPattern: bits)) }
+      }
+      return reals.bounds
+    case (.texts, .string):
+      var texts = ValueBounds.Texts()
+      var lengths = Varint.Reader(self.lengths)
+      var start = 0
+      values.withUnsafeBytes { buffer in
+        while let length = lengths.next() {
+          let end = start + Int(length)
+          texts.take(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
+          start = end
+        }
+      }
+      return texts.bounds
+    default:
+      return nil
+    }
+  }
 
   /// Empties the column, keeping its buffers' capacity.
   mutating func reset() {

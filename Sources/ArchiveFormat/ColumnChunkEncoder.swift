@@ -57,6 +57,8 @@ package struct ColumnChunkEncoder {
   /// Per entity, its listed to-one relationships and whether each writes its destination's
   /// entity (format 1's rule: when the destination's hierarchy has several entities).
   private var toOneRules: [String: [String: Bool]] = [:]
+  /// Per entity, the kind of bounds (``ValueBounds``) of each attribute that has them.
+  private var boundKinds: [String: [String: ValueBounds.Kind]] = [:]
 
   package init(model: ObjectModel) {
     self.model = model
@@ -87,6 +89,13 @@ package struct ColumnChunkEncoder {
   private mutating func begin(_ entity: String, _ primaryKey: Int64, _ version: Int64) {
     if count == 0 {
       self.entity = entity
+      if boundKinds[entity] == nil {
+        var kinds: [String: ValueBounds.Kind] = [:]
+        for attribute in model.attributes(of: entity) where attribute.type != .composite {
+          kinds[attribute.name] = ValueBounds.kind(of: attribute.type)
+        }
+        boundKinds[entity] = kinds
+      }
     } else {
       precondition(entity == self.entity, "a chunk holds the objects of one entity")
     }
@@ -247,7 +256,13 @@ package struct ColumnChunkEncoder {
       else { continue }
       links[column.key] = range
     }
-    return ChunkRanges(keys: lowestKey...highestKey, links: links)
+    let kinds = boundKinds[entity] ?? [:]
+    var values: [String: ValueBounds] = [:]
+    for column in columns.list where column.presentCount > 0 {
+      guard let kind = kinds[column.key] else { continue }
+      values[column.key] = column.bounds(as: kind)
+    }
+    return ChunkRanges(keys: lowestKey...highestKey, links: links, values: values)
   }
 
   /// Empties the chunk for the next one, keeping buffers and column assignments.

@@ -231,12 +231,26 @@ struct ColumnChunkTests {
     #expect(ranges.mayHold(keys: [5]) && !ranges.mayHold(keys: [3, 10]))
     #expect(ranges.mayHold("tags", anyOf: [3]) && !ranges.mayHold("tags", anyOf: [1, 6]))
     #expect(!ranges.mayHold("editor", anyOf: [1]))
+    // The bounds of the attributes' values: titles as bytes, sales as integers, dates as
+    // reals; a NaN leaves the ratings none, and decimals and booleans have none.
+    #expect(
+      ranges.values?["title"]
+        == .texts(low: Array("Dune".utf8), high: Array("Ünïcødé ✓".utf8)))
+    #expect(ranges.values?["sales"] == .integers(Int64.min...Int64.max))
+    #expect(ranges.values?["publishedAt"] == .reals(86_400.25...86_400.25))
+    #expect(ranges.values?.keys.sorted() == ["edition", "publishedAt", "sales", "title"])
     let entry: PropertyListValue = ["path": "p", "ranges": ranges.propertyList]
     #expect(try ChunkRanges(reading: entry, member: "p") == ranges)
     #expect(try ChunkRanges(reading: ["path": "p"], member: "p") == nil)
+    let long = PropertyListValue.data(Array(repeating: 65, count: ValueBounds.textLimit + 1))
     for damaged: PropertyListValue in [
       ["keys": [9, 4], "links": [:]], ["keys": [4], "links": [:]], ["keys": [4, 9]],
       ["keys": [4, 9], "links": ["tags": ["a", "b"]]],
+      ["keys": [4, 9], "links": [:], "values": ["edition": [3, 2]]],
+      ["keys": [4, 9], "links": [:], "values": ["title": [.data([1]), "b"]]],
+      ["keys": [4, 9], "links": [:], "values": ["title": [.data([1]), long]]],
+      ["keys": [4, 9], "links": [:], "values": ["rating": [.real(1.5)]]],
+      ["keys": [4, 9], "links": [:], "values": "none"],
     ] {
       #expect(throws: ArchiveFormatError.self) {
         try ChunkRanges(reading: ["path": "p", "ranges": damaged], member: "p")
@@ -249,6 +263,19 @@ struct ColumnChunkTests {
     var lying = ranges
     lying.links["tags"] = 2...4
     #expect(throws: ArchiveFormatError.self) { try lying.check(batch, member: Self.member) }
+    var hiding = ranges
+    hiding.values?["title"] = .texts(low: Array("Dune".utf8), high: Array("Dunes".utf8))
+    #expect(throws: ArchiveFormatError.self) { try hiding.check(batch, member: Self.member) }
+    // An index written before chunks had bounds of their values gives none, and is not
+    // held to them.
+    var older = ranges
+    older.values = nil
+    try older.check(batch, member: Self.member)
+    let read: [String: ChunkRanges?] = ["p": ChunkRanges(batch)]
+    let index: PropertyListValue = ["members": [["path": "p", "ranges": older.propertyList]]]
+    #expect(ArchiveIndex.rangeProblems(index, against: read).isEmpty)
+    let lyingIndex: PropertyListValue = ["members": [["path": "p", "ranges": hiding.propertyList]]]
+    #expect(ArchiveIndex.rangeProblems(lyingIndex, against: read).count == 1)
   }
 
   /// The chunk's property list with `change` made to it.
