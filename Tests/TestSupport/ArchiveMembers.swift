@@ -10,9 +10,12 @@ public func members(of path: String) throws -> [(path: String, bytes: [UInt8])] 
 }
 
 /// Damages the frame of the first member of the framed archive at `path` whose name starts
-/// with `prefix` (`objects/Tag/`): one byte in its middle flipped, found through the archive's
-/// index as Python's `plistlib` reads it (so the test does not trust graphvault's reader).
-public func damageMember(startingWith prefix: String, inArchive path: String) throws {
+/// with `prefix` (`objects/Tag/`): one byte in its middle flipped, or with `atStart` one in its
+/// first frame (which every read of the member reads), found through the archive's index as
+/// Python's `plistlib` reads it (so the test does not trust graphvault's reader).
+public func damageMember(
+  startingWith prefix: String, inArchive path: String, atStart: Bool = false
+) throws {
   let found = try Subprocess.python(
     """
     import plistlib, subprocess, sys, io, tarfile
@@ -20,8 +23,8 @@ public func damageMember(startingWith prefix: String, inArchive path: String) th
     with tarfile.open(fileobj=io.BytesIO(tar)) as t:
         index = plistlib.loads(t.extractfile('index.plist').read())
     m = next(m for m in index['members'] if m['path'].startswith(sys.argv[2]))
-    print(m['offset'] + m['length'] // 2)
-    """, [path, prefix])
+    print(m['offset'] + (16 if sys.argv[3] == 'start' else m['length'] // 2))
+    """, [path, prefix, atStart ? "start" : "middle"])
   guard found.status == 0,
     let offset = UInt64(found.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
   else { throw ArchiveDamageError(detail: found.stderr) }

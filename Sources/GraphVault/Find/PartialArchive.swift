@@ -47,8 +47,11 @@ enum PartialArchive {
       }
     }
     for entity in order {
-      let reading = archive.members.filter {
-        ArchiveLayout.entity(ofObjectsMember: $0.path) == entity
+      // A chunk whose values' bounds rule the predicate out is not read.
+      let reading = archive.members.filter { member in
+        guard ArchiveLayout.entity(ofObjectsMember: member.path) == entity else { return false }
+        guard let filter, let ranges = member.ranges else { return true }
+        return ranges.mayMatch(filter)
       }
       let tested = filter?.testedAttributes
       let only = RecordDecoder(model: front.model, member: entity).columns(of: entity, for: tested)

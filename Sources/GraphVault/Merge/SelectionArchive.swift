@@ -123,8 +123,11 @@ struct SelectionArchive {
     insertable: (ObjectReference) throws -> Bool
   ) throws {
     let root = try table(of: selection.entity)
-    let selected = try scan(concrete(selection.entity), testing: filter?.testedAttributes) {
-      batch in try filter?.matches(batch) ?? Array(0..<batch.count)
+    // A chunk whose values' bounds rule the predicate out is not read.
+    let selected = try scan(
+      concrete(selection.entity), testing: filter?.testedAttributes,
+      skippingUnless: filter.map { filter in { $0.mayMatch(filter) } }
+    ) { batch in try filter?.matches(batch) ?? Array(0..<batch.count)
     }
     core[root, default: []].formUnion(selected.map(\.key))
     for path in selection.includes {
