@@ -137,24 +137,23 @@ struct ColumnBuilder {
       return integerRange.map(ValueBounds.integers)
     case (.reals, .real), (.reals, .date):
       var reals = ValueBounds.Reals()
-      var bits: UInt64 = 0
-      for (index, byte) in values.enumerated() {
-        bits = bits << 8 | UInt64(byte)
-        if index % 8 == 7 { reals.take(Double(bitPattern: bits)) }
+      values.withUnsafeBytes { buffer in
+        for start in stride(from: 0, to: buffer.count - 7, by: 8) {
+          let bits = buffer.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+          reals.take(Double(bitPattern: UInt64(bigEndian: bits)))
+        }
       }
       return reals.bounds
     case (.texts, .string):
-      var texts = ValueBounds.Texts()
       var lengths = Varint.Reader(self.lengths)
       var start = 0
-      values.withUnsafeBytes { buffer in
-        while let length = lengths.next() {
-          let end = start + Int(length)
-          texts.take(UnsafeRawBufferPointer(rebasing: buffer[start..<end]))
-          start = end
+      return values.withUnsafeBytes { buffer in
+        ValueBounds.texts {
+          guard let length = lengths.next() else { return nil }
+          defer { start += Int(length) }
+          return UnsafeRawBufferPointer(rebasing: buffer[start..<start + Int(length)])
         }
       }
-      return texts.bounds
     default:
       return nil
     }

@@ -52,9 +52,12 @@ package enum ValueBounds: Equatable, Sendable {
       guard let bounds = reals.bounds else { return nil }
       self = bounds
     case (.texts?, .texts(let values)):
-      var texts = Texts()
-      for index in values.ranges.indices { texts.take(values[index]) }
-      guard let bounds = texts.bounds else { return nil }
+      var index = 0
+      let bounds = Self.texts {
+        defer { index += 1 }
+        return index < values.ranges.count ? values[index] : nil
+      }
+      guard let bounds else { return nil }
       self = bounds
     default:
       return nil
@@ -83,35 +86,20 @@ package enum ValueBounds: Equatable, Sendable {
     }
   }
 
-  /// Texts' bounds, as they are met: the smallest and largest whole, cut when asked for.
-  package struct Texts {
-    private var low: [UInt8]?
-    private var high: [UInt8] = []
-
-    package init() {}
-
-    package mutating func take(_ value: UnsafeRawBufferPointer) {
-      guard let known = low else {
-        low = Array(value)
-        high = Array(value)
-        return
-      }
-      if Self.compare(value, known) < 0 {
-        low = Array(value)
-      } else if Self.compare(value, high) > 0 {
-        high = Array(value)
+  /// The bounds of the texts `next` gives in turn until it gives nil; nil when it gives none.
+  /// Each text must stay valid until the last is given (they are compared where they lie,
+  /// and only the two kept are copied).
+  package static func texts(_ next: () -> UnsafeRawBufferPointer?) -> ValueBounds? {
+    guard var low = next() else { return nil }
+    var high = low
+    while let value = next() {
+      if compare(value, low) < 0 {
+        low = value
+      } else if compare(value, high) > 0 {
+        high = value
       }
     }
-
-    /// Nil when none was met.
-    package var bounds: ValueBounds? {
-      low.map { .texts(low: ValueBounds.cut($0), high: ValueBounds.cut(high)) }
-    }
-
-    /// `a` against `b`, byte by byte, a prefix first: -1, 0 or 1.
-    private static func compare(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
-      b.withUnsafeBytes { ValueBounds.compare(a, $0) }
-    }
+    return .texts(low: cut(Array(low)), high: cut(Array(high)))
   }
 
   /// `bytes` cut to ``textLimit`` bytes at the start of a UTF-8 sequence.
