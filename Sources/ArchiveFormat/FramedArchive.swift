@@ -62,10 +62,11 @@ package final class FramedArchive {
   /// Decompresses the frames of a read in part (made when first needed).
   private var zstd: ZstdFrames?
   /// On object storage, the most bytes between two pieces a read in part wants that are
-  /// fetched along rather than skipped at the cost of another request. A request costs as much
-  /// as a few KiB of transfer and tens of milliseconds; a chunk's untested small columns (tens
-  /// of KiB each) are read along, its large ones (covers, text) skipped.
-  package static let readThrough = 128 << 10
+  /// fetched along rather than skipped at the cost of another request. A request's latency
+  /// (tens of milliseconds) buys about a MiB of transfer: a chunk's small untested columns and
+  /// the small chunks between two wanted ones are read along, its covers skipped. The bounds of
+  /// a chunk's values (``ChunkRanges/values``) keep the chunks a search reads few.
+  package static let readThrough = 1 << 20
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
