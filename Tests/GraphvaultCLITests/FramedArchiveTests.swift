@@ -112,6 +112,10 @@ struct FramedArchiveTests {
         elif what == 'links':
             page = next(m for m in index['members'] if m['path'].startswith('objects/Page/'))
             page['ranges']['links']['book'] = [1 << 40, 1 << 40]
+        elif what == 'values':
+            # Titles said to lie where no search for 'Book 1' would look.
+            book = next(m for m in index['members'] if m['path'].startswith('objects/Book/'))
+            book['ranges']['values']['title'] = [b'Z', b'Zz']
         else:
             book = next(m for m in index['members'] if m['path'].startswith('objects/Book/'))
             book['ranges']['keys'][0] += 1
@@ -152,7 +156,7 @@ struct FramedArchiveTests {
     }
   }
 
-  @Test func everyChunkOfObjectsHasTheRangesOfItsKeysInTheIndex() throws {
+  @Test func everyChunkOfObjectsHasTheRangesOfItsKeysAndValuesInTheIndex() throws {
     let workspace = try TemporaryDirectory()
     let store = workspace.path("Library.sqlite").path
     let archive = workspace.path("Library.gvault").path
@@ -178,6 +182,24 @@ struct FramedArchiveTests {
           name = 'author' if table == 'ZBOOK' else 'book'
           found = db.execute(f"SELECT min({column}), max({column}) FROM {table} WHERE {where}").fetchone()
           assert list(found) == m['ranges']['links'][name], (m['path'], found, m['ranges'])
+          # The values' bounds: SQLite's min and max (text by BINARY collation), a text's
+          # cut to 32 bytes at a character's start.
+          def cut(text):
+              data = text.encode()
+              if len(data) <= 32:
+                  return data
+              end = 32
+              while data[end] & 0xC0 == 0x80:
+                  end -= 1
+              return data[:end]
+          values = m['ranges']['values']
+          columns = {'title': ('ZTITLE', cut), 'sales': ('ZSALES', int),
+                     'publishedAt': ('ZPUBLISHEDAT', float)} if table == 'ZBOOK' else \
+                    {'number': ('ZNUMBER', int)}
+          for key, (name, kind) in columns.items():
+              low, high = db.execute(f"SELECT min({name}), max({name}) FROM {table} WHERE {where}").fetchone()
+              expected = None if low is None else [kind(low), kind(high)]
+              assert values.get(key) == expected, (m['path'], key, values.get(key), expected)
           checked += 1
       print(checked)
       """
@@ -190,7 +212,7 @@ struct FramedArchiveTests {
     let workspace = try TemporaryDirectory()
     let store = workspace.path("Library.sqlite").path
     #expect(try BuiltTool.run(["sample", store, "--objects", "3000", "-q"]).status == 0)
-    for what in ["links", "keys"] {
+    for what in ["links", "keys", "values"] {
       let archive = workspace.path("\(what).gvault").path
       #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
       let damaged = try Subprocess.python(Self.damager, [archive, what])
