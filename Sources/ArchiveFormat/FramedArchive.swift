@@ -153,10 +153,20 @@ package final class FramedArchive {
   /// - Throws: ``ArchiveFormatError`` when the index has no such member or its frame does not
   ///   hold it; ``StorageError`` when it cannot be read.
   package func member(_ path: String) throws -> [UInt8] {
-    guard let member = members.first(where: { $0.path == path }) else {
+    guard let position = members.firstIndex(where: { $0.path == path }) else {
       throw ArchiveFormatError(member: path, "the index of \(name) lists no such member")
     }
-    return try read(member)
+    // Where reads cost a request, one member of those before the objects (the header, read
+    // to know what the archive is) is fetched with the others that follow it: what a read of
+    // the store's members (``readStore()``) asks for next.
+    if span > 0 {
+      plan = members[position...].prefix {
+        ArchiveScanner.storeMembers.contains($0.path) && $0.path != ArchiveLayout.changes
+      }.map(\.place)
+      planNext = 0
+      try prefetch(members[position].place)
+    }
+    return try read(members[position])
   }
 
   /// The content of each of `members` in turn, in the order given, as ``read(_:)`` gives it;

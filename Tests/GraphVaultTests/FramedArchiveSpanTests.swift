@@ -39,6 +39,27 @@ struct FramedArchiveSpanTests {
       })
   }
 
+  @Test func theHeaderReadAloneBringsTheOtherMembersBeforeTheObjectsWithIt() throws {
+    let bytes = try Self.archive()
+    let (alone, together) = (Reads(), Reads())
+    let one = try Self.open(bytes, span: 0, counting: alone)
+    let spanned = try Self.open(bytes, span: 1 << 20, counting: together)
+    let opened = together.bytes
+    // What a search does: the header first (is it incremental?), then the store's members.
+    let header = try one.member(ArchiveLayout.header)
+    let front = try one.readStore()
+    #expect(try spanned.member(ArchiveLayout.header) == header)
+    let again = try spanned.readStore()
+    #expect(again.header.created == front.header.created && again.model == front.model)
+    #expect(alone.count > 3)
+    #expect(together.count == 2, "\(together.count) reads: the ends, then the front")
+    // Nothing of the objects is fetched along.
+    let objects = try #require(
+      spanned.members.first { ArchiveLayout.entity(ofObjectsMember: $0.path) != nil })
+    #expect(together.bytes - opened <= Int(objects.place.offset))
+    #expect(bytes.count > 4 * Int(objects.place.offset))
+  }
+
   @Test func framesThatFollowEachOtherAreReadTogetherAndGiveWhatEachReadAloneGives() throws {
     let bytes = try Self.archive()
     let (alone, together) = (Reads(), Reads())
