@@ -35,6 +35,9 @@ public final class S3Backend: StorageBackend {
   public static let endsFolder = ".graphvault-ends/"
   /// The archives whose copied ends the last ``list()`` saw.
   private var listedEnds: Set<String> = []
+  /// The size and ETag of each archive the last ``list()`` saw, by name: what
+  /// ``openForReading(_:)-(StoredArchive)`` would otherwise ask for again.
+  private var listedVersions: [String: (size: Int64, etag: String)] = [:]
 
   /// The place `s3://bucket/prefix/`.
   public init(bucket: String, prefix: String, client: S3Client) {
@@ -55,22 +58,39 @@ public final class S3Backend: StorageBackend {
   /// The `.gvault` objects directly under the prefix (every page of the listing); which of
   /// them have their ends copied is noted for ``openForSummary(_:)``.
   public func list() throws(StorageError) -> [StoredArchive] {
-    let archives = try archives(under: prefix)
+    let objects = try objects(under: prefix)
     listedEnds = Set(try copiedEnds().map(\.name))
-    return archives
+    listedVersions = [:]
+    for (archive, etag) in objects {
+      if let etag { listedVersions[archive.name] = (archive.size, etag) }
+    }
+    return objects.map(\.archive)
+  }
+
+  /// The archive `archive` as ``list()`` listed it, read by ranged GETs pinned to the ETag
+  /// the listing gave (no HEAD request); by name when that listing did not see it so.
+  public func openForReading(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput {
+    guard let listed = listedVersions[archive.name], listed.size == archive.size else {
+      return try openForReading(archive.name)
+    }
+    return S3Input(backend: self, key: prefix + archive.name, size: listed.size, etag: listed.etag)
   }
 
   /// The copies of ends under the prefix, each by its archive's name and its own size.
   private func copiedEnds() throws(StorageError) -> [StoredArchive] {
-    try archives(under: prefix + Self.endsFolder)
+    try objects(under: prefix + Self.endsFolder).map(\.archive)
   }
 
-  /// The `.gvault` objects directly under `folder` (empty, or ending in `/`), by name.
-  private func archives(under folder: String) throws(StorageError) -> [StoredArchive] {
+  /// The `.gvault` objects directly under `folder` (empty, or ending in `/`), by name, with
+  /// their ETags.
+  private func objects(under folder: String) throws(StorageError) -> [(
+    archive: StoredArchive, etag: String?
+  )] {
     try storage {
       try client.list(bucket: bucket, prefix: folder).objects.compactMap { object in
         let name = String(object.key.dropFirst(folder.count))
-        return ArchiveNaming.isArchive(name) ? StoredArchive(name: name, size: object.size) : nil
+        guard ArchiveNaming.isArchive(name) else { return nil }
+        return (StoredArchive(name: name, size: object.size), object.etag)
       }
     }
   }
@@ -145,7 +165,7 @@ public final class S3Backend: StorageBackend {
     // The copies are listed before the archives: a copy is written after its archive is
     // whole, so one seen here whose archive is not listed next has no archive.
     let copies = try copiedEnds()
-    let archives = Set(try archives(under: prefix).map(\.name))
+    let archives = Set(try objects(under: prefix).map(\.archive.name))
     let orphans = copies.filter { !archives.contains($0.name) }.map {
       StoredArchive(name: Self.endsFolder + $0.name, size: $0.size)
     }

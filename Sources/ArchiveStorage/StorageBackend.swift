@@ -20,6 +20,12 @@ public protocol StorageBackend: AnyObject {
   /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
   func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput
 
+  /// Opens the archive `archive`, as ``list()`` listed it, for reading from its start: as
+  /// ``openForReading(_:)-(String)`` opens it by name, without asking again what the listing
+  /// said (its size and version: on object storage, one request fewer).
+  /// - Throws: ``StorageError`` (``StorageError/Kind/notFound`` when there is none).
+  func openForReading(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput
+
   /// Opens the archive `archive`, as ``list()`` listed it, for reading what it is (a framed
   /// archive's trailer, index and header) rather than all of it: through a copy of its ends
   /// where the backend keeps one (``ArchiveEnds``), each read the copy does not hold going to
@@ -52,6 +58,11 @@ public protocol StorageBackend: AnyObject {
 }
 
 extension StorageBackend {
+  /// The archive opened by name: a backend whose opening costs nothing asks again.
+  public func openForReading(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput {
+    try openForReading(archive.name)
+  }
+
   /// The archive itself: a backend whose reads cost their bytes keeps no copy.
   public func openForSummary(_ archive: StoredArchive) throws(StorageError) -> any ArchiveInput {
     try openForReading(archive.name)

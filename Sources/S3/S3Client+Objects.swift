@@ -11,6 +11,8 @@ extension S3Client {
     public let size: Int64
     /// When it was last written (the service's clock).
     public let lastModified: Date?
+    /// Its ETag, as a HEAD request gives it (quotes included); nil when the listing gives none.
+    public var etag: String? = nil
   }
 
   /// A multipart upload that was begun and neither completed nor aborted.
@@ -43,7 +45,7 @@ extension S3Client {
         objects.append(
           Object(
             key: key, size: Int64(record["Size"] ?? "") ?? 0,
-            lastModified: record["LastModified"].flatMap(Self.isoDate)))
+            lastModified: record["LastModified"].flatMap(Self.isoDate), etag: record["ETag"]))
       }
       token =
         document.first("IsTruncated") == "true" ? document.first("NextContinuationToken") : nil

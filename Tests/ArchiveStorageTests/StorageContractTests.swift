@@ -19,6 +19,8 @@ enum StorageClause: String, CaseIterable, Sendable, CustomTestStringConvertible 
     "an exclusive lock excludes every other holder and a shared one only exclusive ones"
   case summaryReadsTheArchive =
     "an archive opened for its summary reads as the archive, and a deleted one is not found"
+  case listedReadsAsNamed =
+    "an archive opened as listed reads as opened by name, and a deleted one is not found"
 
   var testDescription: String { rawValue }
 
@@ -160,6 +162,25 @@ enum StorageClause: String, CaseIterable, Sendable, CustomTestStringConvertible 
       #expect(into == Array(bytes[10..<30]))
       try backend.delete("a.gvault")
       #expect(Self.kind { _ = try backend.openForSummary(listed) } == .notFound)
+    case .listedReadsAsNamed:
+      let bytes = Self.bytes(900_000, seed: 12)
+      try Self.publish(bytes, as: "a.gvault", to: backend)
+      let listed = try #require(try backend.list().first)
+      let input = try backend.openForReading(listed)
+      #expect(input.size == Int64(bytes.count))
+      #expect(try input.read(at: 850_000, count: 50_000) == Array(bytes[850_000...]))
+      var whole: [UInt8] = []
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
+      defer { buffer.deallocate() }
+      let again = try backend.openForReading(listed)
+      while case let count = try again.read(into: buffer), count > 0 { whole += buffer[0..<count] }
+      #expect(whole == bytes)
+      try backend.delete("a.gvault")
+      #expect(
+        Self.kind {
+          let gone = try backend.openForReading(listed)
+          _ = try gone.read(at: 0, count: 10)
+        } == .notFound)
     }
   }
 }
@@ -204,6 +225,34 @@ struct S3StorageContractTests {
     // Parts of 5 MiB (S3's smallest but the last) would make the archives here one part.
     backend.partSize = 5 << 20
     try clause.check(backend)
+    withExtendedLifetime(server) {}
+  }
+}
+
+@Suite(
+  "An archive on S3 opened as listed",
+  .enabled(if: MotoServer.isAvailable, MotoServer.skipNote))
+struct S3ListedArchiveTests {
+  /// Opened as listed, an archive is read by the version the listing saw (its ETag), with no
+  /// request to ask its size again: one replaced since is refused, not read as the new one,
+  /// and not read as a mix of the two.
+  @Test func anArchiveReplacedSinceItWasListedIsRefusedNotReadAsTheNewOne() throws {
+    let server = try MotoServer()
+    try server.createBucket("backups")
+    let client = S3Client(
+      configuration: S3Configuration(
+        credentials: S3Credentials(accessKeyID: "testing", secretAccessKey: "testing-secret"),
+        region: "us-east-1", endpoint: URL(string: server.endpoint)))
+    let backend = S3Backend(bucket: "backups", prefix: "nightly/", client: client)
+    let first = StorageClause.bytes(400_000, seed: 3)
+    try StorageClause.publish(first, as: "a.gvault", to: backend)
+    let listed = try #require(try backend.list().first)
+    try backend.delete("a.gvault")
+    try StorageClause.publish(StorageClause.bytes(400_000, seed: 4), as: "a.gvault", to: backend)
+    let input = try backend.openForReading(listed)
+    #expect(throws: StorageError.self) { _ = try input.read(at: 0, count: 1_000) }
+    // By name, the archive as it is now.
+    #expect(try StorageClause.read("a.gvault", from: backend) != first)
     withExtendedLifetime(server) {}
   }
 }

@@ -129,7 +129,7 @@ public enum FindService {
         options.meter?.begin(archive.name)
         let store = ArchiveNaming.storeName(ofArchive: archive.name) ?? archive.name
         let (result, model) = try search(
-          backend, archive.name, options: options, reference: references[store],
+          backend, archive, options: options, reference: references[store],
           anchor: &anchor)
         if references[store] == nil, let model { references[store] = model }
         results.append(result)
@@ -180,7 +180,8 @@ public enum FindService {
         var none: HistoryAnchor?
         let name = ArchiveAccess.lastComponent(result.archive)
         let (found, _) = try search(
-          backend, name, options: options, reference: models[result.store ?? name],
+          backend, StoredArchive(name: name, size: 0), options: options,
+          reference: models[result.store ?? name],
           anchor: &none, likeness: gone)
         results[index].bytesRead += found.bytesRead
         if found.error == nil, let successor = found.likelySuccessor {
@@ -201,9 +202,10 @@ public enum FindService {
   ///     enough like it).
   /// - Returns: the result, and the archive's model when it was read.
   private static func search(
-    _ backend: any StorageBackend, _ name: String, options: Options, reference: ObjectModel?,
-    anchor: inout HistoryAnchor?, likeness: Object? = nil
+    _ backend: any StorageBackend, _ archive: StoredArchive, options: Options,
+    reference: ObjectModel?, anchor: inout HistoryAnchor?, likeness: Object? = nil
   ) throws -> (ArchiveResult, ObjectModel?) {
+    let name = archive.name
     let address = backend.address(of: name)
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
@@ -211,7 +213,8 @@ public enum FindService {
     var size: Int64 = 0
     var created: String?
     do {
-      let input = try backend.openForReading(name)
+      // As listed: on object storage, no request to ask its size again.
+      let input = try backend.openForReading(archive)
       size = input.size ?? 0
       let storePath = scratch.path("found.sqlite")
       let model: ObjectModel
