@@ -213,15 +213,20 @@ struct S3StorageContractTests {
   /// that clause holds on S3 itself (the upload's `Initiated`), not on moto.
   static let clauses = StorageClause.allCases.filter { $0 != .writingIsNoLeftover }
 
-  @Test(arguments: clauses)
-  func s3KeepsTheClause(clause: StorageClause) throws {
-    let server = try MotoServer()
+  /// A backend on a new bucket `backups` of `server`.
+  static func backend(on server: MotoServer, prefix: String) throws -> S3Backend {
     try server.createBucket("backups")
     let client = S3Client(
       configuration: S3Configuration(
         credentials: S3Credentials(accessKeyID: "testing", secretAccessKey: "testing-secret"),
         region: "us-east-1", endpoint: URL(string: server.endpoint)))
-    let backend = S3Backend(bucket: "backups", prefix: "nightly", client: client)
+    return S3Backend(bucket: "backups", prefix: prefix, client: client)
+  }
+
+  @Test(arguments: clauses)
+  func s3KeepsTheClause(clause: StorageClause) throws {
+    let server = try MotoServer()
+    let backend = try Self.backend(on: server, prefix: "nightly")
     // Parts of 5 MiB (S3's smallest but the last) would make the archives here one part.
     backend.partSize = 5 << 20
     try clause.check(backend)
@@ -238,12 +243,7 @@ struct S3ListedArchiveTests {
   /// and not read as a mix of the two.
   @Test func anArchiveReplacedSinceItWasListedIsRefusedNotReadAsTheNewOne() throws {
     let server = try MotoServer()
-    try server.createBucket("backups")
-    let client = S3Client(
-      configuration: S3Configuration(
-        credentials: S3Credentials(accessKeyID: "testing", secretAccessKey: "testing-secret"),
-        region: "us-east-1", endpoint: URL(string: server.endpoint)))
-    let backend = S3Backend(bucket: "backups", prefix: "nightly/", client: client)
+    let backend = try S3StorageContractTests.backend(on: server, prefix: "nightly/")
     let first = StorageClause.bytes(400_000, seed: 3)
     try StorageClause.publish(first, as: "a.gvault", to: backend)
     let listed = try #require(try backend.list().first)

@@ -26,32 +26,9 @@ struct SelectionFilterTests {
       inPrint.append((index, next(2) == 0))
       if next(2) == 0 { dates.append((index, Double(next(1_000_000_000)))) }
     }
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    for (_, title) in titles {
-      let start = bytes.count
-      bytes += Array(title.utf8)
-      ranges.append(start..<bytes.count)
-    }
-    var batch = ObjectBatch(
-      entity: "Book", primaryKeys: (1...count).map(Int64.init),
-      versions: Array(repeating: 1, count: count))
-    batch.attributes = [
-      ObjectBatch.Attribute(
-        name: "title", type: .string, records: titles.map(\.0),
-        values: .texts(ObjectBatch.Bytes(copying: bytes, ranges: ranges))),
-      ObjectBatch.Attribute(
-        name: "rating", type: .double, records: ratings.map(\.0), values: .reals(ratings.map(\.1))),
-      ObjectBatch.Attribute(
-        name: "edition", type: .integer32, records: editions.map(\.0),
-        values: .integers(editions.map(\.1))),
-      ObjectBatch.Attribute(
-        name: "inPrint", type: .boolean, records: inPrint.map(\.0),
-        values: .booleans(inPrint.map(\.1))),
-      ObjectBatch.Attribute(
-        name: "publishedAt", type: .date, records: dates.map(\.0), values: .reals(dates.map(\.1))),
-    ]
-    return batch
+    return BookBatch.make(
+      count: count, titles: titles, ratings: ratings, editions: editions, inPrint: inPrint,
+      dates: dates)
   }
 
   static let predicates = [

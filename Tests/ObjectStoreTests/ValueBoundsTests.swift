@@ -28,29 +28,8 @@ struct ValueBoundsTests {
       if next(3) > 0 { editions.append((index, Int64(number / 10 + next(3)))) }
       if next(2) == 0 { dates.append((index, Double(number) * 86_400 - 1e6)) }
     }
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    for (_, title) in titles {
-      let start = bytes.count
-      bytes += Array(title.utf8)
-      ranges.append(start..<bytes.count)
-    }
-    var batch = ObjectBatch(
-      entity: "Book", primaryKeys: (1...count).map(Int64.init),
-      versions: Array(repeating: 1, count: count))
-    batch.attributes = [
-      ObjectBatch.Attribute(
-        name: "title", type: .string, records: titles.map(\.0),
-        values: .texts(ObjectBatch.Bytes(copying: bytes, ranges: ranges))),
-      ObjectBatch.Attribute(
-        name: "rating", type: .double, records: ratings.map(\.0), values: .reals(ratings.map(\.1))),
-      ObjectBatch.Attribute(
-        name: "edition", type: .integer32, records: editions.map(\.0),
-        values: .integers(editions.map(\.1))),
-      ObjectBatch.Attribute(
-        name: "publishedAt", type: .date, records: dates.map(\.0), values: .reals(dates.map(\.1))),
-    ]
-    return batch
+    return BookBatch.make(
+      count: count, titles: titles, ratings: ratings, editions: editions, dates: dates)
   }
 
   static func bounds(_ batch: ObjectBatch) -> [String: ValueBounds] {
@@ -114,16 +93,7 @@ struct ValueBoundsTests {
       "Book 1" + String(repeating: "é", count: 30), "Book 2" + String(repeating: "✓", count: 20),
       "Book 10", "", "Book 2",
     ]
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    for text in texts {
-      let start = bytes.count
-      bytes += Array(text.utf8)
-      ranges.append(start..<bytes.count)
-    }
-    let attribute = ObjectBatch.Attribute(
-      name: "title", type: .string, records: Array(texts.indices),
-      values: .texts(ObjectBatch.Bytes(copying: bytes, ranges: ranges)))
+    let attribute = BookBatch.texts(texts)
     guard case .texts(let low, let high)? = ValueBounds(attribute) else {
       Issue.record("no text bounds")
       return
