@@ -8,8 +8,8 @@ import PropertyList
 /// others, skips the chunks whose ranges hold none of them: the pages of a thousand books are
 /// in a few of a store's page chunks, and the ranges say which.
 ///
-/// A column of keys with no value in the chunk has no range. Archives written since round 4
-/// also give the bounds of each attribute's values (``ValueBounds``: integers, reals, dates and
+/// A column of keys with no value in the chunk has no range. Newer archives also give the
+/// bounds of each attribute's values (``ValueBounds``: integers, reals, dates and
 /// strings), so that a search by attribute skips the chunks whose bounds rule it out. The
 /// ranges are checked wherever the chunk is decoded (``check(_:member:)``), and a chunk that
 /// does not hold what its ranges say is damaged.

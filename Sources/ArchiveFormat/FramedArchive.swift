@@ -158,12 +158,14 @@ package final class FramedArchive {
     }
     // Where reads cost a request, one member of those before the objects (the header, read
     // to know what the archive is) is fetched with the others that follow it: what a read of
-    // the store's members (``readStore()``) asks for next.
-    if span > 0 {
+    // the store's members (``readStore()``) asks for next. Not within a read of members,
+    // whose plan this would replace.
+    if span > 0 && plan.isEmpty {
       plan = members[position...].prefix {
         ArchiveScanner.storeMembers.contains($0.path) && $0.path != ArchiveLayout.changes
       }.map(\.place)
       planNext = 0
+      defer { plan.removeAll() }
       try prefetch(members[position].place)
     }
     return try read(members[position])
