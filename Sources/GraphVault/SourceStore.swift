@@ -22,6 +22,9 @@ final class SourceStore {
   /// Whether only part of an archive was loaded
   /// (``init(partOf:password:allowingUnencrypted:entities:)``).
   let isPartial: Bool
+  /// `from → to` when the archive was restored straight into another model
+  /// (``init(migrating:into:modelPath:password:allowingUnencrypted:name:meter:)``), else nil.
+  let migration: String?
 
   /// Opens `source`, restoring it when it is an archive (read as `restore` reads it: checked
   /// whole before anything is used; with a password, a plain archive only when
@@ -34,6 +37,7 @@ final class SourceStore {
     try ArchiveAccess.requireInput(source)
     scratch = try ScratchFolder()
     isPartial = false
+    migration = nil
     let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
     recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
     if Self.isArchive(source) {
@@ -130,6 +134,43 @@ final class SourceStore {
     readable = nil
     isPartial = true
     archivedModel = model
+    migration = nil
+  }
+
+  /// The archive at `source` restored straight into `target`'s model, in the one pass a
+  /// migrating restore makes (checked whole as any restore is; along `modelPath`'s versions
+  /// when given, as ``StoreMigration/options(named:into:modelPath:)`` says), when the model it
+  /// carries is another version than `target` and its first members say so
+  /// (``ArchivePeek``); messages call that model `name(model)`. Nil when the archive is at `target`'s version, or its
+  /// model cannot be known before it is read (standard input, an encrypted archive), or
+  /// `source` is a store: then open it as it is.
+  /// - Throws: ``VaultError`` as a migrating restore does (78 when there is no path from one
+  ///   model to the other).
+  init?(
+    migrating source: String, into target: ObjectModel, modelPath: String?,
+    password: PasswordSource?, allowingUnencrypted: Bool, name: (ObjectModel) -> String,
+    meter: ProgressMeter?
+  ) throws {
+    guard let carried = ArchivePeek.model(of: source), !carried.isSameVersion(as: target) else {
+      return nil
+    }
+    let scratch = try ScratchFolder()
+    var options = try StoreMigration.options(
+      named: name(carried), into: target, modelPath: modelPath)
+    options.password = password
+    options.allowUnencrypted = allowingUnencrypted
+    options.meter = meter
+    path = scratch.path(
+      StoreMigration.storeName, standingFor: "the copy migrated from \(name(carried))")
+    let result = try RestoreService.restore(archivePath: source, to: path, options: options)
+    self.scratch = scratch
+    recordedSource =
+      ArchiveAccess.isRemote(source)
+      ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    readable = nil
+    isPartial = false
+    archivedModel = target
+    migration = StoreMigration.describe(result)
   }
 
   /// The model to read `store` (this source's store) with, by ``ModelResolver``'s rule: the

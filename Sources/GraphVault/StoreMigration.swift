@@ -38,19 +38,7 @@ enum StoreMigration {
     into target: ObjectModel, at scratch: ScratchFolder, modelPath: String?
   ) throws(VaultError) -> String {
     try vault {
-      var restore = RestoreOptions()
-      restore.sourceName = sourceName
-      if let modelPath {
-        let set = try ModelSource.versions(at: modelPath)
-        restore.versionSet = set
-        restore.modelVersion = target.versionName.flatMap {
-          set.version(named: $0) != nil ? $0 : nil
-        }
-      } else {
-        let name = target.versionName ?? target.name
-        restore.versionSet = ModelVersionSet(
-          name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
-      }
+      let restore = try options(named: sourceName, into: target, modelPath: modelPath)
       let pipe = MemberPipe()
       let writing = BackupService.startWritingMembers(of: store, model: model, into: pipe)
       defer {
@@ -62,9 +50,36 @@ enum StoreMigration {
         members: pipe, named: "a private copy of \(ScratchFolder.describe(store.path))",
         to: scratch.path(storeName, standingFor: "the copy migrated from \(sourceName)"),
         options: restore)
-      guard let migration = result.migration else { return "none needed" }
-      return "\(migration.from) → \(migration.to)"
+      return describe(result)
     }
+  }
+
+  /// What a restore migrating into `target` is given, the source called `sourceName` in its
+  /// messages: `modelPath`'s versions when given (and `target` one of them), else `target`
+  /// alone, reached by one hop inferred from the source's model (lightweight).
+  static func options(named sourceName: String, into target: ObjectModel, modelPath: String?)
+    throws -> RestoreOptions
+  {
+    var restore = RestoreOptions()
+    restore.sourceName = sourceName
+    if let modelPath {
+      let set = try ModelSource.versions(at: modelPath)
+      restore.versionSet = set
+      restore.modelVersion = target.versionName.flatMap {
+        set.version(named: $0) != nil ? $0 : nil
+      }
+    } else {
+      let name = target.versionName ?? target.name
+      restore.versionSet = ModelVersionSet(
+        name: target.name, versions: [target.withVersionName(name)], currentVersionName: name)
+    }
+    return restore
+  }
+
+  /// `from → to` of a migrating restore's result, or "none needed".
+  static func describe(_ result: RestoreResult) -> String {
+    guard let migration = result.migration else { return "none needed" }
+    return "\(migration.from) → \(migration.to)"
   }
 
   /// What messages call `model`, the model of `path` (a store or an archive the user named),

@@ -244,6 +244,42 @@ struct MergeCommandTests {
     #expect(try sqlRows(target, "PRAGMA integrity_check") == ["ok"])
   }
 
+  /// An archive of an older version is restored straight into the store's model in one pass;
+  /// the same merge from a store restored from it (migrated through the road a store takes)
+  /// must write the same rows and say the same.
+  @Test func anOlderArchiveMergedInOnePassGivesWhatTheStoreItHoldsGives() throws {
+    let archives = SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Archives")
+    let older = archives.appendingPathComponent("Library-1.gvault").path
+    let olderStore = workspace.path("v1.sqlite").path
+    var reports: [NSDictionary] = []
+    var rows: [[String]] = []
+    for (index, source) in [older, olderStore].enumerated() {
+      let target = workspace.path("v2-\(index).sqlite").path
+      for (archive, store) in [("Library-2.gvault", target), ("Library-1.gvault", olderStore)]
+      where !FileManager.default.fileExists(atPath: store) {
+        let restore = try BuiltTool.run([
+          "restore", archives.appendingPathComponent(archive).path, "--to", store, "-q",
+        ])
+        #expect(restore.status == 0, "\(restore.stderr)")
+      }
+      try sqlScript(target, "DELETE FROM ZWRITER WHERE Z_PK IN (SELECT min(Z_PK) FROM ZWRITER);")
+      let result = try BuiltTool.run([
+        "merge", source, "--into", target, "--entity", "Author", "--json", "--model",
+        SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Library.xcdatamodeld").path,
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      var json =
+        try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any] ?? [:]
+      json["source"] = nil
+      json["store"] = nil
+      reports.append(json as NSDictionary)
+      rows.append(try sqlRows(target, "SELECT * FROM ZWRITER ORDER BY Z_PK"))
+    }
+    #expect(reports.first?["migrated"] as? String == "Library → Library 2")
+    #expect(reports.first == reports.last)
+    #expect(rows.first == rows.last && rows.first?.isEmpty == false)
+  }
+
   @Test func aStoreLockedByAWriterGivesSeventyFiveAfterTheWait() throws {
     let holder = try #require(
       try RunningProcess.holdingWriteLock(on: store, ready: workspace.path("locked").path))

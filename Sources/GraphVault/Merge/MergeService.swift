@@ -91,8 +91,16 @@ public enum MergeService {
       let keys = try DiffService.keyAttributes(options.keys, model: model)
       try FixtureService.check(options.selection, model: model)
       // A framed archive at the store's model version is read in part: what the selection
-      // reaches (``SelectionArchive``); any other source is read whole.
+      // reaches (``SelectionArchive``); an archive of another version is restored straight
+      // into the store's model, in one pass; any other source is read whole.
       options.meter?.startPhase("reading the archive")
+      let migrating = {
+        try SourceStore(
+          migrating: sourcePath, into: model, modelPath: options.modelPath,
+          password: options.password, allowingUnencrypted: options.allowUnencrypted,
+          name: { StoreMigration.modelName($0, of: sourcePath, migratingTo: model) },
+          meter: options.meter)
+      }
       let source =
         try SourceStore(
           partOf: sourcePath, password: options.password,
@@ -103,6 +111,7 @@ public enum MergeService {
               model: model, given: keys, differentStores: uuid != target.uuid)
             return try MergePlan.insertable(model: model, keys: matching.keys, store: target)
           })
+        ?? migrating()
         ?? SourceStore(
           sourcePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
           meter: options.meter)
@@ -111,7 +120,7 @@ public enum MergeService {
       var sourceStore = try CoreDataStore(path: source.path)
       let differentStores = sourceStore.uuid != target.uuid
       let sourceModel = try source.model(of: sourceStore, modelPath: options.modelPath)
-      var migrated: String?
+      var migrated = source.migration
       let scratch = try ScratchFolder()
       defer { withExtendedLifetime(scratch) {} }
       if !sourceModel.isSameVersion(as: model) {
