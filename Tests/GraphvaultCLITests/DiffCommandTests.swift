@@ -229,6 +229,40 @@ struct DiffCommandTests {
     #expect(reversed.stderr.contains("Library 2 → Library: Book.edition"), "\(reversed.stderr)")
   }
 
+  static let libraryModel = SharedFixtures.packageRoot.appendingPathComponent(
+    "Fixtures/Library.xcdatamodeld"
+  ).path
+
+  /// An older archive is restored straight into the newer archive's model in one pass; the
+  /// store it holds, migrated through the road a store takes, must compare the same.
+  @Test func anOlderArchiveMigratedInOnePassComparesAsTheStoreItHolds() throws {
+    let archives = SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Archives")
+    let old = archives.appendingPathComponent("Library-1.gvault").path
+    let new = archives.appendingPathComponent("Library-2.gvault").path
+    let oldStore = workspace.path("library-1.sqlite").path
+    #expect(try BuiltTool.run(["restore", old, "--to", oldStore, "-q"]).status == 0)
+    var documents: [NSDictionary] = []
+    for source in [old, oldStore] {
+      for extra in [[], ["--entity", "Book"]] {
+        // The restored store keeps no model of its own: both name their versions.
+        let result = try BuiltTool.run(
+          ["diff", source, new, "--json", "--model", Self.libraryModel] + extra)
+        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        var document = try Self.document(result)
+        var summary = document["summary"] as? [String: Any] ?? [:]
+        summary["old"] = nil
+        document["summary"] = summary
+        document["old"] = nil
+        documents.append(document as NSDictionary)
+      }
+    }
+    #expect(
+      (documents.first?["summary"] as? [String: Any])?["migrated"] as? String
+        == "Library → Library 2")
+    #expect(documents[0] == documents[2], "the whole diff")
+    #expect(documents[1] == documents[3], "the diff of books")
+  }
+
   @Test func mistakesHaveTheirDocumentedStatuses() throws {
     let cases: [([String], Int32, String)] = [
       (["diff", before, after, "--entity", "Nope"], 64, "no such entity"),

@@ -74,8 +74,10 @@ public enum DiffService {
       // What is asked is checked before either side is read, against the newer side's model
       // when its first members give it (the model everything is compared in).
       let asks = !options.entities.isEmpty || !options.keys.isEmpty || options.predicate != nil
-      if asks, options.modelPath == nil, let model = ArchivePeek.model(of: new) {
-        try check(options, model: model)
+      var newModel: ObjectModel?
+      if asks, options.modelPath == nil {
+        newModel = ArchivePeek.model(of: new)
+        if let newModel { try check(options, model: newModel) }
       }
       if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,
         [old, new].allSatisfy({ !ArchiveAccess.isStandardStream($0) && SourceStore.isArchive($0) }),
@@ -83,7 +85,12 @@ public enum DiffService {
       {
         return summary
       }
-      var (oldSide, newSide) = try open(old, new, options: options)
+      // An older archive is restored straight into the newer archive's model when their first
+      // members say they differ.
+      if newModel == nil, !ArchiveAccess.isStandardStream(old), SourceStore.isArchive(old) {
+        newModel = ArchivePeek.model(of: new)
+      }
+      var (oldSide, newSide) = try open(old, new, newModel: newModel, options: options)
       defer { withExtendedLifetime((oldSide, newSide)) {} }
       var newStore = try CoreDataStore(path: newSide.path)
       let model = try newSide.model(of: newStore, modelPath: options.modelPath)
@@ -104,7 +111,7 @@ public enum DiffService {
         oldStore = try CoreDataStore(path: oldSide.path)
         oldModel = try oldSide.model(of: oldStore, modelPath: options.modelPath)
       }
-      var migrated: String?
+      var migrated = oldSide.migration
       var migratedScratch: ScratchFolder?
       if !oldModel.isSameVersion(as: model) {
         options.meter?.startPhase("migrating \(old)")
@@ -116,11 +123,7 @@ public enum DiffService {
             into: model,
             at: scratch, modelPath: options.modelPath)
         } catch let error as VaultError {
-          guard error.kind == .modelUnavailable else { throw error }
-          throw VaultError(
-            .modelUnavailable,
-            "\(StoreMigration.modelName(of: old)) cannot be migrated into \(StoreMigration.modelName(of: new)) (diff migrates its first side into its second side's model): \(error.detail)",
-            cause: error)
+          throw migrationProblem(error, old: old, new: new)
         }
         oldStore = try CoreDataStore(path: scratch.path(StoreMigration.storeName))
         oldModel = model
@@ -170,14 +173,29 @@ public enum DiffService {
     return counts
   }
 
-  /// Opens both sides; two archives are read at once, the older on a second thread.
-  private static func open(_ old: String, _ new: String, options: Options) throws -> (
-    SourceStore, SourceStore
-  ) {
+  /// Opens both sides; two archives are read at once, the older on a second thread. An older
+  /// archive whose model is another version than `newModel` (the newer archive's, from its
+  /// first members) is restored straight into it, in one pass.
+  private static func open(
+    _ old: String, _ new: String, newModel: ObjectModel?, options: Options
+  ) throws -> (SourceStore, SourceStore) {
     var started = false
     let opening = Prefetcher { () throws -> SourceStore? in
       if started { return nil }
       started = true
+      if let newModel {
+        do {
+          if let migrated = try SourceStore(
+            migrating: old, into: newModel, modelPath: options.modelPath,
+            password: options.password, allowingUnencrypted: options.allowUnencrypted,
+            name: { StoreMigration.modelName($0, of: old, migratingTo: newModel) }, meter: nil)
+          {
+            return migrated
+          }
+        } catch let error as VaultError {
+          throw migrationProblem(error, old: old, new: new)
+        }
+      }
       return try side(old, options: options, meter: nil)
     }
     options.meter?.startPhase("reading \(new)")
@@ -185,6 +203,17 @@ public enum DiffService {
     options.meter?.startPhase("reading \(old)")
     guard let oldSide = try opening.next() else { throw CancellationError() }
     return (oldSide, newSide)
+  }
+
+  /// A migration's failure for want of a path between the models, said as `diff` says it (it
+  /// migrates its first side into its second side's model); any other error as it is.
+  private static func migrationProblem(_ error: VaultError, old: String, new: String) -> VaultError
+  {
+    guard error.kind == .modelUnavailable else { return error }
+    return VaultError(
+      .modelUnavailable,
+      "\(StoreMigration.modelName(of: old)) cannot be migrated into \(StoreMigration.modelName(of: new)) (diff migrates its first side into its second side's model): \(error.detail)",
+      cause: error)
   }
 
   /// One side, as a store: a store as it is; of a framed archive, when the comparison is of a
