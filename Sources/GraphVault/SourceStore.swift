@@ -38,8 +38,7 @@ final class SourceStore {
     scratch = try ScratchFolder()
     isPartial = false
     migration = nil
-    let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
-    recordedSource = streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    recordedSource = Self.recorded(source)
     if Self.isArchive(source) {
       path = scratch.path("source.sqlite", standingFor: Self.label(source))
       var options = RestoreOptions()
@@ -128,9 +127,7 @@ final class SourceStore {
     guard let model = try load(framed, path) else { return nil }
     self.scratch = scratch
     self.path = path
-    recordedSource =
-      ArchiveAccess.isRemote(source)
-      ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    recordedSource = Self.recorded(source)
     readable = nil
     isPartial = true
     archivedModel = model
@@ -164,9 +161,7 @@ final class SourceStore {
       StoreMigration.storeName, standingFor: "the copy migrated from \(name(carried))")
     let result = try RestoreService.restore(archivePath: source, to: path, options: options)
     self.scratch = scratch
-    recordedSource =
-      ArchiveAccess.isRemote(source)
-      ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+    recordedSource = Self.recorded(source)
     readable = nil
     isPartial = false
     archivedModel = target
@@ -182,6 +177,13 @@ final class SourceStore {
   {
     try ModelResolver.model(
       of: store, modelPath: modelPath, carried: archivedModel, cacheName: cacheName)
+  }
+
+  /// What is recorded of `source` in what is written from it: the standardized path of a
+  /// local file, or the name given for standard input and object storage.
+  static func recorded(_ source: String) -> String {
+    let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
+    return streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
   }
 
   /// What messages call a store restored from the archive `source`.
