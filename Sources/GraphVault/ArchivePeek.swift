@@ -17,6 +17,20 @@ enum ArchivePeek {
     guard !ArchiveAccess.isStandardStream(path), SourceStore.isArchive(path) else { return nil }
     struct Sealed: Error {}
     do {
+      let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+      // A framed archive's first members are read by their frames (on object storage, the
+      // ends and the front in two requests), not by streaming its first part.
+      if let framed = try? ArchiveAccess.framed(
+        path: path, password: nil, allowingUnencrypted: false)
+      {
+        let held = Set(framed.members.map(\.path))
+        func member(_ path: String) throws -> [UInt8]? {
+          held.contains(path) ? try framed.member(path) : nil
+        }
+        return try model(
+          descriptor: member(ArchiveLayout.modelDescriptor),
+          cache: member(ArchiveLayout.storeModelCache), name: name)
+      }
       let members = MemberStream(
         reader: try ArchiveAccess.reader(path), name: path, password: { throw Sealed() })
       var descriptor: [UInt8]?
@@ -35,15 +49,21 @@ enum ArchivePeek {
           break
         }
       }
-      let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-      if let cache, !cache.isEmpty {
-        return try CompiledModelLoader.load(modelCache: cache, name: name)
-      }
-      return try descriptor.map {
-        try ModelDescriptor.decode(PropertyListValue(binaryPropertyList: $0))
-      }
+      return try model(descriptor: descriptor, cache: cache, name: name)
     } catch {
       return nil
+    }
+  }
+
+  /// The model of a store's cache when it has one, else of the model descriptor.
+  private static func model(descriptor: [UInt8]?, cache: [UInt8]?, name: String) throws
+    -> ObjectModel?
+  {
+    if let cache, !cache.isEmpty {
+      return try CompiledModelLoader.load(modelCache: cache, name: name)
+    }
+    return try descriptor.map {
+      try ModelDescriptor.decode(PropertyListValue(binaryPropertyList: $0))
     }
   }
 }

@@ -138,9 +138,9 @@ final class SourceStore {
   /// migrating restore makes (checked whole as any restore is; along `modelPath`'s versions
   /// when given, as ``StoreMigration/options(named:into:modelPath:)`` says), when the model it
   /// carries is another version than `target` and its first members say so
-  /// (``ArchivePeek``); messages call that model `name(model)`. Nil when the archive is at `target`'s version, or its
-  /// model cannot be known before it is read (standard input, an encrypted archive), or
-  /// `source` is a store: then open it as it is.
+  /// (``ArchivePeek``); messages call that model `name(model)`. Nil when the archive is at
+  /// `target`'s version, or its model cannot be known before it is read (standard input, an
+  /// encrypted archive), or `source` is a store: then open it as it is.
   /// - Throws: ``VaultError`` as a migrating restore does (78 when there is no path from one
   ///   model to the other).
   init?(
