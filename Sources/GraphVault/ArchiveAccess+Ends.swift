@@ -3,7 +3,7 @@ import ArchiveStorage
 import PropertyList
 
 extension ArchiveAccess {
-  /// The header and index of the archive at `path`, read from its two ends where it can be:
+  /// The header and index of the archive at `location`, read from its two ends where it can be:
   /// first through the copy of its ends its backend keeps (when `listed` says which archive
   /// its backend listed), then from the archive by ranged reads: a framed archive's trailer,
   /// index and header (checked against the index), an encrypted one's clear header and the
@@ -17,10 +17,11 @@ extension ArchiveAccess {
   /// - Throws: a framed archive's damaged header or index; a plain archive when `password` is
   ///   given, unless `allowingUnencrypted`; an encrypted one's missing or wrong password.
   static func readEnds(
-    _ path: String, listed: (archive: StoredArchive, backend: any StorageBackend)?,
+    _ location: Location, listed: (archive: StoredArchive, backend: any StorageBackend)?,
     password: PasswordSource?, allowingUnencrypted: Bool
   ) throws -> ArchiveEndsRead? {
-    guard !isStandardStream(path) else { return nil }
+    guard !location.isStandardStream else { return nil }
+    let path = location.description
     // What its backend gives for a summary: a copy of its ends, or the archive itself.
     let given = listed.flatMap { try? $0.backend.openForSummary($0.archive) }
     if let copy = given as? ArchiveEndsInput {
@@ -39,7 +40,7 @@ extension ArchiveAccess {
     if let given, !(given is ArchiveEndsInput) {
       archive = given
     } else {
-      let (backend, name) = try locate(path)
+      let (backend, name) = try location.archive()
       archive = try backend.openForReading(name)
     }
     let input = try endRead(archive)

@@ -5,28 +5,9 @@ import LibArchive
 import PropertyList
 import S3
 
-/// Archives and folders named by the paths users give: a local path, `s3://BUCKET/PREFIX/…`,
-/// or `-` for standard input; each reached through its storage backend.
+/// Archives at the locations users give (``Location``): each reached through its storage
+/// backend, read by parts or as a stream.
 enum ArchiveAccess {
-  /// The URL scheme of object storage.
-  static let s3Scheme = "s3://"
-
-  /// Whether `path` names a place in object storage.
-  static func isRemote(_ path: String) -> Bool { path.hasPrefix(s3Scheme) }
-
-  /// Whether `path` names standard input or output.
-  static func isStandardStream(_ path: String) -> Bool { path == StandardStream.name }
-
-  /// Whether `path` names a folder (or prefix) rather than an archive: an existing local
-  /// folder, or an `s3://` URL that ends with `/` or does not end with `.gvault`.
-  static func isFolder(_ path: String) -> Bool {
-    if isRemote(path) {
-      return path.hasSuffix("/") || !ArchiveNaming.isArchive(lastComponent(path))
-    }
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-      && isDirectory.boolValue
-  }
 
   /// `input` (called `name`) read by parts as a framed archive (``FramedArchive``); nil when
   /// it is not one, or, unless `incremental`, when it is an incremental archive (whose content
@@ -56,16 +37,17 @@ enum ArchiveAccess {
       reading: try propertyList(framed.member(ArchiveLayout.header), member: ArchiveLayout.header))
   }
 
-  /// The archive at `path` read by parts as a framed archive (``framed(_:name:password:allowingUnencrypted:)``),
+  /// The archive at `location` read by parts as a framed archive (``framed(_:name:password:allowingUnencrypted:incremental:)``),
   /// or nil for standard input and an archive that is not framed (encrypted, another
   /// compression, or truncated).
   static func framed(
-    path: String, password: PasswordSource?, allowingUnencrypted: Bool, incremental: Bool = false
+    _ location: Location, password: PasswordSource?, allowingUnencrypted: Bool,
+    incremental: Bool = false
   ) throws -> FramedArchive? {
-    guard !isStandardStream(path) else { return nil }
-    let (backend, name) = try locate(path)
+    guard !location.isStandardStream else { return nil }
+    let (backend, name) = try location.archive()
     return try framed(
-      try backend.openForReading(name), name: path, password: password,
+      try backend.openForReading(name), name: location.description, password: password,
       allowingUnencrypted: allowingUnencrypted, incremental: incremental)
   }
 
@@ -87,9 +69,9 @@ enum ArchiveAccess {
   /// it, so that what verify accepts, find, list and prune can read by parts. Not checked on
   /// standard input, which cannot be read out of order.
   /// - Returns: the problem, or nil.
-  static func trailerProblem(_ path: String, index: PropertyListValue) throws -> String? {
-    guard !isStandardStream(path) else { return nil }
-    let (backend, name) = try locate(path)
+  static func trailerProblem(_ location: Location, index: PropertyListValue) throws -> String? {
+    guard !location.isStandardStream else { return nil }
+    let (backend, name) = try location.archive()
     let input = try backend.openForReading(name)
     guard let size = input.size, size > Int64(FramedStream.trailerSize) else { return nil }
     let trailer = try input.read(
@@ -114,80 +96,57 @@ enum ArchiveAccess {
     return nil
   }
 
-  /// Throws 65 naming `path` when the trailer of the archive whose index is `index` does not
-  /// say where the index is (``trailerProblem(_:index:)``); nothing without an index.
-  static func checkTrailer(_ path: String, index: PropertyListValue?) throws {
-    if let index, let problem = try trailerProblem(path, index: index) {
-      throw VaultError(.invalidInput, "\(problem) (\(path))")
+  /// Throws 65 naming `location` when the trailer of the archive whose index is `index` does
+  /// not say where the index is (``trailerProblem(_:index:)``); nothing without an index.
+  static func checkTrailer(_ location: Location, index: PropertyListValue?) throws {
+    if let index, let problem = try trailerProblem(location, index: index) {
+      throw VaultError(.invalidInput, "\(problem) (\(location))")
     }
   }
 
-  /// `body`, with a malformed archive's problem named with the archive at `path` (65).
-  static func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
+  /// `body`, with a malformed archive's problem named with the archive at `location` (65).
+  static func reading<T>(_ location: Location, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch let error as ArchiveFormatError {
       guard error.kind == .malformed else { throw error }
       // A sealed member's problem names the archive already.
+      let path = location.description
       let detail =
         error.description.contains(path) ? error.description : "\(error.description) (\(path))"
       throw VaultError(.invalidInput, detail, cause: error)
     }
   }
 
-  /// The backend and name of the archive at `path`.
-  static func locate(_ path: String) throws -> (backend: any StorageBackend, name: String) {
-    if isRemote(path) {
-      let (bucket, key) = try split(path)
-      let name = lastComponent(key)
-      return (try s3Backend(bucket: bucket, prefix: String(key.dropLast(name.count))), name)
-    }
-    let url = URL(fileURLWithPath: path)
-    return (LocalFolderBackend(folder: url.deletingLastPathComponent().path), url.lastPathComponent)
-  }
-
-  /// The backend of the folder (or prefix) at `path`.
-  static func folder(_ path: String) throws -> any StorageBackend {
-    if isRemote(path) {
-      let (bucket, key) = try split(path)
-      return try s3Backend(bucket: bucket, prefix: key)
-    }
-    return LocalFolderBackend(folder: path)
-  }
-
-  /// A reader of the archive at `path`, streamed from its backend (or standard input); the
-  /// bytes read (and, when known, the archive's size) go to `meter`.
+  /// A reader of the archive at `location`, streamed from its backend (or standard input);
+  /// the bytes read (and, when known, the archive's size) go to `meter`.
   /// - Throws: ``StorageError`` or ``ArchiveError``.
-  static func reader(_ path: String, meter: ProgressMeter? = nil) throws -> ArchiveReader {
+  static func reader(_ location: Location, meter: ProgressMeter? = nil) throws -> ArchiveReader {
     let input: any ArchiveInput
-    if isStandardStream(path) {
+    if location.isStandardStream {
       input = StandardStream.input()
     } else {
-      let (backend, name) = try locate(path)
+      let (backend, name) = try location.archive()
       input = try backend.openForReading(name)
     }
     // A total set before (prune: every archive's bytes) stands.
     if meter?.snapshot().bytesTotal == nil { meter?.setTotal(bytes: input.size) }
-    return try ArchiveReader(name: displayName(path)) { buffer in
+    return try ArchiveReader(name: location.displayName) { buffer in
       let count = try input.read(into: buffer)
       meter?.add(bytes: Int64(count))
       return count
     }
   }
 
-  /// What messages call the archive at `path`.
-  static func displayName(_ path: String) -> String {
-    isStandardStream(path) ? "standard input" : path
-  }
-
-  /// Whether `password` opens the archive at `path`: the password's problem when it does not
+  /// Whether `password` opens the archive at `location`: the password's problem when it does not
   /// (``ArchiveFormatError/Kind/passwordRequired``, ``ArchiveFormatError/Kind/wrongPassword``),
   /// nil when it does, the archive is plain, or it cannot be read for another reason. Reads
   /// the archive's first member only.
-  static func passwordProblem(_ path: String, password: PasswordSource?) -> ArchiveFormatError.Kind?
+  static func passwordProblem(_ location: Location, password: PasswordSource?)
+    -> ArchiveFormatError.Kind?
   {
     do {
-      let stream = try members(path, password: password, allowingUnencrypted: true)
+      let stream = try members(location, password: password, allowingUnencrypted: true)
       _ = try stream.next(hash: false) { $0 == ArchiveLayout.header }
       return nil
     } catch let error as ArchiveFormatError {
@@ -197,47 +156,26 @@ enum ArchiveAccess {
     }
   }
 
-  /// The members of the archive at `path`, opened with the password from `password` when the
-  /// archive is sealed (the password is read only then). With a password and without
+  /// The members of the archive at `location`, opened with the password from `password` when
+  /// the archive is sealed (the password is read only then). With a password and without
   /// `allowingUnencrypted`, an archive that is not encrypted is refused (77).
   static func members(
-    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool = false,
+    _ location: Location, password: PasswordSource?, allowingUnencrypted: Bool = false,
     meter: ProgressMeter? = nil
   ) throws -> MemberStream {
     MemberStream(
-      reader: try reader(path, meter: meter), name: displayName(path),
+      reader: try reader(location, meter: meter), name: location.displayName,
       requiresSeal: password != nil && !allowingUnencrypted
     ) { () throws -> [UInt8]? in
       try password?.read()
     }
   }
 
-  /// Throws ``VaultError/Kind/inputMissing`` unless `path` is standard input, object storage
-  /// (asked when read), or an existing file.
-  static func requireInput(_ path: String) throws(VaultError) {
-    guard isStandardStream(path) || isRemote(path) || FileManager.default.fileExists(atPath: path)
-    else {
-      throw VaultError(.inputMissing, "no archive at this path (\(path))")
+  /// Throws ``VaultError/Kind/inputMissing`` unless `location` is standard input, object
+  /// storage (asked when read), or an existing file.
+  static func requireInput(_ location: Location) throws(VaultError) {
+    guard location.mayExist else {
+      throw VaultError(.inputMissing, "no archive at this path (\(location))")
     }
-  }
-
-  /// The last component of a path or URL: an archive's or a store's name.
-  static func lastComponent(_ path: String) -> String {
-    path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
-  }
-
-  /// `s3://bucket/key` → (bucket, key).
-  private static func split(_ path: String) throws(VaultError) -> (String, String) {
-    let rest = path.dropFirst(s3Scheme.count)
-    let bucket = rest.prefix { $0 != "/" }
-    guard !bucket.isEmpty else {
-      throw VaultError(.usage, "no bucket in \(path) (write s3://BUCKET/PREFIX/)")
-    }
-    return (String(bucket), String(rest.dropFirst(bucket.count + 1)))
-  }
-
-  private static func s3Backend(bucket: String, prefix: String) throws -> S3Backend {
-    let configuration = try S3Configuration.fromEnvironment(ProcessInfo.processInfo.environment)
-    return S3Backend(bucket: bucket, prefix: prefix, client: S3Client(configuration: configuration))
   }
 }

@@ -9,19 +9,20 @@ import PropertyList
 /// milliseconds, not after a restore. The archive is not verified here; whatever goes wrong
 /// while peeking is left for the full read to report.
 enum ArchivePeek {
-  /// The model a store restored from the archive at `path` is read with (its model cache when
+  /// The model a store restored from the archive at `location` is read with (its model cache when
   /// it carries one, else its model descriptor), or nil when that cannot be known cheaply:
   /// standard input (which can be read once), an encrypted archive (a password costs a key
   /// derivation), a damaged or unreadable archive.
-  static func model(of path: String) -> ObjectModel? {
-    guard !ArchiveAccess.isStandardStream(path), SourceStore.isArchive(path) else { return nil }
+  static func model(of location: Location) -> ObjectModel? {
+    guard !location.isStandardStream, SourceStore.isArchive(location) else { return nil }
     struct Sealed: Error {}
     do {
-      let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+      let name = URL(fileURLWithPath: location.description).deletingPathExtension()
+        .lastPathComponent
       // A framed archive's first members are read by their frames (on object storage, the
       // ends and the front in two requests), not by streaming its first part.
       if let framed = try? ArchiveAccess.framed(
-        path: path, password: nil, allowingUnencrypted: false)
+        location, password: nil, allowingUnencrypted: false)
       {
         let held = Set(framed.members.map(\.path))
         func member(_ path: String) throws -> [UInt8]? {
@@ -32,7 +33,8 @@ enum ArchivePeek {
           cache: member(ArchiveLayout.storeModelCache), name: name)
       }
       let members = MemberStream(
-        reader: try ArchiveAccess.reader(path), name: path, password: { throw Sealed() })
+        reader: try ArchiveAccess.reader(location), name: location.description,
+        password: { throw Sealed() })
       var descriptor: [UInt8]?
       var cache: [UInt8]?
       let early: Set<String> = [

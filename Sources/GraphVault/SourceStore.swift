@@ -31,7 +31,7 @@ final class SourceStore {
   /// `allowingUnencrypted`).
   /// - Throws: ``VaultError`` when the source is missing or cannot be restored.
   init(
-    _ source: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
+    _ source: Location, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
     meter: ProgressMeter? = nil
   ) throws {
     try ArchiveAccess.requireInput(source)
@@ -39,7 +39,12 @@ final class SourceStore {
     isPartial = false
     migration = nil
     recordedSource = Self.recorded(source)
-    if Self.isArchive(source) {
+    if let store = Self.store(source) {
+      let opened = try ReadableStore(store)
+      path = opened.path
+      readable = opened
+      archivedModel = nil
+    } else {
       path = scratch.path("source.sqlite", standingFor: Self.label(source))
       var options = RestoreOptions()
       options.password = password
@@ -47,14 +52,9 @@ final class SourceStore {
       meter?.startPhase("reading the archive")
       options.meter = meter
       archivedModel = try RestoreService.restoreReadingModel(
-        archivePath: source, to: path, options: options
+        archive: source, to: path, options: options
       ).model
       readable = nil
-    } else {
-      let opened = try ReadableStore(source)
-      path = opened.path
-      readable = opened
-      archivedModel = nil
     }
   }
 
@@ -64,7 +64,7 @@ final class SourceStore {
   /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
   ///   given (unless `allowingUnencrypted`).
   convenience init?(
-    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    partOf source: Location, password: PasswordSource?, allowingUnencrypted: Bool,
     entities: (ObjectModel) throws -> Set<String>?
   ) throws {
     try self.init(
@@ -83,7 +83,7 @@ final class SourceStore {
   /// - Throws: what reading the archive throws; 77 for a plain archive when a password was
   ///   given (unless `allowingUnencrypted`).
   convenience init?(
-    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    partOf source: Location, password: PasswordSource?, allowingUnencrypted: Bool,
     selection: FixtureCutter.Selection, accept: (ObjectModel) throws -> Bool,
     insertable: SelectionArchive.Insertable
   ) throws {
@@ -100,7 +100,7 @@ final class SourceStore {
   /// reads it for a merge, whatever the archive's model, with no members beyond the
   /// `--include` paths (a cut inserts nothing anywhere).
   convenience init?(
-    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    partOf source: Location, password: PasswordSource?, allowingUnencrypted: Bool,
     cutting selection: FixtureCutter.Selection
   ) throws {
     try self.init(
@@ -111,16 +111,14 @@ final class SourceStore {
   /// Part of the framed archive at `source`, loaded by `load` into the private store at the
   /// path it is given (returning the archive's model, or nil when part will not do).
   private init?(
-    partOf source: String, password: PasswordSource?, allowingUnencrypted: Bool,
+    partOf source: Location, password: PasswordSource?, allowingUnencrypted: Bool,
     load: (FramedArchive, String) throws -> ObjectModel?
   ) throws {
-    guard !ArchiveAccess.isStandardStream(source), Self.isArchive(source) else { return nil }
+    guard !source.isStandardStream, Self.isArchive(source) else { return nil }
     try ArchiveAccess.requireInput(source)
-    let (backend, name) = try ArchiveAccess.locate(source)
     guard
       let framed = try ArchiveAccess.framed(
-        backend.openForReading(name), name: source, password: password,
-        allowingUnencrypted: allowingUnencrypted)
+        source, password: password, allowingUnencrypted: allowingUnencrypted)
     else { return nil }
     let scratch = try ScratchFolder()
     let path = scratch.path("source.sqlite", standingFor: Self.label(source))
@@ -144,7 +142,7 @@ final class SourceStore {
   /// - Throws: ``VaultError`` as a migrating restore does (78 when there is no path from one
   ///   model to the other).
   init?(
-    migrating source: String, into target: ObjectModel, modelPath: String?,
+    migrating source: Location, into target: ObjectModel, modelPath: String?,
     password: PasswordSource?, allowingUnencrypted: Bool, name: (ObjectModel) -> String,
     meter: ProgressMeter?
   ) throws {
@@ -159,7 +157,7 @@ final class SourceStore {
     options.meter = meter
     path = scratch.path(
       StoreMigration.storeName, standingFor: "the copy migrated from \(name(carried))")
-    let result = try RestoreService.restore(archivePath: source, to: path, options: options)
+    let result = try RestoreService.restore(archive: source, to: path, options: options)
     self.scratch = scratch
     recordedSource = Self.recorded(source)
     readable = nil
@@ -181,23 +179,27 @@ final class SourceStore {
 
   /// What is recorded of `source` in what is written from it: the standardized path of a
   /// local file, or the name given for standard input and object storage.
-  static func recorded(_ source: String) -> String {
-    let streamed = ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source)
-    return streamed ? source : URL(fileURLWithPath: source).standardizedFileURL.path
+  static func recorded(_ source: Location) -> String {
+    guard let path = source.localPath else { return source.description }
+    return URL(fileURLWithPath: path).standardizedFileURL.path
   }
 
   /// What messages call a store restored from the archive `source`.
-  static func label(_ source: String) -> String {
-    ArchiveAccess.isStandardStream(source) ? "the archive on standard input" : source
+  static func label(_ source: Location) -> String {
+    source.isStandardStream ? "the archive on standard input" : source.description
   }
 
   /// Whether `source` is an archive rather than a store: standard input, object storage, or a
   /// file that does not start with SQLite's header.
-  static func isArchive(_ source: String) -> Bool {
-    if ArchiveAccess.isStandardStream(source) || ArchiveAccess.isRemote(source) { return true }
-    guard let handle = FileHandle(forReadingAtPath: source) else { return false }
+  static func isArchive(_ source: Location) -> Bool { store(source) == nil }
+
+  /// The path of the store at `source`: a local file that starts with SQLite's header (or
+  /// cannot be opened, for the store's opening to say why); nil for an archive.
+  static func store(_ source: Location) -> String? {
+    guard let path = source.localPath else { return nil }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return path }
     defer { try? handle.close() }
     let head = (try? handle.read(upToCount: 16)) ?? Data()
-    return head != Data("SQLite format 3\u{0}".utf8)
+    return head == Data("SQLite format 3\u{0}".utf8) ? path : nil
   }
 }

@@ -10,7 +10,8 @@ struct StoreDestination {
   /// The lock, held until ``release()``.
   private let lock: FileLock
 
-  /// Claims `destination` for `what` (`restore`, `import`), which reads `source`.
+  /// Claims `destination` for `what` (`restore`, `import`), which reads the file `source` (nil:
+  /// no file of this machine).
   /// - Parameters:
   ///   - force: whether an existing store may be replaced.
   ///   - wait: how long to wait for another writer, in seconds (nil: fail at once).
@@ -18,10 +19,10 @@ struct StoreDestination {
   ///   `--force` would replace the only copy), locked (75) when another writer holds it,
   ///   destination exists (73) unless `force`, locked (75) when the store to replace is open
   ///   in another process (``StoreUsers``) after `wait`.
-  init(_ destination: String, for what: String, reading source: String, force: Bool, wait: Double?)
-    throws
-  {
-    if Self.sameFile(source, destination) {
+  init(
+    _ destination: String, for what: String, reading source: String?, force: Bool, wait: Double?
+  ) throws {
+    if let source, Self.sameFile(source, destination) {
       throw VaultError(
         .usage,
         "the destination is the file being read: the \(what) would replace it (\(destination))")

@@ -16,8 +16,9 @@ enum StoreMigration {
     of storePath: String, model: ObjectModel, in scratch: ScratchFolder, meter: ProgressMeter?
   ) throws -> String {
     var backup = BackupService.Options()
-    backup.output = scratch.path(
-      "unmigrated.gvault", standingFor: "a private copy of \(ScratchFolder.describe(storePath))")
+    backup.output = Location(
+      path: scratch.path(
+        "unmigrated.gvault", standingFor: "a private copy of \(ScratchFolder.describe(storePath))"))
     backup.compression = .none
     backup.model = model
     backup.meter = meter
@@ -85,7 +86,7 @@ enum StoreMigration {
   /// What messages call `model`, the model of `path` (a store or an archive the user named),
   /// on its way to `target`: its version name when it has one of its own that the target's is
   /// not, else "the model of old.gvault".
-  static func modelName(_ model: ObjectModel, of path: String, migratingTo target: ObjectModel)
+  static func modelName(_ model: ObjectModel, of path: Location, migratingTo target: ObjectModel)
     -> String
   {
     if let name = model.versionName, name != target.versionName ?? target.name {
@@ -95,8 +96,8 @@ enum StoreMigration {
   }
 
   /// What messages call the model of `path` (a store or an archive the user named).
-  static func modelName(of path: String) -> String {
-    if ArchiveAccess.isStandardStream(path) { return "the model of standard input" }
-    return "the model of \(URL(fileURLWithPath: path).lastPathComponent)"
+  static func modelName(of path: Location) -> String {
+    if path.isStandardStream { return "the model of standard input" }
+    return "the model of \(URL(fileURLWithPath: path.description).lastPathComponent)"
   }
 }

@@ -64,7 +64,7 @@ public final class TemporaryStore {
           name: model.name, versions: [model],
           currentVersionName: model.versionName ?? model.name)
       }
-      _ = try RestoreService.restore(archivePath: fixture, to: path, options: options)
+      _ = try RestoreService.restore(archive: Location(path: fixture), to: path, options: options)
     }
     let carried = try CoreDataStore(path: path).cachedModel()
     guard let chosen = model ?? carried else {

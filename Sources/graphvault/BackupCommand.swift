@@ -111,7 +111,7 @@ struct BackupCommand: ParsableCommand {
     try Failure.exitOnError(json: options.json, dataOnStandardOutput: output == "-") {
       var settings = BackupService.Options()
       settings.modelPath = model
-      settings.output = output
+      settings.output = try output.map(Location.given)
       settings.compression = compression
       settings.formatVersion = formatVersion
       settings.now = time.flatMap(TimeOption.parse)

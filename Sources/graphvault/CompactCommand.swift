@@ -30,13 +30,13 @@ struct CompactCommand: ParsableCommand {
   func run() throws {
     try Failure.exitOnError(json: options.json) {
       var settings = CompactService.Options()
-      settings.output = output
+      settings.output = try output.map(Location.given)
       settings.compression = compression
       settings.password = reading.password.source
       settings.allowUnencrypted = reading.allowUnencrypted
       let result = try StatusLine(command: "compact", options: options).showing { meter in
         settings.meter = meter
-        return try CompactService.compact(archivePath: archive, options: settings)
+        return try CompactService.compact(archive: Location.given(archive), options: settings)
       }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }

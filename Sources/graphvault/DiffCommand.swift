@@ -80,7 +80,9 @@ struct DiffCommand: ParsableCommand {
       let summary = try StatusLine(command: "diff", options: options, printsAsItGoes: true)
         .showing { meter in
           settings.meter = meter
-          return try DiffService.diff(old: old, new: new, options: settings) {
+          return try DiffService.diff(
+            old: Location.given(old), new: Location.given(new), options: settings
+          ) {
             try printer.print($0)
           }
         }

@@ -52,7 +52,7 @@ struct ExportCommand: ParsableCommand {
       settings.allowUnencrypted = reading.allowUnencrypted
       let result = try StatusLine(command: "export", options: options).showing { meter in
         settings.meter = meter
-        return try ExportService.export(source: source, options: settings)
+        return try ExportService.export(source: Location.given(source), options: settings)
       }
       try Output.archive(result, path: result.output, output: output, options: options)
     }

@@ -78,7 +78,7 @@ struct FindCommand: ParsableCommand {
       let results = try StatusLine(command: "find", options: options, printsAsItGoes: printsNow)
         .showing { meter in
           settings.meter = meter
-          return try FindService.find(in: location, options: settings) { result in
+          return try FindService.find(in: Location.given(location), options: settings) { result in
             // Written unbuffered, so that the summary on standard error comes after it.
             if printsNow {
               FileHandle.standardOutput.write(Data(Self.lines(result, shown).utf8))

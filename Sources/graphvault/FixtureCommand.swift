@@ -94,7 +94,7 @@ struct FixtureCommand: ParsableCommand {
       var settings = FixtureService.Options(
         selection: FixtureCutter.Selection(
           entity: entity, predicate: predicate, sort: sorting, limit: limit, includes: include),
-        output: output)
+        output: try Location.given(output))
       settings.modelPath = model
       settings.time = time.flatMap(TimeOption.parse)
       settings.compression = compression
@@ -109,7 +109,7 @@ struct FixtureCommand: ParsableCommand {
       }
       let result = try StatusLine(command: "fixture", options: options).showing { meter in
         settings.meter = meter
-        return try FixtureService.cut(source: source, options: settings)
+        return try FixtureService.cut(source: Location.given(source), options: settings)
       }
       try Output.archive(result, path: result.archive, output: output, options: options)
     }

@@ -19,7 +19,7 @@ struct ListCommand: ParsableCommand {
   func run() throws {
     var failed: ExitStatus?
     try Failure.exitOnError(json: options.json) {
-      let summaries = try ListService.list(path: path, password: password.source)
+      let summaries = try ListService.list(Location.given(path), password: password.source)
       // Every archive is listed; one that a password could not open, or that is damaged,
       // still sets the status (an encrypted one listed without a password does not).
       failed = ExitStatus.worst(
@@ -29,7 +29,7 @@ struct ListCommand: ParsableCommand {
         return
       }
       guard !options.quiet else { return }
-      if !ListService.isLocation(path), let summary = summaries.first {
+      if !ListService.isLocation(try Location.given(path)), let summary = summaries.first {
         say("archive \(summary.archive)  \(summary.stateText)")
         say("  created \(summary.created ?? "?")")
         say("  source \(summary.source ?? "?")")

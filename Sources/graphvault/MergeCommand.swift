@@ -96,7 +96,7 @@ struct MergeCommand: ParsableCommand {
       settings.wait = lock.wait
       let result = try StatusLine(command: "merge", options: options).showing { meter in
         settings.meter = meter
-        return try MergeService.merge(source: source, into: into, options: settings)
+        return try MergeService.merge(source: Location.given(source), into: into, options: settings)
       }
       if options.json {
         try Output.json(result)

@@ -119,7 +119,7 @@ struct PruneCommand: ParsableCommand {
       settings.wait = lock.wait
       let report = try StatusLine(command: "prune", options: options).showing { meter in
         settings.meter = meter
-        return try PruneService.prune(folder: folder, options: settings)
+        return try PruneService.prune(folder: Location.given(folder), options: settings)
       }
       if options.json {
         try Output.json(report)

@@ -115,7 +115,7 @@ struct RestoreCommand: ParsableCommand {
       settings.selection = entity.map {
         .init(entity: $0, predicate: predicate, includes: include)
       }
-      var archive = self.archive
+      var archive = try Location.given(self.archive)
       if let at = at.flatMap(TimeOption.parse) {
         archive = try RestoreService.archive(
           in: archive, at: at, store: storeName, password: reading.password.source)
@@ -125,7 +125,7 @@ struct RestoreCommand: ParsableCommand {
       }
       let result = try StatusLine(command: "restore", options: options).showing { meter in
         settings.meter = meter
-        return try RestoreService.restore(archivePath: archive, to: to, options: settings)
+        return try RestoreService.restore(archive: archive, to: to, options: settings)
       }
       for entry in result.leftOut {
         FileHandle.standardError.write(
@@ -133,7 +133,7 @@ struct RestoreCommand: ParsableCommand {
       }
       if options.json {
         var result = result
-        result.archive = archive
+        result.archive = archive.description
         try Output.json(result)
       } else if dryRun && !options.quiet {
         print(Self.plan(result), terminator: "")

@@ -33,17 +33,17 @@ struct VerifyCommand: ParsableCommand {
       throw ValidationError(
         "--read-data-subset \(readDataSubset): give N/T with 1 ≤ N ≤ T, such as 1/7")
     }
-    if readDataSubset != nil && !ListService.isLocation(archive) {
+    if readDataSubset != nil && !isLocation {
       throw ValidationError("--read-data-subset is for a folder or s3:// prefix of archives")
     }
   }
 
   func run() throws {
-    guard !ListService.isLocation(archive) else { return try runOnLocation() }
+    guard !isLocation else { return try runOnLocation() }
     try Failure.exitOnError(json: options.json) {
       let report = try StatusLine(command: "verify", options: options).showing { meter in
         try VerifyService.verify(
-          archivePath: archive, password: reading.password.source,
+          archive: Location.given(archive), password: reading.password.source,
           allowingUnencrypted: reading.allowUnencrypted, meter: meter)
       }
       if options.json {
@@ -69,6 +69,12 @@ struct VerifyCommand: ParsableCommand {
     }
   }
 
+  /// Whether the argument names a folder or `s3://` prefix (a name that cannot be parsed is
+  /// left for the run to refuse).
+  private var isLocation: Bool {
+    (try? Location.given(archive)).map(ListService.isLocation) ?? false
+  }
+
   /// Checks every archive of a location: a line each as it is checked, then a summary.
   private func runOnLocation() throws {
     var status: ExitStatus?
@@ -77,7 +83,7 @@ struct VerifyCommand: ParsableCommand {
       let report = try StatusLine(command: "verify", options: options, printsAsItGoes: printsNow)
         .showing { meter in
           try VerifyService.verify(
-            location: archive, password: reading.password.source,
+            location: Location.given(archive), password: reading.password.source,
             allowingUnencrypted: reading.allowUnencrypted,
             subset: readDataSubset.flatMap(DataSubset.init), meter: meter
           ) { result in

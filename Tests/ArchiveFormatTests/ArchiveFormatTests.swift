@@ -33,7 +33,7 @@ struct ArchiveFormatTests {
     }
     try context.save()
     var options = BackupService.Options()
-    options.output = directory.path("library.gvault").path
+    options.output = Location(path: directory.path("library.gvault").path)
     options.modelPath = modelPath
     // Format 1's records, read as they are (format 2 holds the same: FormatTwoTests).
     options.formatVersion = 1

@@ -23,9 +23,9 @@ struct TemporaryStoreTests {
     let fixture = directory.path("books.gvault").path
     var options = FixtureService.Options(
       selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 5),
-      output: fixture)
+      output: Location(path: fixture))
     options.scrubs = [ScrubRule(argument: "Writer.alias=fake")!]
-    _ = try FixtureService.cut(source: library, options: options)
+    _ = try FixtureService.cut(source: Location(path: library), options: options)
 
     var folder: String?
     do {
@@ -59,10 +59,10 @@ struct TemporaryStoreTests {
   @Test func aFixtureCutUnderAnOlderModelLoadsIntoTheNewerOneBuiltInCode() throws {
     let fixture = directory.path("older.gvault").path
     _ = try FixtureService.cut(
-      source: library,
+      source: Location(path: library),
       options: FixtureService.Options(
         selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 4),
-        output: fixture))
+        output: Location(path: fixture)))
     // The app's model grew: books have a subtitle, with a default.
     let builder = ModelBuilder(model: try SampleLibrary.model(), versionName: "Library next")
     try builder.modifyEntity("Book") { book in
@@ -91,9 +91,9 @@ struct TemporaryStoreTests {
     let fixture = directory.path("books.gvault").path
     var options = FixtureService.Options(
       selection: .init(entity: "Book", predicate: "title CONTAINS 'lantern'", limit: 5),
-      output: fixture)
+      output: Location(path: fixture))
     options.scrubs = [ScrubRule(argument: "Writer.alias")!]
-    _ = try FixtureService.cut(source: library, options: options)
+    _ = try FixtureService.cut(source: Location(path: library), options: options)
 
     // A fresh store in a temporary folder, removed when `store` goes away.
     let store = try TemporaryStore(loading: fixture)
@@ -118,7 +118,7 @@ struct TemporaryStoreTests {
     var export = ExportService.Options()
     export.entities = ["Tag"]
     export.output = exported
-    _ = try ExportService.export(source: library, options: export)
+    _ = try ExportService.export(source: Location(path: library), options: export)
     let text = try String(contentsOfFile: exported, encoding: .utf8)
     let model = try #require(text.range(of: "\"objects\": [")).lowerBound
     let fixture = directory.path("fixture.json").path
@@ -200,7 +200,7 @@ struct TemporaryStoreTests {
     }
     var export = ExportService.Options()
     export.output = directory.path("notes.json").path
-    _ = try ExportService.export(source: store, options: export)
+    _ = try ExportService.export(source: Location(path: store), options: export)
     let text = try String(contentsOfFile: export.output, encoding: .utf8)
     #expect(text.contains(#""extended.seen": {"$date": "2001-01-01T00:00:00.5Z"}"#))
     #expect(text.contains(#""extended.tags": ["a", 2]"#))
@@ -210,7 +210,7 @@ struct TemporaryStoreTests {
     #expect(try note.value(forExtendedKey: "tags") == .array([.string("a"), .integer(2)]))
     var again = ExportService.Options()
     again.output = directory.path("again.json").path
-    _ = try ExportService.export(source: loaded.path, options: again)
+    _ = try ExportService.export(source: Location(path: loaded.path), options: again)
     #expect(try String(contentsOfFile: again.output, encoding: .utf8) == text)
   }
 
@@ -224,7 +224,7 @@ struct TemporaryStoreTests {
     try context.save()
     var export = ExportService.Options()
     export.output = directory.path("one.json").path
-    _ = try ExportService.export(source: store, options: export)
+    _ = try ExportService.export(source: Location(path: store), options: export)
     return export.output
   }
 }

@@ -16,7 +16,7 @@ struct BackupTests {
     let store = try SharedFixtures.copyStore(fixture.store, into: directory.url)
     var options = BackupService.Options()
     options.formatVersion = format
-    options.output = directory.url.path
+    options.output = Location(path: directory.url.path)
     if fixture.store.hasPrefix("BookMigration") {
       options.modelPath = SharedFixtures.file(fixture.modelSet!).path
     }
@@ -31,7 +31,7 @@ struct BackupTests {
       try Data(contentsOf: store), try? Data(contentsOf: URL(fileURLWithPath: store.path + "-wal")),
     ]
     var options = BackupService.Options()
-    options.output = directory.url.path
+    options.output = Location(path: directory.url.path)
     if fixture.store.hasPrefix("BookMigration") {
       options.modelPath = SharedFixtures.file(fixture.modelSet!).path
     }
@@ -84,7 +84,7 @@ struct BackupTests {
     let directory = try TemporaryDirectory()
     let (store, backup) = try Self.backUp(fixture, format: format, in: directory)
     let restored = directory.path("restored.sqlite").path
-    let result = try RestoreService.restore(archivePath: backup.archive, to: restored)
+    let result = try RestoreService.restore(archive: Location(path: backup.archive), to: restored)
     #expect(result.objects == backup.objects.filter { $0.value > 0 })
     let diff = try SharedFixtures.storediff([store.path, restored])
     #expect(diff.status == 0, "\(fixture.store):\n\(diff.stdout)\(diff.stderr)")

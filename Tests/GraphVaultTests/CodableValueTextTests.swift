@@ -50,7 +50,9 @@ struct CodableValueTextTests {
       at: new, drinks: #"[{"name":"Tea","size":2},"Coffee"]"#,
       settings: .dictionary(["milk": .bool(true)]), photo: [0xFF, 0xD8, 0xFF, 0x02])
     var changes: [ObjectChange] = []
-    _ = try DiffService.diff(old: old, new: new, options: DiffService.Options()) {
+    _ = try DiffService.diff(
+      old: Location(path: old), new: Location(path: new), options: DiffService.Options()
+    ) {
       changes.append($0)
     }
     let properties = Dictionary(
@@ -66,7 +68,7 @@ struct CodableValueTextTests {
   func exported(_ path: String, to file: String) throws -> [String: Any] {
     var options = ExportService.Options()
     options.output = file
-    _ = try ExportService.export(source: path, options: options)
+    _ = try ExportService.export(source: Location(path: path), options: options)
     let document = try JSONSerialization.jsonObject(
       with: Data(contentsOf: URL(fileURLWithPath: file)))
     let objects = (document as? [String: Any])?["objects"] as? [[String: Any]]

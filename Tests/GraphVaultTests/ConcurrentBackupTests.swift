@@ -50,7 +50,7 @@ struct ConcurrentBackupTests {
     for round in 0..<3 {
       var options = BackupService.Options()
       options.modelPath = modelPath
-      options.output = directory.path("live-\(round).gvault").path
+      options.output = Location(path: directory.path("live-\(round).gvault").path)
       archives.append(try BackupService.backup(storePath: store, options: options).archive)
     }
     stop.store(true, ordering: .relaxed)
@@ -60,7 +60,7 @@ struct ConcurrentBackupTests {
 
     for (round, archive) in archives.enumerated() {
       let restored = directory.path("restored-\(round).sqlite").path
-      let result = try RestoreService.restore(archivePath: archive, to: restored)
+      let result = try RestoreService.restore(archive: Location(path: archive), to: restored)
       let books = result.objects["Book"] ?? 0
       #expect(books > 0)
       #expect(

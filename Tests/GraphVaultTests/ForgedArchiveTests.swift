@@ -191,7 +191,8 @@ struct ForgedArchiveTests {
     for format: Int64 in [1, 2] {
       var options = BackupService.Options()
       options.formatVersion = format
-      options.output = directory.appendingPathComponent("Library-\(format).gvault").path
+      options.output = Location(
+        path: directory.appendingPathComponent("Library-\(format).gvault").path)
       archives[format] = try? BackupService.backup(storePath: store, options: options).archive
     }
     return archives
@@ -247,9 +248,9 @@ struct ForgedArchiveTests {
     try database.execute(
       "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT) VALUES (5, \(try #require(change)), 1)")
     var options = BackupService.Options()
-    options.output = directory.path("history.gvault").path
+    options.output = Location(path: directory.path("history.gvault").path)
     let archive = try BackupService.backup(storePath: store, options: options).archive
-    let report = try VerifyService.verify(archivePath: archive)
+    let report = try VerifyService.verify(archive: Location(path: archive))
     #expect(!report.ok)
     #expect(
       report.problems.contains {
@@ -257,23 +258,25 @@ struct ForgedArchiveTests {
       },
       "\(report.problems)")
     #expect(throws: VaultError.self) {
-      try RestoreService.restore(archivePath: archive, to: directory.path("r.sqlite").path)
+      try RestoreService.restore(
+        archive: Location(path: archive), to: directory.path("r.sqlite").path)
     }
     // Numbered as Core Data numbers them, the same row passes.
     try database.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = 5 WHERE Z_NAME = 'CHANGE'")
-    options.output = directory.path("numbered.gvault").path
+    options.output = Location(path: directory.path("numbered.gvault").path)
     let numbered = try BackupService.backup(storePath: store, options: options).archive
-    #expect(try VerifyService.verify(archivePath: numbered).ok)
+    #expect(try VerifyService.verify(archive: Location(path: numbered)).ok)
   }
 
   @Test("the unforged archives pass verify and restore")
   func theSourcesAreSound() throws {
     for format: Int64 in [1, 2] {
       let archive = try #require(Self.sources[format])
-      let report = try VerifyService.verify(archivePath: archive)
+      let report = try VerifyService.verify(archive: Location(path: archive))
       #expect(report.ok, "\(report.problems)")
       let directory = try TemporaryDirectory()
-      _ = try RestoreService.restore(archivePath: archive, to: directory.path("r.sqlite").path)
+      _ = try RestoreService.restore(
+        archive: Location(path: archive), to: directory.path("r.sqlite").path)
       let chunks = try members(of: archive).map(\.path).filter { $0.hasPrefix("objects/Page/") }
       #expect(chunks.count >= 2, "the page chunks the swap forgery needs")
     }
@@ -284,12 +287,12 @@ struct ForgedArchiveTests {
     arguments: cases)
   func verifyAndRestoreRefuseEveryForgery(forgery: Forgery, format: Int64) throws {
     let scene = try Scene(forgery, format: format)
-    let report = try VerifyService.verify(archivePath: scene.archive)
+    let report = try VerifyService.verify(archive: Location(path: scene.archive))
     #expect(!report.ok, "verify passed \(forgery) (format \(format))")
     #expect(!report.problems.isEmpty)
     let store = scene.directory.path("restored.sqlite").path
     do {
-      _ = try RestoreService.restore(archivePath: scene.archive, to: store)
+      _ = try RestoreService.restore(archive: Location(path: scene.archive), to: store)
       Issue.record("restore took \(forgery) (format \(format))")
     } catch {
       #expect(error.kind == .invalidInput, "\(forgery): \(error)")
@@ -303,12 +306,13 @@ struct ForgedArchiveTests {
     var export = ExportService.Options()
     export.output = scene.directory.path("export.json").path
     #expect(throws: VaultError.self) {
-      try ExportService.export(source: scene.archive, options: export)
+      try ExportService.export(source: Location(path: scene.archive), options: export)
     }
     let fixture = FixtureService.Options(
-      selection: .init(entity: "Book", limit: 2), output: scene.directory.path("f.gvault").path)
+      selection: .init(entity: "Book", limit: 2),
+      output: Location(path: scene.directory.path("f.gvault").path))
     do {
-      _ = try FixtureService.cut(source: scene.archive, options: fixture)
+      _ = try FixtureService.cut(source: Location(path: scene.archive), options: fixture)
       Issue.record("fixture took \(forgery)")
     } catch {
       #expect(error.kind == .invalidInput, "\(forgery): \(error)")
@@ -337,7 +341,8 @@ struct ForgedArchiveTests {
       ).path
     #expect {
       try RestoreService.restore(
-        archivePath: archive, to: directory.path("migrated.sqlite").path, options: options)
+        archive: Location(path: archive), to: directory.path("migrated.sqlite").path,
+        options: options)
     } throws: { error in
       (error as? VaultError)?.kind == .invalidInput
     }
@@ -347,7 +352,8 @@ struct ForgedArchiveTests {
     // Asked to, the restore leaves the entry out, says so, and migrates the rest.
     options.leaveOutUnsafeSchema = true
     let result = try RestoreService.restore(
-      archivePath: archive, to: directory.path("migrated.sqlite").path, options: options)
+      archive: Location(path: archive), to: directory.path("migrated.sqlite").path, options: options
+    )
     #expect(result.leftOut.count == 1 && result.leftOut[0].contains("table APP"))
     #expect(
       try db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'precious'").scalar()
@@ -364,19 +370,19 @@ struct ForgedArchiveTests {
     let archive = try #require(Self.sources[2])
     do {
       _ = try RestoreService.restore(
-        archivePath: archive, to: directory.path("r.sqlite").path, options: options)
+        archive: Location(path: archive), to: directory.path("r.sqlite").path, options: options)
       Issue.record("a plain archive passed for an encrypted one")
     } catch {
       #expect(error.kind == .accessDenied)
       #expect(error.detail.contains("not encrypted"))
     }
     #expect {
-      try VerifyService.verify(archivePath: archive, password: .file(password.path))
+      try VerifyService.verify(archive: Location(path: archive), password: .file(password.path))
     } throws: { error in
       (error as? VaultError)?.kind == .accessDenied
     }
     options.allowUnencrypted = true
     _ = try RestoreService.restore(
-      archivePath: archive, to: directory.path("r.sqlite").path, options: options)
+      archive: Location(path: archive), to: directory.path("r.sqlite").path, options: options)
   }
 }

@@ -16,10 +16,10 @@ struct FormatRoundTripTests {
     try workload.generate(at: store, objects: 2_000, seed: 3)
     var options = BackupService.Options()
     options.formatVersion = format
-    options.output = directory.path("archive.gvault").path
+    options.output = Location(path: directory.path("archive.gvault").path)
     let backup = try BackupService.backup(storePath: store, options: options)
     let restored = directory.path("restored.sqlite").path
-    let result = try RestoreService.restore(archivePath: backup.archive, to: restored)
+    let result = try RestoreService.restore(archive: Location(path: backup.archive), to: restored)
     #expect(result.objects == backup.objects.filter { $0.value > 0 })
     let source = try storeRows(store)
     #expect(source.count > 2_000)

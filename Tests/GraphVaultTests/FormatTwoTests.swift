@@ -125,7 +125,7 @@ struct FormatTwoTests {
       var options = BackupService.Options()
       options.modelPath = modelPath
       options.formatVersion = format
-      options.output = directory.path("format\(format).gvault").path
+      options.output = Location(path: directory.path("format\(format).gvault").path)
       let result = try BackupService.backup(storePath: store, options: options)
       let archive = result.archive
       objects = result.objects.values.reduce(0, +)

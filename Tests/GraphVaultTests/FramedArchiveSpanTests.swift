@@ -17,7 +17,7 @@ struct FramedArchiveSpanTests {
     let store = directory.path("Library.sqlite").path
     try SampleLibrary.generate(at: store, objects: objects)
     var options = BackupService.Options()
-    options.output = directory.path("Library.gvault").path
+    options.output = Location(path: directory.path("Library.gvault").path)
     let written = try BackupService.backup(storePath: store, options: options)
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: written.archive)))
   }

@@ -27,7 +27,8 @@ struct FuzzedArchiveTests {
     return [Int64(1), 2].compactMap { format in
       var options = BackupService.Options()
       options.formatVersion = format
-      options.output = directory.appendingPathComponent("Library-\(format).gvault").path
+      options.output = Location(
+        path: directory.appendingPathComponent("Library-\(format).gvault").path)
       return try? BackupService.backup(storePath: store, options: options).archive
     }
   }()
@@ -239,11 +240,11 @@ struct FuzzedArchiveTests {
       let label = "seed \(seed) (\(URL(fileURLWithPath: source).lastPathComponent))"
       watchdog.begin(label)
       defer { watchdog.end() }
-      let report = try VerifyService.verify(archivePath: archive)
+      let report = try VerifyService.verify(archive: Location(path: archive))
       let store = directory.path("restored.sqlite").path
       var restored = false
       do {
-        _ = try RestoreService.restore(archivePath: archive, to: store, force: true)
+        _ = try RestoreService.restore(archive: Location(path: archive), to: store, force: true)
         restored = true
       } catch {
         if error.kind != .invalidInput {

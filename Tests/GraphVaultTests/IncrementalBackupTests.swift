@@ -29,7 +29,7 @@ struct IncrementalBackupTests {
     at seconds: Double
   ) throws -> BackupResult {
     var options = BackupService.Options()
-    options.output = vault
+    options.output = Location(path: vault)
     options.incremental = !full
     options.fullEvery = fullEvery
     options.password = password
@@ -67,7 +67,7 @@ struct IncrementalBackupTests {
   /// The store restored from `archive`, as rows.
   func restoredRows(_ archive: String, _ name: String) throws -> [String] {
     let target = directory.path(name).path
-    _ = try RestoreService.restore(archivePath: archive, to: target)
+    _ = try RestoreService.restore(archive: Location(path: archive), to: target)
     return try storeRows(target)
   }
 
@@ -152,7 +152,7 @@ struct IncrementalBackupTests {
     try FileManager.default.removeItem(atPath: full.archive)
     let target = directory.path("restored.sqlite").path
     #expect {
-      try RestoreService.restore(archivePath: newest.archive, to: target)
+      try RestoreService.restore(archive: Location(path: newest.archive), to: target)
     } throws: { error in
       let failure = error as? VaultError
       return failure?.kind == .invalidInput
@@ -163,7 +163,7 @@ struct IncrementalBackupTests {
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         .filter { $0.contains("restored") }.isEmpty)
-    let report = try VerifyService.verify(archivePath: newest.archive)
+    let report = try VerifyService.verify(archive: Location(path: newest.archive))
     #expect(!report.ok)
     #expect(report.problems.contains { $0.contains("missing") })
   }
@@ -176,12 +176,12 @@ struct IncrementalBackupTests {
     let other = try backup(full: true, at: 120)
     try FileManager.default.removeItem(atPath: full.archive)
     try FileManager.default.moveItem(atPath: other.archive, toPath: full.archive)
-    let report = try VerifyService.verify(archivePath: child.archive)
+    let report = try VerifyService.verify(archive: Location(path: child.archive))
     #expect(!report.ok)
     #expect(report.problems.contains { $0.contains("not the archive it was written against") })
     #expect(throws: VaultError.self) {
       try RestoreService.restore(
-        archivePath: child.archive, to: directory.path("r.sqlite").path)
+        archive: Location(path: child.archive), to: directory.path("r.sqlite").path)
     }
   }
 
@@ -239,7 +239,8 @@ struct IncrementalBackupTests {
     var options = RestoreOptions()
     options.password = password
     let target = directory.path("r.sqlite").path
-    _ = try RestoreService.restore(archivePath: child.archive, to: target, options: options)
+    _ = try RestoreService.restore(
+      archive: Location(path: child.archive), to: target, options: options)
     #expect(try storeRows(target) == storeRows(store))
   }
 
@@ -251,7 +252,7 @@ struct IncrementalBackupTests {
     }
     var options = PruneService.Options()
     options.policy.last = 1
-    let report = try PruneService.prune(folder: vault, options: options)
+    let report = try PruneService.prune(folder: Location(path: vault), options: options)
     let kept = report.groups.flatMap(\.keep).map(\.archive)
     #expect(Set(kept) == Set(archives.map { URL(fileURLWithPath: $0).lastPathComponent }))
     #expect(
@@ -272,7 +273,8 @@ struct IncrementalBackupTests {
     }
     func at(_ seconds: Double) throws -> String {
       try RestoreService.archive(
-        in: vault, at: Date(timeIntervalSince1970: 1_800_000_000 + seconds))
+        in: Location(path: vault), at: Date(timeIntervalSince1970: 1_800_000_000 + seconds)
+      ).description
     }
     #expect(try at(0) == archives[0])
     #expect(try at(86_400 + 3_600) == archives[1])
@@ -293,14 +295,14 @@ struct IncrementalBackupTests {
     // The store is gone: the chain is all there is.
     try FileManager.default.removeItem(atPath: store)
     var options = CompactService.Options()
-    options.output = directory.path("compacted.gvault").path
+    options.output = Location(path: directory.path("compacted.gvault").path)
     let result = try CompactService.compact(
-      archivePath: vault + "/" + newest, options: options)
+      archive: Location(path: vault + "/" + newest), options: options)
     #expect(result.kind == "full")
     #expect(result.objects.values.reduce(0, +) == 600)
     #expect(try restoredRows(result.archive, "r.sqlite") == storeRows(copy))
-    let chain = try ListService.list(path: vault + "/" + newest)[0]
-    let compacted = try ListService.list(path: result.archive)[0]
+    let chain = try ListService.list(Location(path: vault + "/" + newest))[0]
+    let compacted = try ListService.list(Location(path: result.archive))[0]
     #expect(compacted.created == chain.created && compacted.source == chain.source)
     #expect(compacted.kind == "full")
   }
@@ -309,7 +311,7 @@ struct IncrementalBackupTests {
     let full = try backup(at: 0)
     try sqlScript(store, "UPDATE ZBOOK SET ZTITLE = 'x' WHERE Z_PK = 3;")
     _ = try backup(at: 60)
-    let summaries = try ListService.list(path: vault, password: nil)
+    let summaries = try ListService.list(Location(path: vault), password: nil)
     #expect(summaries.map(\.kind) == ["incremental", "full"])
     #expect(summaries.map(\.depth) == [1, 0])
     #expect(summaries[0].parent == URL(fileURLWithPath: full.archive).lastPathComponent)

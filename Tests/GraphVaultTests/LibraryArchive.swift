@@ -26,7 +26,7 @@ enum LibraryArchive {
     options.modelPath = modelPath
     options.compression = compression
     options.formatVersion = formatVersion
-    options.output = directory.path("\(name).gvault").path
+    options.output = Location(path: directory.path("\(name).gvault").path)
     return try BackupService.backup(storePath: store, options: options).archive
   }
 }

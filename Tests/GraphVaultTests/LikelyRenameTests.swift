@@ -28,7 +28,9 @@ struct LikelyRenameTests {
     var options = DiffService.Options()
     options.entities = ["Book"]
     var changes: [ObjectChange] = []
-    let summary = try DiffService.diff(old: old, new: new, options: options) {
+    let summary = try DiffService.diff(
+      old: Location(path: old), new: Location(path: new), options: options
+    ) {
       changes.append($0)
     }
     #expect(changes.filter { $0.kind == .deleted }.count == 2)
@@ -56,7 +58,9 @@ struct LikelyRenameTests {
       changes: "ZTITLE = 'x', ZPRICE = 1, ZRATING = 0.1, ZSALES = 2, ZWEIGHT = 3, ZEDITION = 99")
     var options = DiffService.Options()
     options.entities = ["Book"]
-    let summary = try DiffService.diff(old: old, new: new, options: options) { _ in }
+    let summary = try DiffService.diff(
+      old: Location(path: old), new: Location(path: new), options: options
+    ) { _ in }
     #expect(summary.entities["Book"]?.deleted == 1)
     #expect(summary.renames.isEmpty)
   }

@@ -16,10 +16,10 @@ struct MemberPipeTests {
     let source = directory.path("Library.sqlite").path
     try SampleLibrary.generate(at: source, objects: 6_000)
     var backup = BackupService.Options()
-    backup.output = directory.path("Library.gvault").path
+    backup.output = Location(path: directory.path("Library.gvault").path)
     let archive = try BackupService.backup(storePath: source, options: backup).archive
     let viaArchive = directory.path("via-archive.sqlite").path
-    let restored = try RestoreService.restore(archivePath: archive, to: viaArchive)
+    let restored = try RestoreService.restore(archive: Location(path: archive), to: viaArchive)
 
     let store = try CoreDataStore(path: source)
     let model = try SampleLibrary.model()

@@ -108,12 +108,12 @@ struct ModelInCodeRulesTests {
     let path = directory.path("Events.sqlite").path
     try StoreCreator.create(at: path, model: try Self.model(versionName: "Events 2"))
     var options = BackupService.Options()
-    options.output = directory.path("events.gvault").path
+    options.output = Location(path: directory.path("events.gvault").path)
     let result = try BackupService.backup(storePath: path, options: options)
     #expect(result.modelVersion == "Events 2")
     let restored = directory.path("restored.sqlite").path
     let restore = try RestoreService.restore(
-      archivePath: result.archive, to: restored, options: RestoreOptions())
+      archive: Location(path: result.archive), to: restored, options: RestoreOptions())
     #expect(restore.modelVersion == "Events 2")
   }
 }

@@ -38,7 +38,7 @@ struct RestoreDamageTests {
     defer { try? FileManager.default.removeItem(at: damaged) }
     let target = directory.path("restored-\(UUID().uuidString).sqlite").path
     do {
-      _ = try RestoreService.restore(archivePath: damaged.path, to: target)
+      _ = try RestoreService.restore(archive: Location(path: damaged.path), to: target)
       return nil
     } catch {
       #expect(!FileManager.default.fileExists(atPath: target), "\(label): a store was left behind")
@@ -51,7 +51,7 @@ struct RestoreDamageTests {
 
   @Test func theUndamagedArchiveRestores() throws {
     let result = try RestoreService.restore(
-      archivePath: archive, to: directory.path("ok.sqlite").path)
+      archive: Location(path: archive), to: directory.path("ok.sqlite").path)
     #expect(result.objects == ["Book": 200, "GraphicNovel": 100, "Page": 300])
   }
 
@@ -122,7 +122,7 @@ struct RestoreDamageTests {
     #expect(error?.description.contains("archive format 4 is not one") == true)
     let path = directory.path("format4.gvault")
     try Data(bytes).write(to: path)
-    let report = try VerifyService.verify(archivePath: path.path)
+    let report = try VerifyService.verify(archive: Location(path: path.path))
     #expect(!report.ok)
     #expect(report.problems.contains { $0.contains("archive format 4 is not one") })
   }
@@ -161,13 +161,13 @@ struct RestoreDamageTests {
     let target = directory.path("existing.sqlite")
     try Data("mine".utf8).write(to: target)
     do {
-      _ = try RestoreService.restore(archivePath: archive, to: target.path)
+      _ = try RestoreService.restore(archive: Location(path: archive), to: target.path)
       Issue.record("replaced an existing store")
     } catch {
       #expect(error.kind == .destinationExists)
     }
     #expect(try String(contentsOf: target, encoding: .utf8) == "mine")
-    _ = try RestoreService.restore(archivePath: archive, to: target.path, force: true)
+    _ = try RestoreService.restore(archive: Location(path: archive), to: target.path, force: true)
     #expect(try CoreDataStore(path: target.path).entityRows.count == 6)
   }
 }

@@ -40,7 +40,7 @@ struct SampleLibraryTests {
     try SampleLibrary.generate(at: store, objects: 2_000)
     var options = BackupService.Options()
     options.modelPath = Self.xcodeModel
-    options.output = directory.url.path
+    options.output = Location(path: directory.url.path)
     let backup = try BackupService.backup(storePath: store, options: options)
     #expect(backup.objects.values.reduce(0, +) == 2_000)
     #expect(backup.objects["GraphicNovel", default: 0] > 0)
@@ -60,8 +60,8 @@ struct SampleLibraryTests {
       try db.prepare("SELECT count(*) FROM ZBOOK WHERE ZCOVER IS NOT NULL").scalar().integerValue
         ?? 0 > 0)
     let restored = directory.path("Restored.sqlite").path
-    _ = try RestoreService.restore(archivePath: backup.archive, to: restored)
+    _ = try RestoreService.restore(archive: Location(path: backup.archive), to: restored)
     #expect(try storeRows(restored) == storeRows(store))
-    #expect(try VerifyService.verify(archivePath: backup.archive).ok)
+    #expect(try VerifyService.verify(archive: Location(path: backup.archive)).ok)
   }
 }

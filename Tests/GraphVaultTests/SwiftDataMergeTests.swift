@@ -72,7 +72,7 @@ struct SwiftDataMergeTests {
 
   func backup() throws -> String {
     var options = BackupService.Options()
-    options.output = directory.path("Bar.gvault").path
+    options.output = Location(path: directory.path("Bar.gvault").path)
     return try BackupService.backup(storePath: store, options: options).archive
   }
 
@@ -82,7 +82,7 @@ struct SwiftDataMergeTests {
     var options = MergeService.Options(
       selection: FixtureCutter.Selection(entity: "Cocktail", predicate: predicate))
     options.dryRun = dryRun
-    return try MergeService.merge(source: archive, into: store, options: options)
+    return try MergeService.merge(source: Location(path: archive), into: store, options: options)
   }
 
   @Test func anObjectSavedWithEmptyRequiredToManysMergesBackAsItWas() throws {
@@ -106,10 +106,10 @@ struct SwiftDataMergeTests {
       selection: FixtureCutter.Selection(
         entity: "Cocktail", predicate: "name == 'Gimlet'", includes: ["components", "spec"]))
     options.dryRun = true
-    _ = try MergeService.merge(source: archive, into: store, options: options)
+    _ = try MergeService.merge(source: Location(path: archive), into: store, options: options)
     #expect(try sqlRows(store, "SELECT count(*) FROM ATRANSACTION") == ["0"])
     options.dryRun = false
-    _ = try MergeService.merge(source: archive, into: store, options: options)
+    _ = try MergeService.merge(source: Location(path: archive), into: store, options: options)
     // One transaction by graphvault; an insert per object brought back, by entity number.
     #expect(
       try sqlRows(

@@ -87,7 +87,8 @@ struct UniquenessMatchingTests {
     throws -> String
   {
     var options = BackupService.Options()
-    options.output = directory.path(name).path + (name.hasSuffix(".gvault") ? "" : "/")
+    options.output = Location(
+      path: directory.path(name).path + (name.hasSuffix(".gvault") ? "" : "/"))
     options.now = ISO8601DateFormatter().date(from: time)
     return try BackupService.backup(storePath: store, options: options).archive
   }
@@ -104,7 +105,9 @@ struct UniquenessMatchingTests {
     var changes: [ObjectChange] = []
     var options = DiffService.Options()
     options.keys = keys
-    let summary = try DiffService.diff(old: left, new: right, options: options) {
+    let summary = try DiffService.diff(
+      old: Location(path: left), new: Location(path: right), options: options
+    ) {
       changes.append($0)
     }
     return (changes, summary)
@@ -163,7 +166,8 @@ struct UniquenessMatchingTests {
     #expect(result.status == 0, "\(result.stderr)")
     var options = MergeService.Options(
       selection: FixtureCutter.Selection(entity: "Cart", includes: ["items"]))
-    let merged = try MergeService.merge(source: archive, into: new, options: options)
+    let merged = try MergeService.merge(
+      source: Location(path: archive), into: new, options: options)
     // c2 is found as p1, not taken for a conflict with c1's p1; c1 comes back under p4.
     #expect(merged.entities["Cart"]?.present == 1)
     #expect(merged.entities["Cart"]?.inserted == 1)
@@ -175,7 +179,7 @@ struct UniquenessMatchingTests {
     )
     #expect(rows == ["1|c2|20|None", "3|c3|5|None", "4|c1|10|pen"])
     options.dryRun = true
-    let again = try MergeService.merge(source: archive, into: new, options: options)
+    let again = try MergeService.merge(source: Location(path: archive), into: new, options: options)
     #expect(again.entities["Cart"]?.present == 2)
   }
 
@@ -189,7 +193,7 @@ struct UniquenessMatchingTests {
     _ = try backup(old, as: "nightly", at: "2026-11-21T03:00:00Z")
     var options = FindService.Options(entity: "Cart")
     options.history = "p2"
-    let results = try FindService.find(in: folder, options: options)
+    let results = try FindService.find(in: Location(path: folder), options: options)
     // Newest first: p2 of the rebuilt store is c1; in the older store c1 was p1.
     #expect(results.map { $0.objects.map(\.primaryKey) } == [[2], [1]])
     #expect(results.map { $0.objects.first?.values["total"] } == ["15", "10"])

@@ -42,7 +42,7 @@ struct VerifyAndListTests {
   }
 
   @Test func aGoodArchivePasses() throws {
-    let report = try VerifyService.verify(archivePath: archive)
+    let report = try VerifyService.verify(archive: Location(path: archive))
     #expect(report.ok, "\(report.problems)")
     #expect(report.complete)
     #expect(report.objects == ["Author": 1, "Book": 50])
@@ -56,7 +56,7 @@ struct VerifyAndListTests {
         return (name, bytes)
       }
     }
-    let report = try VerifyService.verify(archivePath: path)
+    let report = try VerifyService.verify(archive: Location(path: path))
     #expect(!report.ok)
     #expect(report.problems.contains { $0.contains("objects/Book/000001.plist") })
     #expect(report.intactEntities == ["Author"])
@@ -64,7 +64,7 @@ struct VerifyAndListTests {
 
   @Test func anArchiveWithoutItsIndexIsIncomplete() throws {
     let report = try VerifyService.verify(
-      archivePath: try rewritten("noindex.gvault") { Array($0.dropLast()) })
+      archive: Location(path: try rewritten("noindex.gvault") { Array($0.dropLast()) }))
     #expect(!report.ok && !report.complete)
     #expect(report.problems.contains { $0.contains("incomplete") })
   }
@@ -89,7 +89,7 @@ struct VerifyAndListTests {
         return (name, PropertyListValue.dictionary(index).binaryPropertyList())
       }
     }
-    let report = try VerifyService.verify(archivePath: path)
+    let report = try VerifyService.verify(archive: Location(path: path))
     #expect(!report.ok)
     #expect(
       report.problems.first?.contains(
@@ -102,7 +102,7 @@ struct VerifyAndListTests {
     let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
     let cut = directory.path("cut.gvault")
     try bytes.prefix(bytes.count / 2).write(to: cut)
-    let report = try VerifyService.verify(archivePath: cut.path)
+    let report = try VerifyService.verify(archive: Location(path: cut.path))
     #expect(!report.ok)
     #expect(report.problems.contains { $0.contains("truncated") })
     #expect(!report.problems.contains { $0.contains("points at") })
@@ -116,14 +116,16 @@ struct VerifyAndListTests {
     try FileManager.default.copyItem(
       atPath: try rewritten("b.gvault") { Array($0.dropLast()) },
       toPath: folder.appendingPathComponent("b.gvault").path)
-    let single = try ListService.list(path: archive)
+    let single = try ListService.list(Location(path: archive))
     #expect(
       single.first?.objects == ["Author": 1, "Book": 50, "GraphicNovel": 0, "Page": 0, "Tag": 0])
     #expect(single.first?.model == "Library")
     #expect(single.first?.complete == true)
-    let all = try ListService.list(path: folder.path)
+    let all = try ListService.list(Location(path: folder.path))
     #expect(all.count == 2)
     #expect(all.first { $0.archive.hasSuffix("b.gvault") }?.complete == false)
-    #expect(throws: VaultError.self) { try ListService.list(path: directory.path("nothing").path) }
+    #expect(throws: VaultError.self) {
+      try ListService.list(Location(path: directory.path("nothing").path))
+    }
   }
 }

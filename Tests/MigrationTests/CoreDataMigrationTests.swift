@@ -21,7 +21,7 @@ struct CoreDataMigrationTests {
     let copy = try SharedFixtures.copyStore(store, into: directory.url)
     var options = BackupService.Options()
     options.modelPath = model.map { SharedFixtures.file($0).path }
-    options.output = directory.path("source.gvault").path
+    options.output = Location(path: directory.path("source.gvault").path)
     return (try BackupService.backup(storePath: copy.path, options: options).archive, copy.path)
   }
 
@@ -33,7 +33,7 @@ struct CoreDataMigrationTests {
     options.modelPath = model
     options.modelVersion = version
     options.mappingPaths = mapping.map { [mappings.appendingPathComponent($0).path] } ?? []
-    return try RestoreService.restore(archivePath: archive, to: store, options: options)
+    return try RestoreService.restore(archive: Location(path: archive), to: store, options: options)
   }
 
   static func rows(_ store: String, _ sql: String) throws -> [[SQLiteValue]] {

@@ -68,11 +68,11 @@ struct ExtendedAttributeMigrationTests {
     }
     let archive = directory.path("notes.gvault").path
     var backup = BackupService.Options()
-    backup.output = archive
+    backup.output = Location(path: archive)
     _ = try BackupService.backup(storePath: store, options: backup)
 
     let restored = directory.path("restored.sqlite").path
-    _ = try RestoreService.restore(archivePath: archive, to: restored)
+    _ = try RestoreService.restore(archive: Location(path: archive), to: restored)
     #expect(try rows(restored) == rows(store))
 
     let mapping = directory.path("mapping.json")
@@ -84,7 +84,8 @@ struct ExtendedAttributeMigrationTests {
     options.modelPath = modelSet
     options.mappingPaths = [mapping.path]
     let migrated = directory.path("migrated.sqlite").path
-    let result = try RestoreService.restore(archivePath: archive, to: migrated, options: options)
+    let result = try RestoreService.restore(
+      archive: Location(path: archive), to: migrated, options: options)
     #expect(result.modelVersion == "Notes 2")
     let current = try ModelSource.model(at: modelSet, versionName: "Notes 2")
     let context = try ObjectContext(storePath: migrated, model: current)

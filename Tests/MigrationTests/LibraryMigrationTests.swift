@@ -30,7 +30,7 @@ struct LibraryMigrationTests {
     options.mappingPaths = mapping.map { [$0] } ?? []
     options.dryRun = dryRun
     options.stages = stages
-    return try RestoreService.restore(archivePath: archive, to: store, options: options)
+    return try RestoreService.restore(archive: Location(path: archive), to: store, options: options)
   }
 
   static func rows(_ store: String, _ sql: String) throws -> [[SQLiteValue]] {
@@ -108,11 +108,11 @@ struct LibraryMigrationTests {
     // The migrated store backs up and restores like any other store of the current version.
     var options = BackupService.Options()
     options.modelPath = Self.modelSet
-    options.output = directory.path("migrated.gvault").path
+    options.output = Location(path: directory.path("migrated.gvault").path)
     let again = try BackupService.backup(storePath: store, options: options)
     #expect(again.modelVersion == "Library 3")
     let copy = directory.path("copy.sqlite").path
-    _ = try RestoreService.restore(archivePath: again.archive, to: copy)
+    _ = try RestoreService.restore(archive: Location(path: again.archive), to: copy)
     #expect(try storeRows(copy) == storeRows(store))
 
     // The object layer reads the migrated graph.
@@ -299,7 +299,7 @@ struct LibraryMigrationTests {
     try context.save()
     var options = BackupService.Options()
     options.modelPath = Self.modelSet
-    options.output = directory.path("v1.gvault").path
+    options.output = Location(path: directory.path("v1.gvault").path)
     let archive = try BackupService.backup(storePath: source, options: options).archive
     let store = directory.path("library.sqlite").path
     let error = #expect(throws: VaultError.self) {
@@ -376,7 +376,7 @@ extension LibraryMigrationTests {
     #expect(try Self.count(source, "ACHANGE WHERE ZCHANGETYPE = 0 AND ZENTITYPK = 1") == 1)
     var options = BackupService.Options()
     options.modelPath = Self.modelSet
-    options.output = directory.path("v2.gvault").path
+    options.output = Location(path: directory.path("v2.gvault").path)
     let archive = try BackupService.backup(storePath: source, options: options).archive
     let store = directory.path("library.sqlite").path
     let result = try Self.restore(archive, to: store)

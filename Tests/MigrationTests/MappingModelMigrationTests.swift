@@ -29,7 +29,7 @@ struct MappingModelMigrationTests {
       + (json.map { [CoreDataMigrationTests.mappings.appendingPathComponent($0).path] } ?? [])
     options.mappingDirectory = folder.map { SharedFixtures.file($0).path }
     options.stages = stages
-    return try RestoreService.restore(archivePath: archive, to: store, options: options)
+    return try RestoreService.restore(archive: Location(path: archive), to: store, options: options)
   }
 
   static func refusal(_ body: () throws -> Void) -> String {

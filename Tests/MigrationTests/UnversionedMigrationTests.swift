@@ -115,9 +115,8 @@ struct UnversionedMigrationTests {
 
   func backup(_ store: String) throws -> String {
     var options = BackupService.Options()
-    options.output =
-      directory.path(URL(fileURLWithPath: store).lastPathComponent + ".gvault")
-      .path
+    options.output = Location(
+      path: directory.path(URL(fileURLWithPath: store).lastPathComponent + ".gvault").path)
     return try BackupService.backup(storePath: store, options: options).archive
   }
 
@@ -127,7 +126,7 @@ struct UnversionedMigrationTests {
     var options = RestoreOptions()
     options.modelPath = model
     return try RestoreService.restore(
-      archivePath: archive, to: directory.path(name).path, options: options)
+      archive: Location(path: archive), to: directory.path(name).path, options: options)
   }
 
   @Test func anArchiveRestoresIntoALaterUnversionedModelByAnInferredHop() throws {
@@ -209,7 +208,8 @@ struct UnversionedMigrationTests {
     // Two stores of one model under other names compare object by object, with no migration.
     let other = try store("Tavern.sqlite", model: renamed)
     let summary = try DiffService.diff(
-      old: directory.path("Bar.sqlite").path, new: other, options: DiffService.Options()
+      old: Location(path: directory.path("Bar.sqlite").path), new: Location(path: other),
+      options: DiffService.Options()
     ) { _ in }
     #expect(summary.migrated == nil)
     #expect(summary.equal)
@@ -296,7 +296,7 @@ struct UnversionedMigrationTests {
     let bar = try store("Bar.sqlite", model: Self.first())
     func backup(at time: String) throws {
       var options = BackupService.Options()
-      options.output = folder
+      options.output = Location(path: folder)
       options.now = ISO8601DateFormatter().date(from: time)
       _ = try BackupService.backup(storePath: bar, options: options)
     }
@@ -316,7 +316,7 @@ struct UnversionedMigrationTests {
 
     var options = FindService.Options(entity: "Drink")
     options.history = "p\(martini.primaryKey)"
-    let results = try FindService.find(in: folder, options: options)
+    let results = try FindService.find(in: Location(path: folder), options: options)
     #expect(results.map(\.error) == [nil, nil])
     // Newest first; the older archive's Cocktail read as a Drink, its author.person as
     // creator.name.

@@ -72,7 +72,7 @@ extension BackupService {
       settings.parent = parent
       let result = try backup(storePath: storePath, options: settings)
       ladder.record(
-        ArchiveAccess.lastComponent(result.archive), created: now,
+        Location.lastComponent(of: result.archive), created: now,
         rung: result.kind == "full" ? 0 : rung)
       report(result)
     }

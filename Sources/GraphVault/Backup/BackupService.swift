@@ -34,9 +34,9 @@ public enum BackupService {
   public struct Options: Sendable {
     /// The model (for stores without `Z_MODELCACHE`); a version set is matched to the store.
     public var modelPath: String?
-    /// A file, a folder for `<store>-<UTC time>.gvault`, or `-` for standard output; the
-    /// current folder when nil.
-    public var output: String?
+    /// A file, a folder (or `s3://` prefix) for `<store>-<UTC time>.gvault`, or standard
+    /// output; the current folder when nil.
+    public var output: Location?
     /// The compression.
     public var compression: Compression = .zstd
     /// The creation time recorded (now when nil; restic's `backup --time`).
@@ -129,7 +129,7 @@ public enum BackupService {
       case .standardOutput:
         now = options.now ?? Date()
         output = StandardStream.output()
-      case .folder(let backend, let fixedName):
+      case .folder(let backend, let fixedName, let place):
         let storeName = ArchiveNaming.storeName(storePath)
         locks.append(try backend.lock(folderLock, shared: true, wait: options.wait))
         locks.append(try backend.lock(storeLock(storeName), shared: false, wait: options.wait))
@@ -140,11 +140,12 @@ public enum BackupService {
           try? backend.removeLeftover(leftover.name)
         }
         if fixedName == nil && !options.newPassword {
-          try requireLocationPassword(backend, storeName: storeName, password: options.password)
+          try requireLocationPassword(
+            backend, at: place, storeName: storeName, password: options.password)
         }
         if options.incremental || options.parent != nil {
           tip = try ChainTip.find(
-            in: backend, storeName: storeName, uuid: store.uuid,
+            in: backend, at: place, storeName: storeName, uuid: store.uuid,
             named: try options.parent.map { try parentName($0, in: backend) },
             password: options.password, fullEvery: options.fullEvery)
         }
@@ -279,7 +280,7 @@ public enum BackupService {
 
   /// The name in `backend` of the parent the user gave (a name, or a path in that folder).
   private static func parentName(_ given: String, in backend: any StorageBackend) throws -> String {
-    let name = ArchiveAccess.lastComponent(given)
+    let name = Location.lastComponent(of: given)
     guard
       given == name || backend.address(of: name) == given
         || URL(fileURLWithPath: given).standardizedFileURL.path
@@ -302,20 +303,22 @@ public enum BackupService {
   /// The lock of backups of stores named `storeName` into one folder.
   static func storeLock(_ storeName: String) -> String { "graphvault-backup-\(storeName)" }
 
-  /// A location keeps one password per store, as a restic repository has one: a backup whose
+  /// A location (`backend`, reached as `place` is) keeps one password per store, as a restic
+  /// repository has one: a backup whose
   /// password does not open the newest archive of the same store there (or that has none
   /// while that archive is encrypted) is refused (77) naming that archive, since a prune with
   /// either password could then not apply its rules to the other's archives. Adding a
   /// password to a store whose archives are plain is allowed.
   static func requireLocationPassword(
-    _ backend: any StorageBackend, storeName: String, password: PasswordSource?
+    _ backend: any StorageBackend, at place: Location, storeName: String,
+    password: PasswordSource?
   ) throws {
     guard
       let newest = try backend.list()
         .filter({ ArchiveNaming.storeName(ofArchive: $0.name) == storeName })
         .max(by: { $0.name < $1.name })
     else { return }
-    let address = backend.address(of: newest.name)
+    let address = place.sibling(at: backend.address(of: newest.name))
     switch ArchiveAccess.passwordProblem(address, password: password) {
     case .passwordRequired:
       throw VaultError(
@@ -346,23 +349,24 @@ public enum BackupService {
   enum Destination {
     /// Standard output (`-`).
     case standardOutput
-    /// A folder, and the archive's name when the user gave one (else a new one is chosen).
-    case folder(any StorageBackend, String?)
+    /// A folder, the archive's name when the user gave one (else a new one is chosen), and
+    /// the location given, by which the folder's archives are reached.
+    case folder(any StorageBackend, String?, Location)
   }
 
   /// Where the archive goes: standard output for `-`; `output` itself when it names an
   /// archive that does not exist yet (a file, or an `s3://…/NAME.gvault` URL); else a new name
   /// (``ArchiveNaming``) in the folder or `s3://BUCKET/PREFIX/` that `output` names (the
   /// current folder when nil).
-  static func destination(store: String, output: String?) throws -> Destination {
-    if output == StandardStream.name { return .standardOutput }
-    let output = output ?? FileManager.default.currentDirectoryPath
-    if ArchiveAccess.isFolder(output) { return .folder(try ArchiveAccess.folder(output), nil) }
-    if !ArchiveAccess.isRemote(output) {
+  static func destination(store: String, output: Location?) throws -> Destination {
+    let output = output ?? Location(path: FileManager.default.currentDirectoryPath)
+    if output.isStandardStream { return .standardOutput }
+    if output.isFolder { return .folder(try output.folder(), nil, output) }
+    if let path = output.localPath {
       // A trailing slash means a folder, and a folder must exist: a file is never made in
       // its place, nor is a missing folder made (a mount that is not there).
-      let parent = URL(fileURLWithPath: output).deletingLastPathComponent().path
-      if output.hasSuffix("/") {
+      let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+      if path.hasSuffix("/") {
         throw VaultError(
           .destinationUnavailable, "no folder at \(output) (the folder to back up into must exist)")
       }
@@ -375,13 +379,11 @@ public enum BackupService {
           "no folder at \(parent) for the archive \(output) (the folder must exist)")
       }
     }
-    let (backend, name) = try ArchiveAccess.locate(output)
-    if ArchiveAccess.isRemote(output)
-      ? backend.exists(name) : FileManager.default.fileExists(atPath: output)
-    {
+    let (backend, name) = try output.archive()
+    if output.localPath.map(FileManager.default.fileExists(atPath:)) ?? backend.exists(name) {
       throw VaultError(.destinationExists, "the archive exists already (\(output))")
     }
-    return .folder(backend, name)
+    return .folder(backend, name, output)
   }
 
   private static func write(

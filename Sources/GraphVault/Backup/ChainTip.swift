@@ -25,12 +25,14 @@ struct ChainTip {
     let reason: String
   }
 
-  /// The chain that ends at the newest complete archive in `backend` of the store named
+  /// The chain that ends at the newest complete archive in `backend` (reached as `place` is) of
+  /// the store named
   /// `storeName` whose source has UUID `uuid` (or at `named`, when given): nil, with the reason,
   /// when there is none to build on (no archive of the store, one of an older format, a chain
   /// `fullEvery` long already).
   static func find(
-    in backend: any StorageBackend, storeName: String, uuid: String, named: String?,
+    in backend: any StorageBackend, at place: Location, storeName: String, uuid: String,
+    named: String?,
     password: PasswordSource?, fullEvery: Int?
   ) throws -> Result<ChainTip, NoParent> {
     let candidates: [String]
@@ -47,7 +49,7 @@ struct ChainTip {
     }
     var skipped: [String] = []
     for name in candidates {
-      let address = backend.address(of: name)
+      let address = place.sibling(at: backend.address(of: name))
       guard let opened = try? open(address, password: password),
         opened.header.sourceUUID == uuid
       else {
@@ -102,7 +104,7 @@ struct ChainTip {
   /// The sketches of the chain ending at the archive at `address`: the ledgers of it and its
   /// parents, read from their starts back to the full archive (``ArchiveChain``), then each
   /// incremental's deltas applied in order.
-  private static func chainSketches(ending address: String, password: PasswordSource?) throws
+  private static func chainSketches(ending address: Location, password: PasswordSource?) throws
     -> [String: ChangeSketch]
   {
     let chain = try ArchiveChain.open(address, password: password, allowingUnencrypted: true)
@@ -128,7 +130,7 @@ struct ChainTip {
 
   /// What the archive at `address` holds before its objects (its ledger included), read from
   /// its start.
-  static func open(_ address: String, password: PasswordSource?) throws -> ArchivedStore {
+  static func open(_ address: Location, password: PasswordSource?) throws -> ArchivedStore {
     guard
       let store = try ArchiveChain.scan(address, password: password, allowingUnencrypted: true)
         .store
@@ -140,9 +142,9 @@ struct ChainTip {
 
   /// The SHA-256 of the index of the archive at `address`: from where a framed archive's
   /// trailer says it is, else by reading the archive to its end (and checking it on the way).
-  static func indexDigest(_ address: String, password: PasswordSource?) throws -> String {
+  static func indexDigest(_ address: Location, password: PasswordSource?) throws -> String {
     if let framed = try ArchiveAccess.framed(
-      path: address, password: nil, allowingUnencrypted: true, incremental: true)
+      address, password: nil, allowingUnencrypted: true, incremental: true)
     {
       return framed.indexDigest
     }

@@ -10,7 +10,7 @@ public enum CompactService {
   /// Compact settings.
   public struct Options: Sendable {
     /// A file, or a folder or `s3://BUCKET/PREFIX/` for `<store>-<time>.gvault`.
-    public var output: String?
+    public var output: Location?
     /// The password of the chain; the full archive is encrypted with it too.
     public var password: PasswordSource?
     /// Read a plain chain although a password was given.
@@ -24,34 +24,34 @@ public enum CompactService {
     public init() {}
   }
 
-  /// Writes a full archive of the point `archivePath` holds: its chain (every check a restore
+  /// Writes a full archive of the point `archive` holds: its chain (every check a restore
   /// makes) restored into a private store, and that store backed up with the archive's
   /// creation time, source and model, as the backup of that moment would have been. The new
   /// archive starts a chain of its own (a new ledger seed); the old one is not touched.
   /// - Throws: ``VaultError``: what restoring the chain or writing the archive throws.
-  public static func compact(archivePath: String, options: Options = Options())
+  public static func compact(archive: Location, options: Options = Options())
     throws(VaultError) -> BackupResult
   {
     try vault {
-      try ArchiveAccess.requireInput(archivePath)
-      guard !ArchiveAccess.isStandardStream(archivePath) else {
+      try ArchiveAccess.requireInput(archive)
+      guard !archive.isStandardStream else {
         throw VaultError(
           .usage, "compact reads an archive in a folder or prefix, not standard input")
       }
-      let header = try RestoreService.header(of: archivePath, password: options.password)
-      let source = header.sourcePath ?? ArchiveAccess.lastComponent(archivePath)
+      let header = try RestoreService.header(of: archive, password: options.password)
+      let source = header.sourcePath ?? archive.lastComponent
       let scratch = try ScratchFolder()
       defer { withExtendedLifetime(scratch) {} }
       // Named as the source was, so the archive is named after it.
       let store = scratch.path(
         URL(fileURLWithPath: source).lastPathComponent,
-        standingFor: "the point \(archivePath) holds")
+        standingFor: "the point \(archive) holds")
       var restore = RestoreOptions()
       restore.password = options.password
       restore.allowUnencrypted = options.allowUnencrypted
       restore.meter = options.meter
       let (_, model) = try RestoreService.restoreReadingModel(
-        archivePath: archivePath, to: store, options: restore)
+        archive: archive, to: store, options: restore)
       var backup = BackupService.Options()
       backup.output = options.output
       backup.compression = options.compression

@@ -51,7 +51,7 @@ public enum DiffService {
   ///   missing side, 65 for a damaged archive, 78 when the older model cannot be migrated
   ///   into the newer.
   public static func diff(
-    old: String, new: String, options: Options, report: (ObjectChange) throws -> Void
+    old: Location, new: Location, options: Options, report: (ObjectChange) throws -> Void
   ) throws(VaultError) -> DiffSummary {
     // Every change goes by the rename finder on its way out.
     var renames = RenameFinder()
@@ -65,10 +65,10 @@ public enum DiffService {
 
   /// ``diff(old:new:options:report:)`` without the likely renames.
   private static func compare(
-    old: String, new: String, options: Options, report: (ObjectChange) throws -> Void
+    old: Location, new: Location, options: Options, report: (ObjectChange) throws -> Void
   ) throws(VaultError) -> DiffSummary {
     try vault {
-      if ArchiveAccess.isStandardStream(old) && ArchiveAccess.isStandardStream(new) {
+      if old.isStandardStream && new.isStandardStream {
         throw VaultError(.usage, "only one side can be read from standard input (-)")
       }
       // What is asked is checked before either side is read, against the newer side's model
@@ -80,14 +80,14 @@ public enum DiffService {
         if let newModel { try check(options, model: newModel) }
       }
       if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,
-        [old, new].allSatisfy({ !ArchiveAccess.isStandardStream($0) && SourceStore.isArchive($0) }),
+        [old, new].allSatisfy({ !$0.isStandardStream && SourceStore.isArchive($0) }),
         let summary = try StreamedDiff.diff(old: old, new: new, options: options, report: report)
       {
         return summary
       }
       // An older archive is restored straight into the newer archive's model when their first
       // members say they differ.
-      if newModel == nil, !ArchiveAccess.isStandardStream(old), SourceStore.isArchive(old) {
+      if newModel == nil, !old.isStandardStream, SourceStore.isArchive(old) {
         newModel = ArchivePeek.model(of: new)
       }
       var (oldSide, newSide) = try open(old, new, newModel: newModel, options: options)
@@ -139,7 +139,8 @@ public enum DiffService {
         entities, old: oldStore, oldModel: oldModel, new: newStore, model: model,
         keys: matching.keys, predicate: options.predicate, meter: options.meter, report: report)
       return DiffSummary(
-        old: old, new: new, entities: counts, migrated: migrated, notes: matching.notes)
+        old: old.description, new: new.description, entities: counts, migrated: migrated,
+        notes: matching.notes)
     }
   }
 
@@ -177,7 +178,7 @@ public enum DiffService {
   /// archive whose model is another version than `newModel` (the newer archive's, from its
   /// first members) is restored straight into it, in one pass.
   private static func open(
-    _ old: String, _ new: String, newModel: ObjectModel?, options: Options
+    _ old: Location, _ new: Location, newModel: ObjectModel?, options: Options
   ) throws -> (SourceStore, SourceStore) {
     var started = false
     let opening = Prefetcher { () throws -> SourceStore? in
@@ -207,7 +208,8 @@ public enum DiffService {
 
   /// A migration's failure for want of a path between the models, said as `diff` says it (it
   /// migrates its first side into its second side's model); any other error as it is.
-  private static func migrationProblem(_ error: VaultError, old: String, new: String) -> VaultError
+  private static func migrationProblem(_ error: VaultError, old: Location, new: Location)
+    -> VaultError
   {
     guard error.kind == .modelUnavailable else { return error }
     return VaultError(
@@ -219,7 +221,7 @@ public enum DiffService {
   /// One side, as a store: a store as it is; of a framed archive, when the comparison is of a
   /// few entities, only their chunks (and those of the entities `--key` names), each checked
   /// against the index (``PartialArchive``); any other archive verified and restored whole.
-  private static func side(_ path: String, options: Options, meter: ProgressMeter?) throws
+  private static func side(_ path: Location, options: Options, meter: ProgressMeter?) throws
     -> SourceStore
   {
     if !options.entities.isEmpty,
@@ -234,7 +236,7 @@ public enum DiffService {
   }
 
   /// One side whole: a store as it is, an archive verified and restored.
-  private static func whole(_ path: String, options: Options, meter: ProgressMeter?) throws
+  private static func whole(_ path: Location, options: Options, meter: ProgressMeter?) throws
     -> SourceStore
   {
     try SourceStore(

@@ -11,7 +11,7 @@ import ObjectModel
 /// fail too, naming the archive.
 final class ScannedArchive {
   /// The archive, as the user named it.
-  let path: String
+  let path: Location
   /// What the archive holds before its objects, checked.
   let store: ArchivedStore
   private let chain: ArchiveChain
@@ -28,7 +28,7 @@ final class ScannedArchive {
   /// - Throws: ``VaultError``: 66 when it is missing, 65 when damaged, 77 for a password
   ///   problem.
   init(
-    _ path: String, password: PasswordSource?, allowingUnencrypted: Bool, meter: ProgressMeter?
+    _ path: Location, password: PasswordSource?, allowingUnencrypted: Bool, meter: ProgressMeter?
   ) throws {
     self.path = path
     self.meter = meter

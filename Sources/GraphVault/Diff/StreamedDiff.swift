@@ -26,7 +26,7 @@ enum StreamedDiff {
   /// - Throws: ``VaultError``: 66 for a missing archive, 65 for a damaged one, 77 for a
   ///   password problem.
   static func diff(
-    old: String, new: String, options: DiffService.Options,
+    old: Location, new: Location, options: DiffService.Options,
     report: (ObjectChange) throws -> Void
   ) throws -> DiffSummary? {
     options.meter?.startPhase("comparing")
@@ -73,7 +73,8 @@ enum StreamedDiff {
           counts[name] = counted
         }
         return DiffSummary(
-          old: old, new: new, entities: counts, migrated: nil, notes: matching.notes)
+          old: old.description, new: new.description, entities: counts, migrated: nil,
+          notes: matching.notes)
       } else if let missing = oldEntity ?? newEntity {
         let side = oldEntity == nil ? oldSide : newSide
         throw VaultError(
@@ -91,7 +92,8 @@ enum StreamedDiff {
     try oldSide.finish()
     try newSide.finish()
     return DiffSummary(
-      old: old, new: new, entities: counts, migrated: nil, notes: matching.notes)
+      old: old.description, new: new.description, entities: counts, migrated: nil,
+      notes: matching.notes)
   }
 
   /// Restores the rest of each archive to a private store and compares `entities` there.

@@ -69,12 +69,12 @@ public enum ExportService {
   /// - Throws: ``VaultError``: 64 for an unknown `--entity` or an output that is the file being
   ///   read (standard input's included), 66 for a missing source, 73 for an existing output
   ///   without ``Options/force``.
-  public static func export(source path: String, options: Options) throws(VaultError)
+  public static func export(source path: Location, options: Options) throws(VaultError)
     -> ExportResult
   {
     try vault {
       if options.output != StandardStream.name {
-        if StoreDestination.sameFile(path, options.output) {
+        if let file = path.readFile, StoreDestination.sameFile(file, options.output) {
           throw VaultError(
             .usage,
             "the output is the file being read: the export would replace it (\(options.output))")

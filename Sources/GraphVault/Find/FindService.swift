@@ -101,20 +101,19 @@ public enum FindService {
   ///   location; an archive that cannot be searched is reported, not thrown.
   @discardableResult
   public static func find(
-    in location: String, options: Options, report: (ArchiveResult) throws -> Void = { _ in }
+    in location: Location, options: Options, report: (ArchiveResult) throws -> Void = { _ in }
   ) throws(VaultError) -> [ArchiveResult] {
     try vault {
-      guard ArchiveAccess.isRemote(location) || FileManager.default.fileExists(atPath: location)
-      else {
+      guard !location.isStandardStream, location.mayExist else {
         throw VaultError(.inputMissing, "no folder or archive at this path (\(location))")
       }
       let backend: any StorageBackend
       var archives: [StoredArchive]
-      if ArchiveAccess.isFolder(location) {
-        backend = try ArchiveAccess.folder(location)
+      if location.isFolder {
+        backend = try location.folder()
         archives = try backend.list()
       } else {
-        let (found, name) = try ArchiveAccess.locate(location)
+        let (found, name) = try location.archive()
         backend = found
         archives = [StoredArchive(name: name, size: 0)]
       }
@@ -129,7 +128,7 @@ public enum FindService {
         options.meter?.begin(archive.name)
         let store = ArchiveNaming.storeName(ofArchive: archive.name) ?? archive.name
         let (result, model) = try search(
-          backend, archive, options: options, reference: references[store],
+          backend, at: location, archive, options: options, reference: references[store],
           anchor: &anchor)
         if references[store] == nil, let model { references[store] = model }
         results.append(result)
@@ -137,7 +136,8 @@ public enum FindService {
         options.meter?.add(objects: 1)
       }
       if options.history != nil {
-        try pointAtSuccessors(&results, backend: backend, options: options, models: references)
+        try pointAtSuccessors(
+          &results, backend: backend, at: location, options: options, models: references)
       }
       return results
     }
@@ -163,8 +163,8 @@ public enum FindService {
   /// object its previous one held, the object most like it (``ArchiveResult/likelySuccessor``).
   /// Those archives are read a second time; an archive that fails now is left as it was.
   private static func pointAtSuccessors(
-    _ results: inout [ArchiveResult], backend: any StorageBackend, options: Options,
-    models: [String: ObjectModel]
+    _ results: inout [ArchiveResult], backend: any StorageBackend, at place: Location,
+    options: Options, models: [String: ObjectModel]
   ) throws {
     var previous: (store: String?, object: Object?) = (nil, nil)
     // Results are by store, each store's newest first: walk each store oldest first.
@@ -178,9 +178,9 @@ public enum FindService {
       guard result.error == nil else { continue }
       if let gone = previous.object, result.objects.isEmpty {
         var none: HistoryAnchor?
-        let name = ArchiveAccess.lastComponent(result.archive)
+        let name = Location.lastComponent(of: result.archive)
         let (found, _) = try search(
-          backend, StoredArchive(name: name, size: 0), options: options,
+          backend, at: place, StoredArchive(name: name, size: 0), options: options,
           reference: models[result.store ?? name],
           anchor: &none, likeness: gone)
         results[index].bytesRead += found.bytesRead
@@ -192,7 +192,8 @@ public enum FindService {
     }
   }
 
-  /// Searches one archive; what goes wrong with it (but a bad predicate) becomes its `error`.
+  /// Searches one archive of `backend` (reached as `place` is); what goes wrong with it (but
+  /// a bad predicate) becomes its `error`.
   /// - Parameters:
   ///   - reference: the model of the store's newest archive read, whose names the result is
   ///     given in: an entity or property it renamed (its renaming identifier) is looked for
@@ -202,11 +203,11 @@ public enum FindService {
   ///     enough like it).
   /// - Returns: the result, and the archive's model when it was read.
   private static func search(
-    _ backend: any StorageBackend, _ archive: StoredArchive, options: Options,
-    reference: ObjectModel?, anchor: inout HistoryAnchor?, likeness: Object? = nil
+    _ backend: any StorageBackend, at place: Location, _ archive: StoredArchive,
+    options: Options, reference: ObjectModel?, anchor: inout HistoryAnchor?, likeness: Object? = nil
   ) throws -> (ArchiveResult, ObjectModel?) {
     let name = archive.name
-    let address = backend.address(of: name)
+    let address = place.sibling(at: backend.address(of: name))
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
     var bytesRead: Int64 = 0
@@ -220,7 +221,7 @@ public enum FindService {
       let model: ObjectModel
       let uuid: String?
       if let framed = try ArchiveAccess.framed(
-        input, name: address, password: options.password,
+        input, name: address.description, password: options.password,
         allowingUnencrypted: options.allowUnencrypted)
       {
         defer { bytesRead = framed.bytesRead }
@@ -251,7 +252,7 @@ public enum FindService {
         restore.password = options.password
         restore.allowUnencrypted = options.allowUnencrypted
         let (_, archived) = try RestoreService.restoreReadingModel(
-          archivePath: address, to: storePath, options: restore)
+          archive: address, to: storePath, options: restore)
         bytesRead = size
         let store = try CoreDataStore(path: storePath)
         guard let found = try ModelResolver.known(of: store, carried: archived) else {
@@ -265,7 +266,8 @@ public enum FindService {
       let names = ModelRenames(model: model, reference: reference)
       if let likeness {
         var result = ArchiveResult(
-          archive: address, created: created, store: store, objects: [], bytesRead: bytesRead,
+          archive: address.description, created: created, store: store, objects: [],
+          bytesRead: bytesRead,
           bytes: size, error: nil)
         result.likelySuccessor = try mostAlike(
           likeness, in: storePath, model: model, entity: names.older(options.entity),
@@ -288,7 +290,8 @@ public enum FindService {
             value: anchor.key.value))
         return (
           ArchiveResult(
-            archive: address, created: created, store: store, objects: objects.map(names.newer),
+            archive: address.description, created: created, store: store,
+            objects: objects.map(names.newer),
             matchedBy: "\(anchor.key.attribute)=\(ValueText.text(anchor.key.value))",
             bytesRead: bytesRead, bytes: size, error: nil), model
         )
@@ -304,7 +307,8 @@ public enum FindService {
       }
       return (
         ArchiveResult(
-          archive: address, created: created, store: store, objects: objects.map(names.newer),
+          archive: address.description, created: created, store: store,
+          objects: objects.map(names.newer),
           bytesRead: bytesRead, bytes: size, error: nil), model
       )
     } catch {
@@ -312,7 +316,8 @@ public enum FindService {
       let failure = VaultError(wrapping: error)
       return (
         ArchiveResult(
-          archive: address, created: created, store: ArchiveNaming.storeName(ofArchive: name),
+          archive: address.description, created: created,
+          store: ArchiveNaming.storeName(ofArchive: name),
           objects: [], bytesRead: bytesRead, bytes: size, error: failure.detail,
           failure: failure.kind), nil
       )

@@ -25,7 +25,7 @@ public enum FixtureService {
     /// The model, for stores without `Z_MODELCACHE`.
     public var modelPath: String?
     /// The archive file, or `-` for standard output.
-    public var output: String
+    public var output: Location
     /// The creation time recorded; 2001-01-01T00:00:00Z when nil, so that the same input
     /// always gives the same bytes.
     public var time: Date?
@@ -46,7 +46,7 @@ public enum FixtureService {
     public var scrubKey: [UInt8] = []
 
     /// Options for a selection written to `output`.
-    public init(selection: FixtureCutter.Selection, output: String) {
+    public init(selection: FixtureCutter.Selection, output: Location) {
       self.selection = selection
       self.output = output
     }
@@ -89,7 +89,8 @@ public enum FixtureService {
   /// Cuts a fixture out of the store or archive at `source`. An archive is restored into a
   /// temporary store first; nothing is written beside the source, and the fixture appears under
   /// its name only when complete.
-  public static func cut(source path: String, options: Options) throws(VaultError) -> FixtureResult
+  public static func cut(source path: Location, options: Options) throws(VaultError)
+    -> FixtureResult
   {
     try vault {
       // The selection is checked before an archive is read, against its own model (a store's
@@ -136,7 +137,7 @@ public enum FixtureService {
       backup.now = options.time ?? defaultTime
       // The source's name, not where it lay: a fixture's bytes depend only on what was
       // selected and the options, so the same cut made on another machine is the same file.
-      backup.recordedSourcePath = ArchiveAccess.lastComponent(source.recordedSource)
+      backup.recordedSourcePath = Location.lastComponent(of: source.recordedSource)
       backup.modelPath = options.modelPath
       // Its change ledger too ("gvfixtur"): no chain is built on a fixture.
       backup.ledgerSeed = 0x6776_6669_7874_7572

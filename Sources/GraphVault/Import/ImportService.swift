@@ -1,3 +1,4 @@
+import ArchiveStorage
 import DurableIO
 import Foundation
 import JSON
@@ -54,7 +55,7 @@ public enum ImportService {
       var scratch: ScratchFolder?
       defer { withExtendedLifetime(scratch) {} }
       var path = file
-      if ArchiveAccess.isStandardStream(file) {
+      if file == StandardStream.name {
         // Read twice (objects, then relationships): standard input is kept in a private file.
         let folder = try ScratchFolder()
         scratch = folder

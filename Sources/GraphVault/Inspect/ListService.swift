@@ -87,7 +87,7 @@ public struct ArchiveSummary: Codable, Sendable {
 public enum ListService {
   /// Whether `path` names a location of archives (a folder or an `s3://` prefix), which `list`
   /// shows one line an archive, rather than one archive.
-  public static func isLocation(_ path: String) -> Bool { ArchiveAccess.isFolder(path) }
+  public static func isLocation(_ location: Location) -> Bool { location.isFolder }
 
   /// Summaries of one archive (`-`: standard input), or of every `.gvault` archive in a
   /// folder or `s3://` prefix, newest first (an archive whose header cannot be read by the
@@ -95,29 +95,25 @@ public enum ListService {
   /// password from `password`; in a location, every archive is listed, one that cannot be
   /// opened with its ``ArchiveSummary/state`` and the reason.
   /// - Throws: ``VaultError``; for a single archive, also when it cannot be read or opened.
-  public static func list(path: String, password: PasswordSource? = nil) throws(VaultError)
+  public static func list(_ path: Location, password: PasswordSource? = nil) throws(VaultError)
     -> [ArchiveSummary]
   {
     try vault {
-      let remote = ArchiveAccess.isRemote(path)
-      guard
-        remote || ArchiveAccess.isStandardStream(path)
-          || FileManager.default.fileExists(atPath: path)
-      else {
+      guard path.mayExist else {
         throw VaultError(.inputMissing, "no archive or folder at this path (\(path))")
       }
-      guard ArchiveAccess.isFolder(path) else {
-        let size =
-          remote
-          ? nil : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber
+      guard path.isFolder else {
+        let size = path.localPath.flatMap {
+          (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? NSNumber
+        }
         let (summary, failure) = summarize(path, bytes: size?.int64Value, password: password)
         if let failure { throw failure }
         return [summary]
       }
-      let backend = try ArchiveAccess.folder(path)
+      let backend = try path.folder()
       let summaries = try backend.list().map {
         summarize(
-          backend.address(of: $0.name), bytes: $0.size, password: password,
+          path.sibling(at: backend.address(of: $0.name)), bytes: $0.size, password: password,
           listed: ($0, backend)
         ).summary
       }
@@ -133,14 +129,14 @@ public enum ListService {
       // An archive whose header could not be read is placed by the time in its name.
       func time(_ summary: ArchiveSummary) -> String {
         summary.created
-          ?? ArchiveNaming.time(ofArchive: ArchiveAccess.lastComponent(summary.archive)) ?? ""
+          ?? ArchiveNaming.time(ofArchive: Location.lastComponent(of: summary.archive)) ?? ""
       }
       return summaries.sorted { (time($0), $0.archive) > (time($1), $1.archive) }
         + leftovers.sorted { $0.archive < $1.archive }
     }
   }
 
-  /// Reads the header and the index of the archive at `archive`: from its two ends when it has
+  /// Reads the header and the index of the archive at `location`: from its two ends when it has
   /// them (``ArchiveAccess/readEnds(_:listed:password:allowingUnencrypted:)``), else from its
   /// start, object chunks skipped, not decoded (a sealed archive's are opened, to reach its
   /// index).
@@ -150,9 +146,10 @@ public enum ListService {
   ///     backend keeps one, is read first.
   /// - Returns: the summary, and why the archive could not be read when its header could not.
   static func summarize(
-    _ archive: String, bytes: Int64?, password: PasswordSource?,
+    _ location: Location, bytes: Int64?, password: PasswordSource?,
     listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) -> (summary: ArchiveSummary, failure: VaultError?) {
+    let archive = location.description
     var header: ArchiveHeader?
     var index: PropertyListValue?
     var failure: VaultError?
@@ -162,14 +159,14 @@ public enum ListService {
     do {
       // Its header and index from its two ends, where they can be read there.
       if let ends = try ArchiveAccess.readEnds(
-        archive, listed: listed, password: password, allowingUnencrypted: true)
+        location, listed: listed, password: password, allowingUnencrypted: true)
       {
         return summary(
           archive, header: ends.header, index: ends.index, size: bytes ?? ends.size,
           bytesRead: ends.bytesRead, encrypted: ends.encrypted, failure: nil)
       }
-      let reader = try ArchiveAccess.reader(archive)
-      let stream = MemberStream(reader: reader, name: ArchiveAccess.displayName(archive)) {
+      let reader = try ArchiveAccess.reader(location)
+      let stream = MemberStream(reader: reader, name: location.displayName) {
         () throws -> [UInt8]? in try password?.read()
       }
       defer {

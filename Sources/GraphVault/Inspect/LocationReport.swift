@@ -6,7 +6,7 @@ public struct LocationReport: Codable, Sendable {
     public let archive: String
     /// Whether it passed.
     public let ok: Bool
-    /// Whether it was read whole and every check run (``VerifyService/verify(archivePath:password:allowingUnencrypted:meter:)``);
+    /// Whether it was read whole and every check run (``VerifyService/verify(archive:password:allowingUnencrypted:meter:)``);
     /// else (outside this run's ``DataSubset``) its header and index were read and checked.
     public let dataChecked: Bool
     /// Its objects, from what was read.

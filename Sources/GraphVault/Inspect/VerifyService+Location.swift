@@ -5,23 +5,22 @@ import Foundation
 extension VerifyService {
   /// Checks every archive of the folder or `s3://` prefix at `location`, as restic's and
   /// borg's `check` do a repository: each archive in `subset` (every one when nil) is verified
-  /// whole, exactly as ``verify(archivePath:password:allowingUnencrypted:meter:)`` does one;
+  /// whole, exactly as ``verify(archive:password:allowingUnencrypted:meter:)`` does one;
   /// the others have their header and index read and checked. An archive that cannot be read
   /// (a wrong password, a plain archive where a password was given, damage) is reported and
   /// the others are still checked. Each archive's result goes to `report` as it is found.
   /// - Throws: ``VaultError``: the location is missing or holds no archive (66), or cannot be
   ///   listed.
   public static func verify(
-    location: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
+    location: Location, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
     subset: DataSubset? = nil, meter: ProgressMeter? = nil,
     report: (LocationReport.Archive) throws -> Void = { _ in }
   ) throws(VaultError) -> LocationReport {
     try vault {
-      guard ArchiveAccess.isRemote(location) || FileManager.default.fileExists(atPath: location)
-      else {
+      guard !location.isStandardStream, location.mayExist else {
         throw VaultError(.inputMissing, "no folder at this path (\(location))")
       }
-      let backend = try ArchiveAccess.folder(location)
+      let backend = try location.folder()
       let archives = ArchiveNaming.byStoreNewestFirst(try backend.list())
       guard !archives.isEmpty else {
         throw VaultError(.inputMissing, "no archive in \(location)")
@@ -31,7 +30,7 @@ extension VerifyService {
       var results: [LocationReport.Archive] = []
       for archive in archives {
         meter?.begin(archive.name)
-        let address = backend.address(of: archive.name)
+        let address = location.sibling(at: backend.address(of: archive.name))
         let whole = subset?.contains(archive.name) ?? true
         let result =
           whole
@@ -44,7 +43,7 @@ extension VerifyService {
         meter?.add(objects: 1)
       }
       return LocationReport(
-        location: location, ok: results.allSatisfy(\.ok),
+        location: location.description, ok: results.allSatisfy(\.ok),
         subset: subset?.description, archives: results,
         leftovers: ((try? backend.leftovers()) ?? []).count)
     }
@@ -52,13 +51,13 @@ extension VerifyService {
 
   /// One archive verified whole; what keeps it from being read becomes its failure.
   private static func checkWhole(
-    _ address: String, password: PasswordSource?, allowingUnencrypted: Bool
+    _ address: Location, password: PasswordSource?, allowingUnencrypted: Bool
   ) throws -> LocationReport.Archive {
     do {
       let found = try verify(
-        archivePath: address, password: password, allowingUnencrypted: allowingUnencrypted)
+        archive: address, password: password, allowingUnencrypted: allowingUnencrypted)
       return LocationReport.Archive(
-        archive: address, ok: found.ok, dataChecked: true,
+        archive: address.description, ok: found.ok, dataChecked: true,
         objects: found.objects.values.reduce(0, +), problems: found.problems,
         failure: found.ok ? nil : .invalidInput)
     } catch {
@@ -66,14 +65,15 @@ extension VerifyService {
       // location's, not this archive's.
       if error.kind == .configuration { throw error }
       return LocationReport.Archive(
-        archive: address, ok: false, dataChecked: true, objects: 0, problems: [error.detail],
+        archive: address.description, ok: false, dataChecked: true, objects: 0,
+        problems: [error.detail],
         failure: error.kind)
     }
   }
 
   /// One archive's header and index read and checked (``ListService``).
   private static func checkStructure(
-    _ address: String, bytes: Int64, password: PasswordSource?, allowingUnencrypted: Bool
+    _ address: Location, bytes: Int64, password: PasswordSource?, allowingUnencrypted: Bool
   ) -> LocationReport.Archive {
     let (summary, _) = ListService.summarize(address, bytes: bytes, password: password)
     var problem: String?
@@ -91,7 +91,8 @@ extension VerifyService {
       problem = summary.error ?? summary.stateText
     }
     return LocationReport.Archive(
-      archive: address, ok: problem == nil, dataChecked: false, objects: summary.totalObjects,
+      archive: address.description, ok: problem == nil, dataChecked: false,
+      objects: summary.totalObjects,
       problems: problem.map { [$0] } ?? [], failure: problem == nil ? nil : failure ?? .invalidInput
     )
   }

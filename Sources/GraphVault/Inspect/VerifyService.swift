@@ -43,11 +43,11 @@ public enum VerifyService {
   ///   missing or wrong (77), reading it failed (74); every problem of its content is in the
   ///   report.
   public static func verify(
-    archivePath: String, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
+    archive: Location, password: PasswordSource? = nil, allowingUnencrypted: Bool = false,
     meter: ProgressMeter? = nil
   ) throws(VaultError) -> VerifyReport {
     try vault {
-      try ArchiveAccess.requireInput(archivePath)
+      try ArchiveAccess.requireInput(archive)
       var options = ArchiveScanner.Options()
       options.collectingProblems = problemLimit
       var scanner: (any ArchiveEventSource)?
@@ -59,7 +59,7 @@ public enum VerifyService {
         // Opening reads ahead: a damaged stream can show at once. An incremental archive is
         // checked with its whole chain, as a restore reads it.
         let opened = try ArchiveChain.open(
-          archivePath, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter,
+          archive, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter,
           options: options)
         chain = opened
         scanner = opened.source
@@ -83,7 +83,7 @@ public enum VerifyService {
       let objects = scanner?.objects ?? [:]
       let entities = Set(objects.keys).union(damaged)
       return VerifyReport(
-        archive: archivePath, ok: problems.isEmpty, complete: scanner?.isComplete ?? false,
+        archive: archive.description, ok: problems.isEmpty, complete: scanner?.isComplete ?? false,
         members: scanner?.memberCount ?? 0, objects: objects, problems: problems,
         intactEntities: entities.subtracting(damaged).sorted())
     }

@@ -73,14 +73,14 @@ public enum MergeService {
   /// - Throws: ``VaultError``: 64 for a bad selection or key, 66 for a missing source or
   ///   store, 65 for a damaged archive, 73 for conflicts with `fail`, 75 when the store stays
   ///   locked, 78 when the source's model cannot be migrated into the store's.
-  public static func merge(source sourcePath: String, into storePath: String, options: Options)
+  public static func merge(source sourcePath: Location, into storePath: String, options: Options)
     throws(VaultError) -> MergeResult
   {
     try vault {
       guard FileManager.default.fileExists(atPath: storePath) else {
         throw VaultError(.inputMissing, "no store at \(storePath)")
       }
-      if StoreDestination.sameFile(sourcePath, storePath) {
+      if let file = sourcePath.readFile, StoreDestination.sameFile(file, storePath) {
         throw VaultError(.usage, "the source and the store are the same file (\(storePath))")
       }
       // Everything that can be wrong with the command is found before the source is read: the
@@ -168,7 +168,7 @@ public enum MergeService {
       // A dry run checks what the save would: it never promises what the merge refuses.
       if options.dryRun { try into.validateChanges() } else { try into.save() }
       var result = MergeResult(
-        store: storePath, source: sourcePath, selected: subset.selected.count,
+        store: storePath, source: sourcePath.description, selected: subset.selected.count,
         entities: merge.counts, conflicts: merge.conflicts, migrated: migrated,
         notes: matching.notes, dryRun: options.dryRun)
       result.objects = merge.fates

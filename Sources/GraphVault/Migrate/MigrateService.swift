@@ -84,7 +84,7 @@ public enum MigrateService {
       // A version of the set, or (not one) the store's own model from its cache.
       let (current, located) = try ModelResolver.locate(store, in: set)
       let order = set.versions.map { $0.versionName ?? $0.name }
-      let from = located ?? StoreMigration.modelName(of: storePath)
+      let from = located ?? StoreMigration.modelName(of: Location(path: storePath))
       if let here = order.firstIndex(of: from), let there = order.firstIndex(of: target),
         here > there
       {
@@ -148,7 +148,7 @@ public enum MigrateService {
       let result: RestoreResult
       do {
         result = try RestoreService.restore(
-          archivePath: archive, to: storePath, options: restore)
+          archive: Location(path: archive), to: storePath, options: restore)
       } catch {
         if keeping { unlink(original) }
         throw error

@@ -125,16 +125,16 @@ public enum PruneService {
   /// - Throws: ``VaultError``: no folder, a locked folder, an encrypted archive without a
   ///   password, or a password that opens none of the archives (77, before anything is
   ///   removed), an empty policy.
-  public static func prune(folder: String, options: Options) throws(VaultError) -> PruneReport {
+  public static func prune(folder: Location, options: Options) throws(VaultError) -> PruneReport {
     try vault {
       guard !options.policy.isEmpty else {
         throw VaultError(
           .usage, "give at least one --keep-* option: an empty policy would remove every archive")
       }
-      guard ArchiveAccess.isRemote(folder) || ArchiveAccess.isFolder(folder) else {
+      guard folder.isRemote || folder.isFolder else {
         throw VaultError(.inputMissing, "no folder at this path (\(folder))")
       }
-      let backend = try ArchiveAccess.folder(folder)
+      let backend = try folder.folder()
       let lock = try backend.lock(BackupService.folderLock, shared: false, wait: options.wait)
       defer { lock.release() }
 
@@ -154,7 +154,8 @@ public enum PruneService {
         defer { meter?.add(objects: 1) }
         do {
           let (header, read) = try check(
-            backend.address(of: archive.name), size: archive.size, password: options.password,
+            folder.sibling(at: backend.address(of: archive.name)), size: archive.size,
+            password: options.password,
             allowingUnencrypted: options.allowUnencrypted, readData: options.readData,
             meter: meter, listed: (archive, backend))
           bytesRead += read
@@ -235,7 +236,7 @@ public enum PruneService {
         for leftover in leftovers { try? backend.removeLeftover(leftover.name) }
       }
       var report = PruneReport(
-        folder: folder, dryRun: options.dryRun, groups: groups, unusable: unusable,
+        folder: folder.description, dryRun: options.dryRun, groups: groups, unusable: unusable,
         notOpened: notOpened, leftovers: leftovers.map { .init(name: $0.name, bytes: $0.size) })
       report.bytesRead = bytesRead
       return report
@@ -253,7 +254,7 @@ public enum PruneService {
   /// - Throws: what makes it unusable; ``VaultError/Kind/accessDenied`` when `password` does
   ///   not open it (a plain archive is refused unless `allowingUnencrypted`).
   static func check(
-    _ path: String, size: Int64, password: PasswordSource?, allowingUnencrypted: Bool = false,
+    _ path: Location, size: Int64, password: PasswordSource?, allowingUnencrypted: Bool = false,
     readData: Bool = false, meter: ProgressMeter? = nil,
     listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) throws -> (header: ArchiveHeader, bytesRead: Int64) {

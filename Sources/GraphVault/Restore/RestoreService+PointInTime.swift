@@ -13,13 +13,13 @@ extension RestoreService {
   /// - Throws: ``VaultError``: 66 when the location is missing or holds no archive of the
   ///   store made by then; 64 when it holds several stores and none was named.
   public static func archive(
-    in location: String, at time: Date, store: String? = nil, password: PasswordSource? = nil
-  ) throws(VaultError) -> String {
+    in location: Location, at time: Date, store: String? = nil, password: PasswordSource? = nil
+  ) throws(VaultError) -> Location {
     try vault {
-      guard ArchiveAccess.isRemote(location) || ArchiveAccess.isFolder(location) else {
+      guard location.isRemote || location.isFolder else {
         throw VaultError(.inputMissing, "no folder at this path (\(location))")
       }
-      let backend = try ArchiveAccess.folder(location)
+      let backend = try location.folder()
       let archives = try backend.list().map(\.name).filter {
         ArchiveNaming.storeName(ofArchive: $0) != nil
       }
@@ -41,7 +41,7 @@ extension RestoreService {
       for name in archives.filter({ ArchiveNaming.storeName(ofArchive: $0) == wanted })
         .sorted(by: >)
       {
-        let address = backend.address(of: name)
+        let address = location.sibling(at: backend.address(of: name))
         guard let created = try? header(of: address, password: password).created,
           created.secondsSince1970 <= limit
         else { continue }
@@ -56,9 +56,9 @@ extension RestoreService {
 
   /// The header of the archive at `address`: from its frame when the archive is framed, else
   /// its first member (opened with `password` when sealed).
-  static func header(of address: String, password: PasswordSource?) throws -> ArchiveHeader {
+  static func header(of address: Location, password: PasswordSource?) throws -> ArchiveHeader {
     if let framed = try ArchiveAccess.framed(
-      path: address, password: nil, allowingUnencrypted: true, incremental: true)
+      address, password: nil, allowingUnencrypted: true, incremental: true)
     {
       return try ArchiveAccess.header(of: framed)
     }

@@ -11,19 +11,19 @@ extension RestoreService {
   /// the selection is cut from it by the fixture cutter's rules and written beside the
   /// destination, renamed into place when complete.
   static func restoreSelection(
-    _ selection: FixtureCutter.Selection, archivePath: String, to destination: String,
+    _ selection: FixtureCutter.Selection, archive: Location, to destination: String,
     options: RestoreOptions, target: RestoreTarget
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
     // The selection is checked before the archive is read: against the target model when
     // migrating, else against the archive's own (when it can be known from its first members).
-    if let model = target.model ?? ArchivePeek.model(of: archivePath) {
+    if let model = target.model ?? ArchivePeek.model(of: archive) {
       try FixtureService.check(selection, model: model)
     }
     options.meter?.startPhase("reading the archive")
     let part =
       target.set == nil && !options.leaveOutUnsafeSchema
       ? try SourceStore(
-        partOf: archivePath, password: options.password,
+        partOf: archive, password: options.password,
         allowingUnencrypted: options.allowUnencrypted, cutting: selection)
       : nil
     // A whole restore goes into a scratch folder of its own; either must outlive the cut.
@@ -46,13 +46,13 @@ extension RestoreService {
       sourcePath = folder.path("whole.sqlite")
       let result: RestoreResult
       (result, archivedModel) = try restoreWhole(
-        archivePath: archivePath, to: sourcePath, options: whole, target: target)
+        archive: archive, to: sourcePath, options: whole, target: target)
       restored = (result.modelVersion, result.migration, result.leftOut)
     }
     options.meter?.startPhase("selecting")
     let store = try CoreDataStore(path: sourcePath)
     guard let model = try ModelResolver.known(of: store, carried: archivedModel) else {
-      throw VaultError(.modelUnavailable, "the archive carries no model (\(archivePath))")
+      throw VaultError(.modelUnavailable, "the archive carries no model (\(archive))")
     }
     let cutter = try FixtureCutter(store: store, model: model)
     let subset = try FixtureService.select(selection, with: cutter, in: store)
@@ -62,7 +62,8 @@ extension RestoreService {
       leftOut: restored.leftOut, selected: subset.selected.count)
     if options.dryRun { return (result, model) }
     let claim = try StoreDestination(
-      destination, for: "restore", reading: archivePath, force: options.force, wait: options.wait)
+      destination, for: "restore", reading: archive.readFile, force: options.force,
+      wait: options.wait)
     defer { claim.release() }
     try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
       try store.read { _ in try cutter.write(subset, to: temporary) }

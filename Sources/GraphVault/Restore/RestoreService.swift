@@ -84,17 +84,17 @@ public struct RestoreOptions: Sendable {
 /// `graphvault restore`: an archive into a fresh store, at the archive's model version or,
 /// with a target model, migrated hop by hop into the target version while the objects stream.
 public enum RestoreService {
-  /// Restores `archivePath` into a new store at `destination`, at the archive's version.
-  public static func restore(archivePath: String, to destination: String, force: Bool = false)
+  /// Restores `archive` into a new store at `destination`, at the archive's version.
+  public static func restore(archive: Location, to destination: String, force: Bool = false)
     throws(VaultError)
     -> RestoreResult
   {
     var options = RestoreOptions()
     options.force = force
-    return try restore(archivePath: archivePath, to: destination, options: options)
+    return try restore(archive: archive, to: destination, options: options)
   }
 
-  /// Restores `archivePath` into a new store at `destination`.
+  /// Restores `archive` into a new store at `destination`.
   ///
   /// The store is built in a temporary file beside the destination and renamed into place
   /// only when every member's checksum and count matched the index (and a migration
@@ -107,45 +107,45 @@ public enum RestoreService {
   /// removed when done), else fails as locked. Holding it, a restore removes what killed
   /// restores to the same destination left (their hidden temporary stores and journals).
   public static func restore(
-    archivePath: String, to destination: String, options: RestoreOptions
+    archive: Location, to destination: String, options: RestoreOptions
   ) throws(VaultError) -> RestoreResult {
-    try restoreReadingModel(archivePath: archivePath, to: destination, options: options).result
+    try restoreReadingModel(archive: archive, to: destination, options: options).result
   }
 
-  /// ``restore(archivePath:to:options:)``, also giving the model the archive carries (for a
+  /// ``restore(archive:to:options:)``, also giving the model the archive carries (for a
   /// command that goes on to read the restored store, which may keep no model of its own).
   static func restoreReadingModel(
-    archivePath: String, to destination: String, options: RestoreOptions
+    archive: Location, to destination: String, options: RestoreOptions
   ) throws(VaultError) -> (result: RestoreResult, model: ObjectModel?) {
     try vault {
-      try ArchiveAccess.requireInput(archivePath)
+      try ArchiveAccess.requireInput(archive)
       let target = try RestoreTarget(options: options)
       if let selection = options.selection {
         return try restoreSelection(
-          selection, archivePath: archivePath, to: destination, options: options, target: target)
+          selection, archive: archive, to: destination, options: options, target: target)
       }
       return try restoreWhole(
-        archivePath: archivePath, to: destination, options: options, target: target)
+        archive: archive, to: destination, options: options, target: target)
     }
   }
 
   /// The whole archive restored to `destination` into `target` (loaded once, by the caller),
   /// or only read with ``RestoreOptions/dryRun``.
   static func restoreWhole(
-    archivePath: String, to destination: String, options: RestoreOptions, target: RestoreTarget
+    archive: Location, to destination: String, options: RestoreOptions, target: RestoreTarget
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
     if options.dryRun {
       return try load(
-        archivePath: archivePath, into: nil, destination: destination, target: target,
+        archive: archive, into: nil, destination: destination, target: target,
         options: options)
     }
     let claim = try StoreDestination(
-      destination, for: "restore", reading: archivePath, force: options.force,
+      destination, for: "restore", reading: archive.readFile, force: options.force,
       wait: options.wait)
     defer { claim.release() }
     return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
       try load(
-        archivePath: archivePath, into: temporary, destination: destination, target: target,
+        archive: archive, into: temporary, destination: destination, target: target,
         options: options)
     }
   }
@@ -159,7 +159,7 @@ public enum RestoreService {
   ) throws -> RestoreResult {
     let target = try RestoreTarget(options: options)
     let claim = try StoreDestination(
-      destination, for: "restore", reading: name, force: options.force, wait: options.wait)
+      destination, for: "restore", reading: nil, force: options.force, wait: options.wait)
     defer { claim.release() }
     return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
       try run(
@@ -222,16 +222,16 @@ public enum RestoreService {
   }
 
   private static func load(
-    archivePath: String, into temporary: String?, destination: String, target: RestoreTarget,
+    archive: Location, into temporary: String?, destination: String, target: RestoreTarget,
     options: RestoreOptions
   ) throws -> (result: RestoreResult, model: ObjectModel?) {
     var scan = ArchiveScanner.Options()
     scan.leavingOutUnsafeSchema = options.leaveOutUnsafeSchema
     let chain = try ArchiveChain.open(
-      archivePath, password: options.password, allowingUnencrypted: options.allowUnencrypted,
+      archive, password: options.password, allowingUnencrypted: options.allowUnencrypted,
       meter: options.meter, options: scan)
     let scanner = chain.source
-    let result = try ArchiveAccess.reading(archivePath) {
+    let result = try ArchiveAccess.reading(archive) {
       try run(
         scanner, into: temporary, destination: destination, target: target, options: options)
     }
