@@ -263,6 +263,43 @@ struct DiffCommandTests {
     #expect(documents[1] == documents[3], "the diff of books")
   }
 
+  /// Against a newer store, an older archive is restored straight into the store's model (the
+  /// store opened first); the store the archive holds, migrated as a store is, must compare
+  /// the same, and so must the newer archive the store was restored from.
+  @Test func anOlderArchiveAgainstANewerStoreComparesAsTheStoreItHolds() throws {
+    let archives = SharedFixtures.packageRoot.appendingPathComponent("Fixtures/Archives")
+    let old = archives.appendingPathComponent("Library-1.gvault").path
+    let newArchive = archives.appendingPathComponent("Library-2.gvault").path
+    let oldStore = workspace.path("library-1.sqlite").path
+    let newStore = workspace.path("library-2.sqlite").path
+    #expect(try BuiltTool.run(["restore", old, "--to", oldStore, "-q"]).status == 0)
+    #expect(try BuiltTool.run(["restore", newArchive, "--to", newStore, "-q"]).status == 0)
+    for extra in [[], ["--entity", "Book"]] {
+      var documents: [NSDictionary] = []
+      for (source, new) in [(old, newStore), (oldStore, newStore), (old, newArchive)] {
+        let result = try BuiltTool.run(
+          ["diff", source, new, "--json", "--model", Self.libraryModel] + extra)
+        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+        var document = try Self.document(result)
+        var summary = document["summary"] as? [String: Any] ?? [:]
+        summary["old"] = nil
+        summary["new"] = nil
+        document["summary"] = summary
+        document["old"] = nil
+        document["new"] = nil
+        documents.append(document as NSDictionary)
+      }
+      #expect(
+        (documents.first?["summary"] as? [String: Any])?["migrated"] as? String
+          == "Library → Library 2", "\(extra)")
+      #expect(documents[0] == documents[1], "against the store read as a store: \(extra)")
+      #expect(documents[0] == documents[2], "against the newer archive: \(extra)")
+    }
+    // Without a model for the store, nothing of the archive is read: 78, naming the store.
+    let unknown = try BuiltTool.run(["diff", old, newStore])
+    #expect(unknown.status == 78, "\(unknown.stderr)")
+  }
+
   @Test func mistakesHaveTheirDocumentedStatuses() throws {
     let cases: [([String], Int32, String)] = [
       (["diff", before, after, "--entity", "Nope"], 64, "no such entity"),

@@ -85,12 +85,22 @@ public enum DiffService {
       {
         return summary
       }
-      // An older archive is restored straight into the newer archive's model when their first
-      // members say they differ.
+      // An older archive is restored straight into the newer side's model when they differ:
+      // a newer archive's, as its first members give it; a newer store's, as it is opened
+      // (first: a store is read in place, in milliseconds).
+      var openedNew: SourceStore?
       if newModel == nil, !old.isStandardStream, SourceStore.isArchive(old) {
-        newModel = ArchivePeek.model(of: new)
+        if SourceStore.store(new) != nil {
+          let side = try SourceStore(new)
+          newModel = try side.model(
+            of: CoreDataStore(path: side.path), modelPath: options.modelPath)
+          openedNew = side
+        } else {
+          newModel = ArchivePeek.model(of: new)
+        }
       }
-      var (oldSide, newSide) = try open(old, new, newModel: newModel, options: options)
+      var (oldSide, newSide) = try open(
+        old, new, newModel: newModel, opened: openedNew, options: options)
       defer { withExtendedLifetime((oldSide, newSide)) {} }
       var newStore = try CoreDataStore(path: newSide.path)
       let model = try newSide.model(of: newStore, modelPath: options.modelPath)
@@ -174,11 +184,12 @@ public enum DiffService {
     return counts
   }
 
-  /// Opens both sides; two archives are read at once, the older on a second thread. An older
-  /// archive whose model is another version than `newModel` (the newer archive's, from its
-  /// first members) is restored straight into it, in one pass.
+  /// Opens both sides (the newer one given as `opened` when it is open already); two archives
+  /// are read at once, the older on a second thread. An older archive whose model is another
+  /// version than `newModel` (the newer side's) is restored straight into it, in one pass.
   private static func open(
-    _ old: Location, _ new: Location, newModel: ObjectModel?, options: Options
+    _ old: Location, _ new: Location, newModel: ObjectModel?, opened: SourceStore?,
+    options: Options
   ) throws -> (SourceStore, SourceStore) {
     var started = false
     let opening = Prefetcher { () throws -> SourceStore? in
@@ -200,7 +211,7 @@ public enum DiffService {
       return try side(old, options: options, meter: nil)
     }
     options.meter?.startPhase("reading \(new)")
-    let newSide = try side(new, options: options, meter: options.meter)
+    let newSide = try opened ?? side(new, options: options, meter: options.meter)
     options.meter?.startPhase("reading \(old)")
     guard let oldSide = try opening.next() else { throw CancellationError() }
     return (oldSide, newSide)
