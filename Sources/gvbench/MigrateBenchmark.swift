@@ -4,7 +4,8 @@ import GraphVault
 /// `graphvault migrate` of a change Core Data makes in SQL (the sample model with one optional
 /// attribute added, `Book.subtitle`), and a migrating restore to that model, each against a
 /// plain restore of the same archive in the same run; a `diff` of the store against its
-/// migrated copy (the older side migrated into the newer's model, in memory); a merge of one
+/// migrated copy (the older side migrated into the newer's model, in memory), and of the older
+/// archive against it (restored straight into the store's model); a merge of one
 /// book and its pages from the older archive into the migrated store (the archive restored
 /// into the newer model in one pass); and a command line's mistake (a merge whose `--where` does not parse) against the same restore. At
 /// `objects / 5` and `objects` library objects; best of three.
@@ -26,9 +27,9 @@ func migrateBenchmark(objects: Int) throws {
   try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
     .write(toFile: model + "/.xccurrentversion", atomically: false, encoding: .utf8)
   print(
-    "| store | restore | migrating restore | ratio | migrate in place | ratio | diff across versions | ratio | merge from the older archive | ratio | usage error | ratio | peak RSS (migrating restore) |"
+    "| store | restore | migrating restore | ratio | migrate in place | ratio | diff across versions | ratio | diff of the older archive | ratio | merge from the older archive | ratio | usage error | ratio | peak RSS (migrating restore) |"
   )
-  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for size in [objects / 5, objects] {
     FileHandle.standardError.write(Data("gvbench migrate: generating \(size) objects\n".utf8))
     let store = path("store-\(size).sqlite")
@@ -54,6 +55,9 @@ func migrateBenchmark(objects: Int) throws {
     let acrossVersions = try bestOfThree(workspace.tool, accepting: [0, 1]) { _ in
       ["diff", store, target, "-q"]
     }
+    let archiveAgainstStore = try bestOfThree(workspace.tool, accepting: [0, 1]) { _ in
+      ["diff", archive, target, "-q"]
+    }
     let merged = path("merged-\(size).sqlite")
     let fromOlder = try bestOfThree(workspace.tool) { _ in
       try copyStore(target, to: merged)
@@ -68,10 +72,11 @@ func migrateBenchmark(objects: Int) throws {
     print(
       String(
         format:
-          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.2f s | %.2f× | %.2f s | %.2f× | %.3f s | %.3f× | %d MiB |",
+          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.2f s | %.2f× | %.2f s | %.2f× | %.2f s | %.2f× | %.3f s | %.3f× | %d MiB |",
         size, plain.seconds, migrating.seconds, migrating.seconds / plain.seconds,
         inPlace.seconds, inPlace.seconds / plain.seconds, acrossVersions.seconds,
-        acrossVersions.seconds / plain.seconds, fromOlder.seconds,
+        acrossVersions.seconds / plain.seconds, archiveAgainstStore.seconds,
+        archiveAgainstStore.seconds / plain.seconds, fromOlder.seconds,
         fromOlder.seconds / plain.seconds, mistake.seconds,
         mistake.seconds / plain.seconds, migrating.peakKiB / 1024))
   }
