@@ -118,16 +118,23 @@ public final class S3Backend: StorageBackend {
   /// The object `name`, read by ranged GETs of one part each, pinned to its ETag.
   public func openForReading(_ name: String) throws(StorageError) -> any ArchiveInput {
     let key = prefix + name
-    let (size, etag) = try storage {
+    // Its size and ETag come with its start, in one request rather than a HEAD's: every
+    // reader of an archive reads its start (the header, the model), whether it streams the
+    // archive or reads it by parts.
+    let (start, size, etag) = try storage {
       do {
-        return try client.head(bucket: bucket, key: key)
+        return try client.getStart(bucket: bucket, key: key, count: Self.startRead)
       } catch let error as S3Error where error.kind == .notFound {
         throw S3Error(
           .notFound, "no archive at \(url(of: name)) (or no bucket \(bucket))", status: 404)
       }
     }
-    return S3Input(backend: self, key: key, size: size, etag: etag)
+    return S3Input(backend: self, key: key, size: size, etag: etag, start: start)
   }
+
+  /// How much of an archive opened by name is read with its size: its first members (the
+  /// header, the model, the store's metadata and model cache) in all but the largest models.
+  public static let startRead = 256 << 10
 
   /// A multipart upload into `name`: visible only once complete, aborted when abandoned.
   public func create(_ name: String) throws(StorageError) -> any ArchiveOutput {
@@ -225,8 +232,16 @@ private final class S3Input: ArchiveInput {
   private var buffer = Data()
   private var position = 0
 
-  init(backend: S3Backend, key: String, size: Int64, etag: String?) {
+  /// The archive's first bytes, fetched when it was opened.
+  private let start: [UInt8]
+
+  /// The object `key` of `size` bytes, its ETag `etag`, with its first bytes `start` when
+  /// they were fetched already (served from memory, and the stream's first part).
+  init(backend: S3Backend, key: String, size: Int64, etag: String?, start: Data = Data()) {
     (self.backend, self.key, self.length, self.etag) = (backend, key, size, etag)
+    self.start = [UInt8](start)
+    buffer = Data(self.start)
+    offset = Int64(self.start.count)
   }
 
   func read(into target: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
@@ -258,6 +273,7 @@ private final class S3Input: ArchiveInput {
   func read(at start: Int64, count: Int) throws(StorageError) -> [UInt8] {
     let end = min(length, start + Int64(max(0, count)))
     guard start < end else { return [] }
+    if end <= Int64(self.start.count) { return Array(self.start[Int(start)..<Int(end)]) }
     let (bucket, key, etag) = (backend.bucket, self.key, self.etag)
     let data = try backend.storage {
       try backend.client.get(bucket: bucket, key: key, range: start..<end, etag: etag)

@@ -71,6 +71,29 @@ extension S3Client {
     ).body
   }
 
+  /// The object's first `count` bytes (all of it when it is smaller), with its size and ETag:
+  /// what a HEAD request tells, and the start of the object in the same request. An empty
+  /// object (whose every range is unsatisfiable, 416) gives no bytes and size 0.
+  /// - Throws: ``S3Error`` (``S3Error/Kind/notFound`` when there is no such object or bucket).
+  public func getStart(bucket: String, key: String, count: Int) throws(S3Error) -> (
+    bytes: Data, size: Int64, etag: String?
+  ) {
+    let response = try send(
+      "GET", bucket: bucket, key: key, headers: ["Range": "bytes=0-\(max(1, count) - 1)"],
+      what: "read s3://\(bucket)/\(key)", accept: [416])
+    if response.status == 416 { return (Data(), 0, response.headers["etag"]) }
+    // `bytes 0-65535/157375937`; a service that ignored the range sent the whole object (200).
+    let total = response.headers["content-range"]?.split(separator: "/").last.flatMap {
+      Int64($0)
+    }
+    guard response.status == 200 || total != nil else {
+      throw S3Error(
+        .failed, "read s3://\(bucket)/\(key): a part without its object's size (Content-Range)",
+        status: response.status)
+    }
+    return (response.body, total ?? Int64(response.body.count), response.headers["etag"])
+  }
+
   /// The whole (small) object.
   public func get(bucket: String, key: String) throws(S3Error) -> Data {
     try send("GET", bucket: bucket, key: key, what: "read s3://\(bucket)/\(key)").body

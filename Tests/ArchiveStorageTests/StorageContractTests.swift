@@ -256,3 +256,56 @@ struct S3ListedArchiveTests {
     withExtendedLifetime(server) {}
   }
 }
+
+@Suite(
+  "An archive on S3 opened by name",
+  .enabled(if: MotoServer.isAvailable, MotoServer.skipNote))
+struct S3ArchiveStartTests {
+  /// Opened by name, an archive's size and ETag come with its first bytes in one GET (no
+  /// HEAD); reads within them make no request, the stream starts with them, and what lies
+  /// beyond is read pinned to that ETag.
+  @Test func itsSizeComesWithItsStartInOneRequest() throws {
+    let server = try MotoServer()
+    let backend = try S3StorageContractTests.backend(on: server, prefix: "nightly/")
+    let bytes = StorageClause.bytes(700_000, seed: 5)
+    try StorageClause.publish(bytes, as: "a.gvault", to: backend)
+    try server.startRecording()
+    let input = try backend.openForReading("a.gvault")
+    #expect(input.size == 700_000)
+    #expect(try input.read(at: 100, count: 9_000) == Array(bytes[100..<9_100]))
+    #expect(try input.read(at: 0, count: S3Backend.startRead).count == S3Backend.startRead)
+    let opened = try server.recorded()
+    #expect(opened.count == 1 && opened[0].hasPrefix("GET "), "\(opened)")
+    #expect(try input.read(at: 650_000, count: 50_000) == Array(bytes[650_000...]))
+    #expect(try server.recorded().count == 2)
+    // Streamed whole, it reads the same bytes: its start from memory, the rest by parts.
+    #expect(try StorageClause.read("a.gvault", from: backend) == bytes)
+
+    // Replaced after it was opened, it is refused rather than read as the new one.
+    try backend.delete("a.gvault")
+    try StorageClause.publish(StorageClause.bytes(700_000, seed: 6), as: "a.gvault", to: backend)
+    #expect(throws: StorageError.self) { _ = try input.read(at: 500_000, count: 1_000) }
+    withExtendedLifetime(server) {}
+  }
+
+  @Test func anArchiveSmallerThanTheStartReadIsReadWholeInThatRequest() throws {
+    let server = try MotoServer()
+    let backend = try S3StorageContractTests.backend(on: server, prefix: "nightly/")
+    let bytes = StorageClause.bytes(1_000, seed: 7)
+    try StorageClause.publish(bytes, as: "small.gvault", to: backend)
+    try StorageClause.publish([], as: "empty.gvault", to: backend)
+    try server.startRecording()
+    let input = try backend.openForReading("small.gvault")
+    #expect(input.size == 1_000)
+    #expect(try input.read(at: 0, count: 5_000) == bytes)
+    #expect(try StorageClause.read("small.gvault", from: backend) == bytes)
+    #expect(try server.recorded().count == 2, "one GET for each opening")
+    // An empty object has no range to give (416): it is opened as empty.
+    let empty = try backend.openForReading("empty.gvault")
+    #expect(empty.size == 0)
+    #expect(try StorageClause.read("empty.gvault", from: backend).isEmpty)
+    #expect(
+      StorageClause.kind(of: { _ = try backend.openForReading("missing.gvault") }) == .notFound)
+    withExtendedLifetime(server) {}
+  }
+}
