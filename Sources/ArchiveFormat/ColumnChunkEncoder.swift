@@ -106,7 +106,11 @@ package struct ColumnChunkEncoder {
   }
 
   /// Adds one object read as an ``ObjectRow``.
+  /// - Returns: whether the chunk is full now (``isFull``), asked here, where the encoder is
+  ///   at hand: a caller holding it in a closure's capture would copy it whole to ask.
+  @discardableResult
   package mutating func add(_ row: ObjectRow, manyToMany: [(name: String, rows: [JoinCursor.Pair])])
+    -> Bool
   {
     begin(row.entity, row.primaryKey, row.version)
     if layoutID != row.layoutID || attributeColumns.count != row.attributeNames.count {
@@ -138,6 +142,7 @@ package struct ColumnChunkEncoder {
     addLinks(manyToMany)
     if !row.extraColumns.isEmpty { addStoredColumns(row.extraColumns) }
     count += 1
+    return isFull
   }
 
   /// Adds one object record: the same as ``add(_:manyToMany:)-(ObjectRow,_)`` for its row.

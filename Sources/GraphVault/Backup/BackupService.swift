@@ -491,8 +491,7 @@ public enum BackupService {
         if options.formatVersion == 1 {
           try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
         } else {
-          columns.add(row, manyToMany: manyToMany)
-          if columns.isFull, let (bytes, spans) = columns.encoded() {
+          if columns.add(row, manyToMany: manyToMany), let (bytes, spans) = columns.encoded() {
             try chunk.write(bytes, ranges: columns.ranges(), spans: spans)
             columns.reset()
           }
