@@ -87,26 +87,30 @@ extension StoreLoader {
       for (offset, source) in sources.enumerated() {
         let parameter = offset + 4
         switch source {
+        // The batch's columns are read in place, never copied out (a copy retains each of
+        // its arrays, once per value).
         case .attribute(let index):
-          let attribute = batch.attributes[index]
           let next = attributeNext[index]
-          guard next < attribute.records.count, attribute.records[next] == record else {
+          guard next < batch.attributes[index].records.count,
+            batch.attributes[index].records[next] == record
+          else {
             try statement.bindNull(at: parameter)
             continue
           }
           attributeNext[index] = next + 1
           try bind(
-            attribute.values, next, decimal: attribute.type == .decimal, to: statement,
-            at: parameter)
+            batch.attributes[index].values, next,
+            decimal: batch.attributes[index].type == .decimal, to: statement, at: parameter)
         case .foreignKey(let index), .foreignEntity(let index):
-          let column = batch.toOne[index]
           let next = toOneNext[index]
-          guard next < column.records.count, column.records[next] == record else {
+          guard next < batch.toOne[index].records.count,
+            batch.toOne[index].records[next] == record
+          else {
             try statement.bindNull(at: parameter)
             continue
           }
           if case .foreignKey = source {
-            try statement.bind(column.keys[next], at: parameter)
+            try statement.bind(batch.toOne[index].keys[next], at: parameter)
           } else if let number = targetNumbers[index][next] {
             try statement.bind(number, at: parameter)
           } else {
