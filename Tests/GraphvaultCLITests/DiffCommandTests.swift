@@ -90,6 +90,25 @@ struct DiffCommandTests {
       try JSONSerialization.jsonObject(with: Data(result.stdoutBytes)) as? [String: Any])
   }
 
+  /// The `--json` document of a diff of `old` against `new` by the Library model's versions,
+  /// without what names the sides (`names`: `old`, `new`), to compare with another's.
+  func sidesUnnamed(_ old: String, _ new: String, _ extra: [String], names: [String]) throws
+    -> NSDictionary
+  {
+    // A restored store keeps no model of its own: every side names its version.
+    let result = try BuiltTool.run(
+      ["diff", old, new, "--json", "--model", Self.libraryModel] + extra)
+    #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
+    var document = try Self.document(result)
+    var summary = document["summary"] as? [String: Any] ?? [:]
+    for name in names {
+      summary[name] = nil
+      document[name] = nil
+    }
+    document["summary"] = summary
+    return document as NSDictionary
+  }
+
   static func changeLines(_ document: [String: Any]) -> Set<String> {
     let changes = document["changes"] as? [[String: Any]] ?? []
     return Set(
@@ -244,16 +263,7 @@ struct DiffCommandTests {
     var documents: [NSDictionary] = []
     for source in [old, oldStore] {
       for extra in [[], ["--entity", "Book"]] {
-        // The restored store keeps no model of its own: both name their versions.
-        let result = try BuiltTool.run(
-          ["diff", source, new, "--json", "--model", Self.libraryModel] + extra)
-        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
-        var document = try Self.document(result)
-        var summary = document["summary"] as? [String: Any] ?? [:]
-        summary["old"] = nil
-        document["summary"] = summary
-        document["old"] = nil
-        documents.append(document as NSDictionary)
+        documents.append(try sidesUnnamed(source, new, extra, names: ["old"]))
       }
     }
     #expect(
@@ -277,17 +287,7 @@ struct DiffCommandTests {
     for extra in [[], ["--entity", "Book"]] {
       var documents: [NSDictionary] = []
       for (source, new) in [(old, newStore), (oldStore, newStore), (old, newArchive)] {
-        let result = try BuiltTool.run(
-          ["diff", source, new, "--json", "--model", Self.libraryModel] + extra)
-        #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
-        var document = try Self.document(result)
-        var summary = document["summary"] as? [String: Any] ?? [:]
-        summary["old"] = nil
-        summary["new"] = nil
-        document["summary"] = summary
-        document["old"] = nil
-        document["new"] = nil
-        documents.append(document as NSDictionary)
+        documents.append(try sidesUnnamed(source, new, extra, names: ["old", "new"]))
       }
       #expect(
         (documents.first?["summary"] as? [String: Any])?["migrated"] as? String
