@@ -15,8 +15,8 @@ struct ArchiveChain {
   /// The longest chain followed: far beyond any `--full-every`, short of a loop.
   static let longestChain = 10_000
 
-  /// Opens the archive at `location` and, when it is incremental, its parents, each read up to its
-  /// objects, with the password from `password`. A chain gives each entity's objects in
+  /// Opens the archive at `location` and, when it is incremental, its parents, each read up to
+  /// its objects, with the password from `password`. A chain gives each entity's objects in
   /// ascending key order when `ordered` (a comparison needs it), else archive by archive.
   /// - Throws: ``VaultError``: 65 when a parent is missing (naming it) or the chain is not
   ///   one; what opening an archive throws.

@@ -9,8 +9,8 @@ import PropertyList
 /// milliseconds, not after a restore. The archive is not verified here; whatever goes wrong
 /// while peeking is left for the full read to report.
 enum ArchivePeek {
-  /// The model a store restored from the archive at `location` is read with (its model cache when
-  /// it carries one, else its model descriptor), or nil when that cannot be known cheaply:
+  /// The model a store restored from the archive at `location` is read with (its model cache
+  /// when it carries one, else its model descriptor), or nil when that cannot be known cheaply:
   /// standard input (which can be read once), an encrypted archive (a password costs a key
   /// derivation), a damaged or unreadable archive.
   static func model(of location: Location) -> ObjectModel? {

@@ -304,11 +304,10 @@ public enum BackupService {
   static func storeLock(_ storeName: String) -> String { "graphvault-backup-\(storeName)" }
 
   /// A location (`backend`, reached as `place` is) keeps one password per store, as a restic
-  /// repository has one: a backup whose
-  /// password does not open the newest archive of the same store there (or that has none
-  /// while that archive is encrypted) is refused (77) naming that archive, since a prune with
-  /// either password could then not apply its rules to the other's archives. Adding a
-  /// password to a store whose archives are plain is allowed.
+  /// repository has one: a backup whose password does not open the newest archive of the same
+  /// store there (or that has none while that archive is encrypted) is refused (77) naming that
+  /// archive, since a prune with either password could then not apply its rules to the other's
+  /// archives. Adding a password to a store whose archives are plain is allowed.
   static func requireLocationPassword(
     _ backend: any StorageBackend, at place: Location, storeName: String,
     password: PasswordSource?

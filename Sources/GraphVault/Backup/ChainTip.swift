@@ -26,10 +26,9 @@ struct ChainTip {
   }
 
   /// The chain that ends at the newest complete archive in `backend` (reached as `place` is) of
-  /// the store named
-  /// `storeName` whose source has UUID `uuid` (or at `named`, when given): nil, with the reason,
-  /// when there is none to build on (no archive of the store, one of an older format, a chain
-  /// `fullEvery` long already).
+  /// the store named `storeName` whose source has UUID `uuid` (or at `named`, when given): nil,
+  /// with the reason, when there is none to build on (no archive of the store, one of an older
+  /// format, a chain `fullEvery` long already).
   static func find(
     in backend: any StorageBackend, at place: Location, storeName: String, uuid: String,
     named: String?,
