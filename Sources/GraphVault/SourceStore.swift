@@ -135,35 +135,44 @@ final class SourceStore {
   /// The archive at `source` restored straight into `target`'s model, in the one pass a
   /// migrating restore makes (checked whole as any restore is; along `modelPath`'s versions
   /// when given, as ``StoreMigration/options(named:into:modelPath:)`` says), when the model it
-  /// carries is another version than `target` and its first members say so
-  /// (``ArchivePeek``); messages call that model `name(model)`. Nil when the archive is at
-  /// `target`'s version, or its model cannot be known before it is read (standard input, an
-  /// encrypted archive), or `source` is a store: then open it as it is.
+  /// carries is another version than `target`; messages call that model `name(model)`.
+  ///
+  /// When the archive's first members give its model (``ArchivePeek``), an archive at
+  /// `target`'s version is left to be opened as it is (nil), part of it perhaps. When they
+  /// cannot be read ahead (standard input, an encrypted archive), the restore decides as it
+  /// reads them: at the archive's own version when it is `target`'s, else migrated. Nil for a
+  /// store.
   /// - Throws: ``VaultError`` as a migrating restore does (78 when there is no path from one
   ///   model to the other).
   init?(
     migrating source: Location, into target: ObjectModel, modelPath: String?,
-    password: PasswordSource?, allowingUnencrypted: Bool, name: (ObjectModel) -> String,
-    meter: ProgressMeter?
+    password: PasswordSource?, allowingUnencrypted: Bool,
+    name: @escaping @Sendable (ObjectModel) -> String, meter: ProgressMeter?
   ) throws {
-    guard let carried = ArchivePeek.model(of: source), !carried.isSameVersion(as: target) else {
-      return nil
-    }
+    guard Self.isArchive(source) else { return nil }
+    let carried = ArchivePeek.model(of: source)
+    if let carried, carried.isSameVersion(as: target) { return nil }
     let scratch = try ScratchFolder()
     var options = try StoreMigration.options(
-      named: name(carried), into: target, modelPath: modelPath)
+      named: carried.map(name) ?? StoreMigration.modelName(of: source), into: target,
+      modelPath: modelPath)
+    if carried == nil { options.sourceNaming = name }
     options.password = password
     options.allowUnencrypted = allowingUnencrypted
     options.meter = meter
     path = scratch.path(
-      StoreMigration.storeName, standingFor: "the copy migrated from \(name(carried))")
-    let result = try RestoreService.restore(archive: source, to: path, options: options)
+      StoreMigration.storeName,
+      standingFor: carried.map { "the copy migrated from \(name($0))" }
+        ?? "the copy of \(Self.label(source))")
+    let (result, model) = try RestoreService.restoreReadingModel(
+      archive: source, to: path, options: options)
     self.scratch = scratch
     recordedSource = Self.recorded(source)
     readable = nil
     isPartial = false
-    archivedModel = target
-    migration = StoreMigration.describe(result)
+    // Restored at its own version (it was the target's), it is read in the model it carried.
+    archivedModel = result.migration == nil ? model : target
+    migration = result.migration == nil ? nil : StoreMigration.describe(result)
   }
 
   /// The model to read `store` (this source's store) with, by ``ModelResolver``'s rule: the

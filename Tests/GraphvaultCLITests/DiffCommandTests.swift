@@ -92,12 +92,12 @@ struct DiffCommandTests {
 
   /// The `--json` document of a diff of `old` against `new` by the Library model's versions,
   /// without what names the sides (`names`: `old`, `new`), to compare with another's.
-  func sidesUnnamed(_ old: String, _ new: String, _ extra: [String], names: [String]) throws
-    -> NSDictionary
-  {
+  func sidesUnnamed(
+    _ old: String, _ new: String, _ extra: [String], names: [String], input: [UInt8] = []
+  ) throws -> NSDictionary {
     // A restored store keeps no model of its own: every side names its version.
     let result = try BuiltTool.run(
-      ["diff", old, new, "--json", "--model", Self.libraryModel] + extra)
+      ["diff", old, new, "--json", "--model", Self.libraryModel] + extra, input: input)
     #expect(result.status == 0 || result.status == 1, "\(result.stderr)")
     var document = try Self.document(result)
     var summary = document["summary"] as? [String: Any] ?? [:]
@@ -284,16 +284,23 @@ struct DiffCommandTests {
     let newStore = workspace.path("library-2.sqlite").path
     #expect(try BuiltTool.run(["restore", old, "--to", oldStore, "-q"]).status == 0)
     #expect(try BuiltTool.run(["restore", newArchive, "--to", newStore, "-q"]).status == 0)
+    // On standard input, the archive's model is known only as the restore reads it.
+    let piped = Array(try Data(contentsOf: URL(fileURLWithPath: old)))
     for extra in [[], ["--entity", "Book"]] {
       var documents: [NSDictionary] = []
-      for (source, new) in [(old, newStore), (oldStore, newStore), (old, newArchive)] {
-        documents.append(try sidesUnnamed(source, new, extra, names: ["old", "new"]))
+      for (source, new) in [
+        (old, newStore), (oldStore, newStore), (old, newArchive), ("-", newStore),
+      ] {
+        documents.append(
+          try sidesUnnamed(
+            source, new, extra, names: ["old", "new"], input: source == "-" ? piped : []))
       }
       #expect(
         (documents.first?["summary"] as? [String: Any])?["migrated"] as? String
           == "Library → Library 2", "\(extra)")
       #expect(documents[0] == documents[1], "against the store read as a store: \(extra)")
       #expect(documents[0] == documents[2], "against the newer archive: \(extra)")
+      #expect(documents[0] == documents[3], "from standard input: \(extra)")
     }
     // Without a model for the store, nothing of the archive is read: 78, naming the store.
     let unknown = try BuiltTool.run(["diff", old, newStore])

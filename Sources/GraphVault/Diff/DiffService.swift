@@ -89,7 +89,7 @@ public enum DiffService {
       // a newer archive's, as its first members give it; a newer store's, as it is opened
       // (first: a store is read in place, in milliseconds).
       var openedNew: SourceStore?
-      if newModel == nil, !old.isStandardStream, SourceStore.isArchive(old) {
+      if newModel == nil, SourceStore.isArchive(old) {
         if SourceStore.store(new) != nil {
           let side = try SourceStore(new)
           newModel = try side.model(

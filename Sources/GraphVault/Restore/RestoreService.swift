@@ -71,6 +71,10 @@ public struct RestoreOptions: Sendable {
   /// What messages call the archive's model when it is no version of the target's set (a
   /// store being migrated or compared: "the model of App.sqlite").
   var sourceName = "the archive's model"
+  /// What messages call the archive's model, given that model, when it can be named only once
+  /// the archive is read (its first members could not be read ahead: standard input, an
+  /// encrypted archive); it comes before ``sourceName``.
+  var sourceNaming: (@Sendable (ObjectModel) -> String)?
   /// Restore only these objects and their closure, by the fixture cutter's rules
   /// (``FixtureCutter``): the selection, each selected object's to-one relationships
   /// followed to the end, and the to-many key paths it includes; references to objects left
@@ -175,12 +179,20 @@ public enum RestoreService {
     let mapping: MappingFile?
     let models: [MappingModel]
     let stages: [MigrationStage]
-    /// What messages call the archive's model.
+    /// What messages call the archive's model, unless ``sourceNaming`` names it.
     let sourceName: String
+    /// What messages call the archive's model, given it.
+    let sourceNaming: (@Sendable (ObjectModel) -> String)?
+
+    /// What messages call `model`, the archive's.
+    func sourceName(of model: ObjectModel) -> String {
+      sourceNaming?(model) ?? sourceName
+    }
 
     init(options: RestoreOptions) throws {
       version = options.modelVersion
       sourceName = options.sourceName
+      sourceNaming = options.sourceNaming
       stages = options.stages
       let set: ModelVersionSet
       if let given = options.versionSet {
