@@ -6,8 +6,15 @@ public final class ArchiveEndsInput: ArchiveInput {
   public let ends: ArchiveEnds
   private let open: () throws(StorageError) -> any ArchiveInput
   private var archive: (any ArchiveInput)?
-  /// Bytes fetched to serve the reads: the copy's, and what was read of the archive.
-  public private(set) var fetched: Int64
+  /// What the copy took, and what was read of the archive where it does not count its fetches.
+  private var counted: Int64
+
+  /// Bytes fetched to serve the reads: the copy's, and what the archive fetched (what was
+  /// read of it, where it does not count its fetches).
+  public var fetched: Int64 { counted + (archive?.bytesFetched ?? 0) }
+
+  /// ``fetched``.
+  public var bytesFetched: Int64? { fetched }
 
   /// The archive's ``ArchiveInput/preferredReadSpan``: reads the copy does not hold are the
   /// archive's reads.
@@ -20,7 +27,18 @@ public final class ArchiveEndsInput: ArchiveInput {
     ends: ArchiveEnds, fetched: Int64, span: Int,
     archive open: @escaping () throws(StorageError) -> any ArchiveInput
   ) {
-    (self.ends, self.fetched, self.preferredReadSpan, self.open) = (ends, fetched, span, open)
+    (self.ends, self.counted, self.preferredReadSpan, self.open) = (ends, fetched, span, open)
+  }
+
+  /// Reads through `ends`, read from `archive` itself (which counts what it fetched, or whose
+  /// reads of them took `fetched` bytes), and through `archive` for what they do not hold.
+  public convenience init(
+    ends: ArchiveEnds, fetched: Int64, span: Int, opened archive: any ArchiveInput
+  ) {
+    self.init(
+      ends: ends, fetched: archive.bytesFetched == nil ? fetched : 0, span: span
+    ) { () throws(StorageError) -> any ArchiveInput in archive }
+    self.archive = archive
   }
 
   /// The archive's size, as the copy records it.
@@ -40,16 +58,18 @@ public final class ArchiveEndsInput: ArchiveInput {
 
   /// Reads the archive from its start, as a stream.
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
-    let count = try opened().read(into: buffer)
-    fetched += Int64(count)
+    let input = try opened()
+    let count = try input.read(into: buffer)
+    if input.bytesFetched == nil { counted += Int64(count) }
     return count
   }
 
   /// Bytes from the copy when it holds them all, else from the archive.
   public func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8] {
     if let bytes = ends.bytes(at: offset, count: count) { return Array(bytes) }
-    let bytes = try opened().read(at: offset, count: count)
-    fetched += Int64(bytes.count)
+    let input = try opened()
+    let bytes = try input.read(at: offset, count: count)
+    if input.bytesFetched == nil { counted += Int64(bytes.count) }
     return bytes
   }
 
@@ -60,7 +80,8 @@ public final class ArchiveEndsInput: ArchiveInput {
       bytes.append(contentsOf: held)
       return
     }
-    try opened().read(at: offset, count: count, into: &bytes)
-    fetched += Int64(bytes.count)
+    let input = try opened()
+    try input.read(at: offset, count: count, into: &bytes)
+    if input.bytesFetched == nil { counted += Int64(bytes.count) }
   }
 }

@@ -23,11 +23,20 @@ public protocol ArchiveInput: AnyObject {
   /// that follow each other: 0 where a read costs no more than its bytes (a disk), several MiB
   /// where each has a latency of its own (a request to object storage).
   var preferredReadSpan: Int { get }
+
+  /// The bytes fetched so far from where the archive is kept, where reads are fetched and the
+  /// input counts them (object storage): what came with it when it was opened included, and
+  /// nothing served from memory counted again. Nil where reads are not fetched (a disk, a
+  /// pipe): then what was read is what it cost.
+  var bytesFetched: Int64? { get }
 }
 
 extension ArchiveInput {
   /// None: each range is read on its own.
   public var preferredReadSpan: Int { 0 }
+
+  /// Not counted: reads are not fetched.
+  public var bytesFetched: Int64? { nil }
 
   /// Reads through ``read(at:count:)``: a fresh array every time.
   public func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError) {

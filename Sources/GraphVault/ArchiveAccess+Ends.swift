@@ -62,8 +62,7 @@ extension ArchiveAccess {
     let tail = try input.read(at: size - Int64(count), count: count)
     return ArchiveEndsInput(
       ends: ArchiveEnds(size: size, head: [], tail: tail), fetched: Int64(tail.count),
-      span: input.preferredReadSpan
-    ) { () throws(StorageError) -> any ArchiveInput in input }
+      span: input.preferredReadSpan, opened: input)
   }
 
   /// A framed archive's header (checked against its index) and index, with the bytes that

@@ -149,6 +149,45 @@ struct ArchiveEndsTests {
     #expect(opened == 1 && input.fetched == 601_600)
   }
 
+  /// An archive that counts what it fetched (object storage), with what it fetched when it
+  /// was opened.
+  final class FetchingInput: ArchiveInput {
+    let inner: CountingInput
+    let ahead: Int64
+    init(_ bytes: [UInt8], ahead: Int64) { (inner, self.ahead) = (CountingInput(bytes), ahead) }
+    var size: Int64? { inner.size }
+    var bytesFetched: Int64? { ahead + Int64(inner.read) }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
+      try inner.read(into: buffer)
+    }
+    func read(at offset: Int64, count: Int) throws(StorageError) -> [UInt8] {
+      try inner.read(at: offset, count: count)
+    }
+  }
+
+  @Test("what an archive that counts its fetches fetched is counted once, never the copy's reads")
+  func anArchiveThatCountsItsFetchesIsCountedOnce() throws {
+    let bytes = StorageClause.bytes(600_000, seed: 7)
+    let ends = Self.recorded(bytes, piece: 65_536)
+    let copied = ArchiveEndsInput(ends: ends, fetched: 1_000, span: 8 << 20) {
+      () throws(StorageError) -> any ArchiveInput in FetchingInput(bytes, ahead: 4_096)
+    }
+    #expect(try copied.read(at: 0, count: 100) == Array(bytes[0..<100]))
+    #expect(copied.fetched == 1_000)
+    #expect(try copied.read(at: 300_000, count: 500) == Array(bytes[300_000..<300_500]))
+    #expect(copied.fetched == 1_000 + 4_096 + 500)
+    // Its end read from the archive itself (which counted it), then used as the copy.
+    let archive = FetchingInput(bytes, ahead: 4_096)
+    let tail = try archive.read(at: 590_000, count: 10_000)
+    let opened = ArchiveEndsInput(
+      ends: ArchiveEnds(size: 600_000, head: [], tail: tail), fetched: 10_000, span: 8 << 20,
+      opened: archive)
+    #expect(opened.fetched == 4_096 + 10_000)
+    #expect(try opened.read(at: 599_000, count: 1_000) == Array(bytes[599_000...]))
+    #expect(try opened.read(at: 1_000, count: 200) == Array(bytes[1_000..<1_200]))
+    #expect(opened.fetched == 4_096 + 10_200 && opened.bytesFetched == opened.fetched)
+  }
+
   @Test("an archive that is not the size its copy records is refused when reached")
   func anArchiveOfAnotherSizeIsRefused() {
     let ends = Self.recorded(StorageClause.bytes(600_000, seed: 6), piece: 65_536)

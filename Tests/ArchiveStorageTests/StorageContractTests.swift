@@ -276,8 +276,10 @@ struct S3ArchiveStartTests {
     #expect(try input.read(at: 0, count: S3Backend.startRead).count == S3Backend.startRead)
     let opened = try server.recorded()
     #expect(opened.count == 1 && opened[0].hasPrefix("GET "), "\(opened)")
+    #expect(input.bytesFetched == Int64(S3Backend.startRead))
     #expect(try input.read(at: 650_000, count: 50_000) == Array(bytes[650_000...]))
     #expect(try server.recorded().count == 2)
+    #expect(input.bytesFetched == Int64(S3Backend.startRead + 50_000))
     // Streamed whole, it reads the same bytes: its start from memory, the rest by parts.
     #expect(try StorageClause.read("a.gvault", from: backend) == bytes)
 

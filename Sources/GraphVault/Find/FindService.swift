@@ -224,7 +224,9 @@ public enum FindService {
         input, name: address.description, password: options.password,
         allowingUnencrypted: options.allowUnencrypted)
       {
-        defer { bytesRead = framed.bytesRead }
+        // What was fetched, where the input counts it (object storage: what came with it when
+        // it was opened by name too).
+        defer { bytesRead = input.bytesFetched ?? framed.bytesRead }
         // An entity the model lacks loads nothing; `matching` names the mistake.
         let entity = options.entity
         guard
