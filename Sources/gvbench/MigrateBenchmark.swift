@@ -5,10 +5,12 @@ import GraphVault
 /// attribute added, `Book.subtitle`), and a migrating restore to that model, each against a
 /// plain restore of the same archive in the same run; a `diff` of the store against its
 /// migrated copy (the older side migrated into the newer's model, in memory), and of the older
-/// archive against it (restored straight into the store's model); a merge of one
-/// book and its pages from the older archive into the migrated store (the archive restored
-/// into the newer model in one pass); and a command line's mistake (a merge whose `--where` does not parse) against the same restore. At
-/// `objects / 5` and `objects` library objects; best of three.
+/// archive against it (restored straight into the store's model); a merge of one book and its
+/// pages from the older archive into the migrated store (the archive restored into the newer
+/// model in one pass), and the same from an encrypted copy of that archive (whose model is
+/// known only as the restore reads it); and a command line's mistake (a merge whose `--where`
+/// does not parse) against the same restore. At `objects / 5` and `objects` library objects;
+/// best of three.
 func migrateBenchmark(objects: Int) throws {
   let workspace = try BenchWorkspace()
   defer { workspace.remove() }
@@ -27,9 +29,9 @@ func migrateBenchmark(objects: Int) throws {
   try current.replacingOccurrences(of: "Library 3.xcdatamodel", with: "Library 4.xcdatamodel")
     .write(toFile: model + "/.xccurrentversion", atomically: false, encoding: .utf8)
   print(
-    "| store | restore | migrating restore | ratio | migrate in place | ratio | diff across versions | ratio | diff of the older archive | ratio | merge from the older archive | ratio | usage error | ratio | peak RSS (migrating restore) |"
+    "| store | restore | migrating restore | ratio | migrate in place | ratio | diff across versions | ratio | diff of the older archive | ratio | merge from the older archive | ratio | the same, encrypted | ratio | usage error | ratio | peak RSS (migrating restore) |"
   )
-  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+  print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for size in [objects / 5, objects] {
     FileHandle.standardError.write(Data("gvbench migrate: generating \(size) objects\n".utf8))
     let store = path("store-\(size).sqlite")
@@ -66,18 +68,40 @@ func migrateBenchmark(objects: Int) throws {
         "title BEGINSWITH 'Book 12345:'", "--include", "pages", "--model", model, "-q",
       ]
     }
+    let password = path("password")
+    try Data("migrate bench\n".utf8).write(to: URL(fileURLWithPath: password))
+    chmod(password, 0o600)
+    let sealed = path("sealed-\(size).gvault")
+    guard
+      try runMeasured(
+        workspace.tool,
+        ["backup", store, "--output", sealed, "--password-file", password, "-q"]
+      ).status == 0
+    else {
+      throw NSError(
+        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
+    }
+    let fromSealed = try bestOfThree(workspace.tool) { _ in
+      try copyStore(target, to: merged)
+      return [
+        "merge", sealed, "--into", merged, "--entity", "Book", "--where",
+        "title BEGINSWITH 'Book 12345:'", "--include", "pages", "--model", model,
+        "--password-file", password, "-q",
+      ]
+    }
     let mistake = try bestOfThree(workspace.tool, accepting: [64]) { _ in
       ["merge", archive, "--into", store, "--entity", "Book", "--where", "title ==", "-q"]
     }
     print(
       String(
         format:
-          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.2f s | %.2f× | %.2f s | %.2f× | %.2f s | %.2f× | %.3f s | %.3f× | %d MiB |",
+          "| %d objects | %.2f s | %.2f s | %.2f× | %.3f s | %.3f× | %.2f s | %.2f× | %.2f s | %.2f× | %.2f s | %.2f× | %.2f s | %.2f× | %.3f s | %.3f× | %d MiB |",
         size, plain.seconds, migrating.seconds, migrating.seconds / plain.seconds,
         inPlace.seconds, inPlace.seconds / plain.seconds, acrossVersions.seconds,
         acrossVersions.seconds / plain.seconds, archiveAgainstStore.seconds,
         archiveAgainstStore.seconds / plain.seconds, fromOlder.seconds,
-        fromOlder.seconds / plain.seconds, mistake.seconds,
+        fromOlder.seconds / plain.seconds, fromSealed.seconds, fromSealed.seconds / plain.seconds,
+        mistake.seconds,
         mistake.seconds / plain.seconds, migrating.peakKiB / 1024))
   }
 }
