@@ -61,7 +61,7 @@ struct ArchiveChain {
           "the parent \(wanted.name) of \(child) is missing from \(backend.location): an incremental archive is read with every archive of its chain back to the full one (\(location))"
         )
       }
-      let address = location.sibling(at: backend.address(of: wanted.name))
+      let address = location.sibling(wanted.name, in: backend)
       let (scanner, parentStore) = try scan(address)
       guard let read = parentStore else {
         throw VaultError(

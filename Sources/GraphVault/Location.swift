@@ -155,10 +155,12 @@ public struct Location: Sendable, CustomStringConvertible {
     }
   }
 
-  /// The archive or folder at `address`, as a backend names what it holds
-  /// (``StorageBackend/address(of:)``: a path, or an `s3://` URL), reached as this location
-  /// is reached (with the same configuration for object storage).
-  func sibling(at address: String) -> Location {
+  /// The archive `name` that `backend` holds (the backend of this location's folder, or of
+  /// the folder of the archive it names), reached as this location is reached: with the same
+  /// configuration for object storage. Named as the backend names it
+  /// (``StorageBackend/address(of:)``: a path, or an `s3://` URL).
+  func sibling(_ name: String, in backend: any StorageBackend) -> Location {
+    let address = backend.address(of: name)
     guard case .objectStorage(let bucket, _) = kind,
       address.hasPrefix("\(Self.s3Scheme)\(bucket)/")
     else { return Location(path: address) }

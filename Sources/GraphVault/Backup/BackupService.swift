@@ -317,7 +317,7 @@ public enum BackupService {
         .filter({ ArchiveNaming.storeName(ofArchive: $0.name) == storeName })
         .max(by: { $0.name < $1.name })
     else { return }
-    let address = place.sibling(at: backend.address(of: newest.name))
+    let address = place.sibling(newest.name, in: backend)
     switch ArchiveAccess.passwordProblem(address, password: password) {
     case .passwordRequired:
       throw VaultError(

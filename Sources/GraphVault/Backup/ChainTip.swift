@@ -48,7 +48,7 @@ struct ChainTip {
     }
     var skipped: [String] = []
     for name in candidates {
-      let address = place.sibling(at: backend.address(of: name))
+      let address = place.sibling(name, in: backend)
       guard let opened = try? open(address, password: password),
         opened.header.sourceUUID == uuid
       else {

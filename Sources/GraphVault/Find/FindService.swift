@@ -207,7 +207,7 @@ public enum FindService {
     options: Options, reference: ObjectModel?, anchor: inout HistoryAnchor?, likeness: Object? = nil
   ) throws -> (ArchiveResult, ObjectModel?) {
     let name = archive.name
-    let address = place.sibling(at: backend.address(of: name))
+    let address = place.sibling(name, in: backend)
     let scratch = try ScratchFolder()
     defer { withExtendedLifetime(scratch) {} }
     var bytesRead: Int64 = 0

@@ -113,7 +113,7 @@ public enum ListService {
       let backend = try path.folder()
       let summaries = try backend.list().map {
         summarize(
-          path.sibling(at: backend.address(of: $0.name)), bytes: $0.size, password: password,
+          path.sibling($0.name, in: backend), bytes: $0.size, password: password,
           listed: ($0, backend)
         ).summary
       }

@@ -30,7 +30,7 @@ extension VerifyService {
       var results: [LocationReport.Archive] = []
       for archive in archives {
         meter?.begin(archive.name)
-        let address = location.sibling(at: backend.address(of: archive.name))
+        let address = location.sibling(archive.name, in: backend)
         let whole = subset?.contains(archive.name) ?? true
         let result =
           whole

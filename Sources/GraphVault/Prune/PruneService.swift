@@ -154,7 +154,7 @@ public enum PruneService {
         defer { meter?.add(objects: 1) }
         do {
           let (header, read) = try check(
-            folder.sibling(at: backend.address(of: archive.name)), size: archive.size,
+            folder.sibling(archive.name, in: backend), size: archive.size,
             password: options.password,
             allowingUnencrypted: options.allowUnencrypted, readData: options.readData,
             meter: meter, listed: (archive, backend))

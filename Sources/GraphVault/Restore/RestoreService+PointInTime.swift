@@ -41,7 +41,7 @@ extension RestoreService {
       for name in archives.filter({ ArchiveNaming.storeName(ofArchive: $0) == wanted })
         .sorted(by: >)
       {
-        let address = location.sibling(at: backend.address(of: name))
+        let address = location.sibling(name, in: backend)
         guard let created = try? header(of: address, password: password).created,
           created.secondsSince1970 <= limit
         else { continue }
