@@ -74,9 +74,12 @@ public enum DiffService {
       // What is asked is checked before either side is read, against the newer side's model
       // when its first members give it (the model everything is compared in).
       let asks = !options.entities.isEmpty || !options.keys.isEmpty || options.predicate != nil
+      // Peeked once at most: on object storage a peek is two requests.
       var newModel: ObjectModel?
+      var peeked = false
       if asks, options.modelPath == nil {
         newModel = ArchivePeek.model(of: new)
+        peeked = true
         if let newModel { try check(options, model: newModel) }
       }
       if options.entities.isEmpty && options.keys.isEmpty && options.predicate == nil,
@@ -95,7 +98,7 @@ public enum DiffService {
           newModel = try side.model(
             of: CoreDataStore(path: side.path), modelPath: options.modelPath)
           openedNew = side
-        } else {
+        } else if !peeked {
           newModel = ArchivePeek.model(of: new)
         }
       }
