@@ -179,20 +179,13 @@ public enum RestoreService {
     let mapping: MappingFile?
     let models: [MappingModel]
     let stages: [MigrationStage]
-    /// What messages call the archive's model, unless ``sourceNaming`` names it.
-    let sourceName: String
     /// What messages call the archive's model, given it.
-    let sourceNaming: (@Sendable (ObjectModel) -> String)?
-
-    /// What messages call `model`, the archive's.
-    func sourceName(of model: ObjectModel) -> String {
-      sourceNaming?(model) ?? sourceName
-    }
+    let sourceName: @Sendable (ObjectModel) -> String
 
     init(options: RestoreOptions) throws {
       version = options.modelVersion
-      sourceName = options.sourceName
-      sourceNaming = options.sourceNaming
+      let name = options.sourceName
+      sourceName = options.sourceNaming ?? { _ in name }
       stages = options.stages
       let set: ModelVersionSet
       if let given = options.versionSet {

@@ -48,7 +48,7 @@ final class RestoreSink: ArchiveSink {
     var plan: MigrationPlan?
     if let set = target.set {
       let made = try MigrationPlan.make(
-        source: archived.model, sourceName: target.sourceName(of: archived.model),
+        source: archived.model, sourceName: target.sourceName(archived.model),
         schema: archived.schema.snapshot, set: set,
         targetVersion: target.version, mapping: target.mapping, models: target.models,
         stages: target.stages)
