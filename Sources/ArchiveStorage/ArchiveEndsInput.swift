@@ -60,7 +60,7 @@ public final class ArchiveEndsInput: ArchiveInput {
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
     let input = try opened()
     let count = try input.read(into: buffer)
-    if input.bytesFetched == nil { counted += Int64(count) }
+    counting(count, readFrom: input)
     return count
   }
 
@@ -69,7 +69,7 @@ public final class ArchiveEndsInput: ArchiveInput {
     if let bytes = ends.bytes(at: offset, count: count) { return Array(bytes) }
     let input = try opened()
     let bytes = try input.read(at: offset, count: count)
-    if input.bytesFetched == nil { counted += Int64(bytes.count) }
+    counting(bytes.count, readFrom: input)
     return bytes
   }
 
@@ -82,6 +82,11 @@ public final class ArchiveEndsInput: ArchiveInput {
     }
     let input = try opened()
     try input.read(at: offset, count: count, into: &bytes)
-    if input.bytesFetched == nil { counted += Int64(bytes.count) }
+    counting(bytes.count, readFrom: input)
+  }
+
+  /// Counts `count` bytes read from the archive `input`, unless it counts what it fetched.
+  private func counting(_ count: Int, readFrom input: any ArchiveInput) {
+    if input.bytesFetched == nil { counted += Int64(count) }
   }
 }

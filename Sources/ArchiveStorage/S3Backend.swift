@@ -235,7 +235,10 @@ private final class S3Input: ArchiveInput {
   /// The archive's first bytes, fetched when it was opened.
   private let start: [UInt8]
   /// The bytes fetched so far, the start's included.
-  private(set) var bytesFetched: Int64?
+  private var fetched: Int64 = 0
+
+  /// ``fetched``: every byte of an object is fetched.
+  var bytesFetched: Int64? { fetched }
 
   /// The object `key` of `size` bytes, its ETag `etag`, with its first bytes `start` when
   /// they were fetched already (served from memory, and the stream's first part).
@@ -244,7 +247,7 @@ private final class S3Input: ArchiveInput {
     self.start = [UInt8](start)
     buffer = Data(self.start)
     offset = Int64(self.start.count)
-    bytesFetched = Int64(self.start.count)
+    fetched = Int64(self.start.count)
   }
 
   func read(into target: UnsafeMutableRawBufferPointer) throws(StorageError) -> Int {
@@ -259,7 +262,7 @@ private final class S3Input: ArchiveInput {
         throw StorageError(
           .io, "read s3://\(bucket)/\(key): \(buffer.count) bytes where \(end - start) were asked")
       }
-      bytesFetched = (bytesFetched ?? 0) + Int64(buffer.count)
+      fetched += Int64(buffer.count)
       offset = end
       position = 0
     }
@@ -286,7 +289,7 @@ private final class S3Input: ArchiveInput {
       throw StorageError(
         .io, "read s3://\(bucket)/\(key): \(data.count) bytes where \(end - start) were asked")
     }
-    bytesFetched = (bytesFetched ?? 0) + Int64(data.count)
+    fetched += Int64(data.count)
     return [UInt8](data)
   }
 }
