@@ -20,13 +20,9 @@ func findBenchmark(objects: Int) throws {
     try SampleLibrary.generate(at: store, objects: size)
     let folder = path("nightly-\(size)") + "/"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-    let first = try runMeasured(
-      workspace.tool,
-      ["backup", store, "--output", folder + "first.gvault", "-q"])
-    guard first.status == 0 else {
-      throw NSError(
-        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
-    }
+    try runSucceeding(
+      workspace.tool, ["backup", store, "--output", folder + "first.gvault", "-q"],
+      failure: "backup failed")
     // Thirty nights of one store: copies of the backup under nightly names (the archives'
     // contents do not change what find reads of each).
     for night in 1...30 {

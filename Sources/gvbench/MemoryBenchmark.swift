@@ -8,6 +8,15 @@ struct Measured {
   let seconds: Double
 }
 
+/// Runs `executable` with `arguments` (``runMeasured(_:_:)``) for a benchmark's set-up, which
+/// must succeed.
+/// - Throws: when it exits with another status than 0, saying `failure`.
+func runSucceeding(_ executable: String, _ arguments: [String], failure: String) throws {
+  guard try runMeasured(executable, arguments).status == 0 else {
+    throw NSError(domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: failure])
+  }
+}
+
 /// Runs `executable` with `arguments` and reads its own peak RSS from `wait4`.
 func runMeasured(_ executable: String, _ arguments: [String]) throws -> Measured {
   var pid: pid_t = 0

@@ -27,13 +27,10 @@ func mergeBenchmark(objects: Int) throws {
     try SampleLibrary.generate(at: store, objects: size)
     let archive = path("before-\(size).gvault")
     let source = path("before-\(size).sqlite")
-    guard
-      try runMeasured(workspace.tool, ["backup", store, "--output", archive, "-q"]).status == 0,
-      try runMeasured(workspace.tool, ["restore", archive, "--to", source, "-q"]).status == 0
-    else {
-      throw NSError(
-        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
-    }
+    try runSucceeding(
+      workspace.tool, ["backup", store, "--output", archive, "-q"], failure: "backup failed")
+    try runSucceeding(
+      workspace.tool, ["restore", archive, "--to", source, "-q"], failure: "backup failed")
     let restored = path("restored-\(size).sqlite")
     let restore = try bestOfThree(workspace.tool) { _ in
       ["restore", archive, "--to", restored, "--force", "-q"]

@@ -37,11 +37,8 @@ func migrateBenchmark(objects: Int) throws {
     let store = path("store-\(size).sqlite")
     try SampleLibrary.generate(at: store, objects: size)
     let archive = path("store-\(size).gvault")
-    guard try runMeasured(workspace.tool, ["backup", store, "--output", archive, "-q"]).status == 0
-    else {
-      throw NSError(
-        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
-    }
+    try runSucceeding(
+      workspace.tool, ["backup", store, "--output", archive, "-q"], failure: "backup failed")
     let restored = path("restored-\(size).sqlite")
     let plain = try bestOfThree(workspace.tool) { _ in
       ["restore", archive, "--to", restored, "--force", "-q"]
@@ -72,15 +69,9 @@ func migrateBenchmark(objects: Int) throws {
     try Data("migrate bench\n".utf8).write(to: URL(fileURLWithPath: password))
     chmod(password, 0o600)
     let sealed = path("sealed-\(size).gvault")
-    guard
-      try runMeasured(
-        workspace.tool,
-        ["backup", store, "--output", sealed, "--password-file", password, "-q"]
-      ).status == 0
-    else {
-      throw NSError(
-        domain: "gvbench", code: 1, userInfo: [NSLocalizedDescriptionKey: "backup failed"])
-    }
+    try runSucceeding(
+      workspace.tool, ["backup", store, "--output", sealed, "--password-file", password, "-q"],
+      failure: "backup failed")
     let fromSealed = try bestOfThree(workspace.tool) { _ in
       try copyStore(target, to: merged)
       return [
