@@ -44,6 +44,7 @@ public final class Database {
       flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
       modeParameter = "rwc"
     }
+    _ = Database.configured
     let uri = "file:\(Database.percentEncodedPath(path))?mode=\(modeParameter)"
     var db: OpaquePointer?
     let rc = sqlite3_open_v2(uri, &db, flags, nil)
@@ -70,6 +71,16 @@ public final class Database {
   deinit {
     sqlite3_close_v2(handle)
   }
+
+  /// SQLite's process-wide configuration, made once before its first connection: no memory
+  /// statistics (nothing reads them, and they cost a global mutex around every allocation).
+  private static let configured: Void = {
+    _ = gv_sqlite3_disable_memory_statistics()
+  }()
+
+  /// The bytes SQLite's allocations hold, as its memory statistics count them: 0 while they
+  /// are off (``init(path:mode:busyTimeout:)`` turns them off before the first connection).
+  package static var memoryCounted: Int64 { sqlite3_memory_used() }
 
   /// Leaves a WAL database's `-wal` and `-shm` as they are when this connection closes,
   /// rather than checkpointing the log into the database and removing them (SQLite's way

@@ -127,3 +127,14 @@ struct DatabaseTests {
     }
   }
 }
+
+@Suite("SQLite's process-wide configuration")
+struct SQLiteConfigurationTests {
+  @Test func sqliteKeepsNoMemoryStatisticsSoItsAllocationsTakeNoGlobalLock() throws {
+    let directory = try TemporaryDirectory()
+    let db = try Database(path: directory.path("test.sqlite").path, mode: .readWriteCreate)
+    try db.execute("CREATE TABLE t (a TEXT)")
+    try db.execute("INSERT INTO t SELECT printf('%.*c', 1000, 'x') FROM (SELECT 1 UNION SELECT 2)")
+    #expect(Database.memoryCounted == 0)
+  }
+}
