@@ -17,6 +17,9 @@ package final class StoreLoader {
   private var storedColumnsByEntity: [String: Set<String>] = [:]
   private var rowInserts: [String: Statement] = [:]
   private var joinInserts: [String: Statement] = [:]
+  /// The threads SQLite's sorter may start besides the connection's own when it builds an
+  /// index, as SQLite granted them (none where it was built without).
+  package private(set) var sorterThreads = 0
   /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
   var deferred = DeferredLinks()
 
@@ -62,6 +65,10 @@ package final class StoreLoader {
     self.path = path
     do {
       database = try Database(path: path, mode: .readWriteCreate)
+      // The indexes are built after the rows, when the other cores have nothing left to
+      // decode: SQLite's sorter may use them.
+      let granted = try database.prepare("PRAGMA threads = \(Self.threadsWanted)").scalar()
+      if case .integer(let threads) = granted { sorterThreads = Int(threads) }
       // What fills this store comes from an archive: the connection refuses anything the
       // loader does not ask for itself.
       try database.harden()
@@ -74,6 +81,10 @@ package final class StoreLoader {
       throw StoreError(.database, "cannot create the store", path: path, underlying: error)
     }
   }
+
+  /// The threads a loader asks SQLite's sorter to start besides the connection's own when it
+  /// builds an index: one per other core, up to three.
+  static let threadsWanted = min(max(ProcessInfo.processInfo.activeProcessorCount - 1, 0), 3)
 
   /// Runs `body`, turning a SQLite error into a store error saying `what` failed (built only
   /// then: this runs once per row).
