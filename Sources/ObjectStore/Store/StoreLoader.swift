@@ -13,6 +13,7 @@ package final class StoreLoader {
   /// The model mapped onto the new tables, once ``prepare(model:entityRows:)`` ran.
   package private(set) var layout: StoreLayout?
   private var inserts: [String: (Statement, [Column], [String])] = [:]
+  private var groupedInserts: [String: Statement] = [:]
   private var joinsByRelationship: [String: StoreLayout.Join?] = [:]
   private var storedColumnsByEntity: [String: Set<String>] = [:]
   private var rowInserts: [String: Statement] = [:]
@@ -231,6 +232,7 @@ package final class StoreLoader {
         try database.execute("PRAGMA journal_mode = WAL")
       }
       inserts.removeAll()
+      groupedInserts.removeAll()
       rowInserts.removeAll()
       joinInserts.removeAll()
     }
@@ -264,11 +266,33 @@ package final class StoreLoader {
     }
     let (columns, columnNames) = Self.columns(of: entity, table: table, layout: layout)
     let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columnNames
-    let statement = try database.prepare(
-      "INSERT INTO \(table.name) (\(names.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-    )
+    let statement = try database.prepare(Self.insertSQL(table.name, names, rows: 1))
     inserts[entity] = (statement, columns, names)
     return (statement, columns, names)
+  }
+
+  /// The insert statement of `entity` taking `rows` rows at once (their parameters one row
+  /// after the other, each row's as ``insertStatement(for:layout:)`` takes them), prepared
+  /// once.
+  func insertStatement(for entity: String, layout: StoreLayout, rows: Int) throws -> Statement {
+    let key = "\(entity)\u{0}\(rows)"
+    if let cached = groupedInserts[key] { return cached }
+    let (_, _, names) = try insertStatement(for: entity, layout: layout)
+    guard let table = layout.table(for: entity) else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    let statement = try database.prepare(Self.insertSQL(table.name, names, rows: rows))
+    groupedInserts[key] = statement
+    return statement
+  }
+
+  /// `INSERT INTO table (names) VALUES (?, …), …` for `rows` rows.
+  private static func insertSQL(
+    _ table: String, _ names: [String], rows: Int, verb: String = "INSERT"
+  ) -> String {
+    let row = "(" + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+    return "\(verb) INTO \(table) (\(names.joined(separator: ", "))) VALUES "
+      + Array(repeating: row, count: rows).joined(separator: ", ")
   }
 
   /// The columns of `entity`'s table besides `Z_PK`, `Z_ENT` and `Z_OPT`, with their names, in
@@ -308,15 +332,16 @@ package final class StoreLoader {
     return (columns, names)
   }
 
-  func joinStatement(_ join: StoreLayout.Join) throws -> Statement {
-    if let cached = joinInserts[join.name] { return cached }
+  /// The insert statement of `join`'s rows, taking `rows` rows at once, prepared once.
+  func joinStatement(_ join: StoreLayout.Join, rows: Int = 1) throws -> Statement {
+    let key = "\(join.name)\u{0}\(rows)"
+    if let cached = joinInserts[key] { return cached }
     var columns = [join.sourceColumn, join.destinationColumn]
     if let order = join.orderColumn { columns.append(order) }
     // A link may reach a join table from both of its ends: the second one changes nothing.
     let statement = try database.prepare(
-      "INSERT OR IGNORE INTO \(join.name) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-    )
-    joinInserts[join.name] = statement
+      Self.insertSQL(join.name, columns, rows: rows, verb: "INSERT OR IGNORE"))
+    joinInserts[key] = statement
     return statement
   }
 }

@@ -1,0 +1,319 @@
+import ObjectModel
+import SQLite
+
+/// One batch of objects on its way into a store (``StoreLoader/insert(_:)``): its rows bound
+/// column by column from the batch's buffers, several rows to a statement, and its
+/// many-to-many rows gathered by join table, many to a statement.
+///
+/// Each statement run costs SQLite a cursor opened and closed and a program started and
+/// halted, which the rows of one statement share: on a restore's rows that is a fifth of
+/// SQLite's time, on many-to-many rows a third of the restore's. A statement that fails
+/// inserted none of its rows; they are then inserted one at a time, so that the rows before
+/// the one that fails are in and the error names that one, as one row at a time would.
+struct BatchInsertion {
+  /// Where each column of an entity's insert statement takes its value from in a batch.
+  private enum Source {
+    case attribute(Int)
+    case foreignKey(Int)
+    case foreignEntity(Int)
+    case none
+  }
+
+  /// Where the next value of each column of the batch is: the batch's columns list their
+  /// values by record, in order, and a row is bound by taking each column's next one when it
+  /// is the row's.
+  private struct Cursor {
+    var attributes: [Int]
+    var toOne: [Int]
+    var stored: [Int]
+  }
+
+  /// A many-to-many row waiting for its statement: the object (by its place in the batch)
+  /// whose row it is, the destination's key and the order key.
+  private struct JoinRow {
+    var record: Int
+    var destination: Int64
+    var order: Int64?
+  }
+
+  /// A join table the batch's many-to-many rows go into, and those waiting.
+  private struct JoinTable {
+    let hasOrder: Bool
+    let single: Statement
+    /// The statement of `groupSize` rows.
+    let grouped: Statement
+    let groupSize: Int
+    var waiting: [JoinRow] = []
+  }
+
+  /// The most rows of an entity's table one statement takes.
+  static let rowsPerStatement = 16
+  /// The most many-to-many rows one statement takes (two or three keys each).
+  static let joinRowsPerStatement = 64
+
+  /// How many rows of `width` columns one statement takes: up to `most`, within the 999
+  /// parameters any SQLite allows.
+  static func rows(ofWidth width: Int, most: Int) -> Int { max(1, min(most, 999 / max(width, 1))) }
+
+  private let batch: ObjectBatch
+  private let single: Statement
+  private let grouped: Statement?
+  private let groupSize: Int
+  private let width: Int
+  private let entityNumber: Int64
+  private let sources: [Source]
+  /// Entity numbers of the to-one targets, looked up once per column.
+  private let targetNumbers: [[Int64?]]
+  /// The parameter of each stored column, in a row's.
+  private let storedParameters: [Int]
+  private var joinTables: [JoinTable]
+  private var cursor: Cursor
+  private var toManyNext: [Int]
+  /// The object being inserted, by its place in the batch: the one an error names.
+  private(set) var current = 0
+
+  /// Prepares `batch`'s way into `loader`'s store, mapped by `layout`.
+  /// - Throws: ``StoreError`` for a relationship without its join table or a stored column its
+  ///   table lacks; what preparing a statement throws.
+  init(_ batch: ObjectBatch, into loader: StoreLoader, layout: StoreLayout) throws {
+    self.batch = batch
+    let (single, columns, names) = try loader.insertStatement(for: batch.entity, layout: layout)
+    self.single = single
+    width = names.count
+    groupSize = Self.rows(ofWidth: width, most: Self.rowsPerStatement)
+    grouped =
+      groupSize > 1 && batch.count >= groupSize
+      ? try loader.insertStatement(for: batch.entity, layout: layout, rows: groupSize) : nil
+    entityNumber = Int64(layout.entityNumbers[batch.entity] ?? 0)
+    var attributeIndex: [String: Int] = [:]
+    for (position, attribute) in batch.attributes.enumerated() {
+      attributeIndex[attribute.name] = position
+    }
+    var toOneIndex: [String: Int] = [:]
+    for (position, column) in batch.toOne.enumerated() { toOneIndex[column.name] = position }
+    sources = columns.map { column in
+      switch column {
+      case .attribute(let name, _): attributeIndex[name].map(Source.attribute) ?? .none
+      case .foreignKey(let name): toOneIndex[name].map(Source.foreignKey) ?? .none
+      case .foreignEntity(let name): toOneIndex[name].map(Source.foreignEntity) ?? .none
+      case .raw: .none
+      }
+    }
+    targetNumbers = batch.toOne.map { column in
+      column.entities.map { layout.entityNumbers[$0].map(Int64.init) }
+    }
+    joinTables = try batch.toMany.map { column in
+      guard let join = loader.join(for: batch.entity, column.name, layout: layout) else {
+        throw StoreError(
+          .modelMismatch, "\(batch.entity).\(column.name) has no join table", path: loader.path)
+      }
+      let hasOrder = join.orderColumn != nil
+      let rows = Self.rows(ofWidth: hasOrder ? 3 : 2, most: Self.joinRowsPerStatement)
+      return JoinTable(
+        hasOrder: hasOrder, single: try loader.joinStatement(join),
+        grouped: try loader.joinStatement(join, rows: rows), groupSize: rows)
+    }
+    let permitted = loader.storedColumns(of: batch.entity, layout: layout)
+    storedParameters = try batch.storedColumns.map { column in
+      guard permitted.contains(column.name), let index = names.firstIndex(of: column.name) else {
+        let first = ObjectReference(
+          entity: batch.entity, primaryKey: batch.primaryKeys[column.records.first ?? 0])
+        throw StoreError(
+          .modelMismatch,
+          "\(first) has a value for column \(column.name), which its table lacks",
+          path: loader.path)
+      }
+      return index + 1
+    }
+    cursor = Cursor(
+      attributes: [Int](repeating: 0, count: batch.attributes.count),
+      toOne: [Int](repeating: 0, count: batch.toOne.count),
+      stored: [Int](repeating: 0, count: batch.storedColumns.count))
+    toManyNext = [Int](repeating: 0, count: batch.toMany.count)
+  }
+
+  /// Inserts every object of the batch and its many-to-many rows.
+  mutating func run() throws {
+    // Texts and blobs are bound without a copy: no binding may outlive the batch.
+    defer {
+      single.reset(clearBindings: true)
+      grouped?.reset(clearBindings: true)
+    }
+    var record = 0
+    if let grouped {
+      let end = batch.count / groupSize * groupSize
+      while record < end {
+        let first = cursor
+        for slot in 0..<groupSize {
+          current = record + slot
+          try bindRow(record + slot, to: grouped, base: slot * width)
+        }
+        do {
+          try grouped.run()
+        } catch {
+          grouped.reset()
+          cursor = first
+          for row in record..<record + groupSize { try insertAlone(row) }
+        }
+        for row in record..<record + groupSize {
+          current = row
+          try takeJoins(of: row)
+        }
+        record += groupSize
+      }
+    }
+    while record < batch.count {
+      try insertAlone(record)
+      try takeJoins(of: record)
+      record += 1
+    }
+    for index in joinTables.indices { try flushJoins(index) }
+    current = batch.count
+  }
+
+  /// Inserts the row of `record` with a statement of its own.
+  private mutating func insertAlone(_ record: Int) throws {
+    current = record
+    try bindRow(record, to: single, base: 0)
+    try single.run()
+  }
+
+  /// Binds the row of `record` to `statement`'s parameters from `base` + 1 on.
+  private mutating func bindRow(_ record: Int, to statement: Statement, base: Int) throws {
+    try statement.bind(batch.primaryKeys[record], at: base + 1)
+    try statement.bind(entityNumber, at: base + 2)
+    try statement.bind(batch.versions[record], at: base + 3)
+    for (offset, source) in sources.enumerated() {
+      let parameter = base + offset + 4
+      switch source {
+      // The batch's columns are read in place, never copied out (a copy retains each of
+      // its arrays, once per value).
+      case .attribute(let index):
+        let next = cursor.attributes[index]
+        guard next < batch.attributes[index].records.count,
+          batch.attributes[index].records[next] == record
+        else {
+          try statement.bindNull(at: parameter)
+          continue
+        }
+        cursor.attributes[index] = next + 1
+        try Self.bind(
+          batch.attributes[index].values, next,
+          decimal: batch.attributes[index].type == .decimal, to: statement, at: parameter)
+      case .foreignKey(let index), .foreignEntity(let index):
+        let next = cursor.toOne[index]
+        guard next < batch.toOne[index].records.count,
+          batch.toOne[index].records[next] == record
+        else {
+          try statement.bindNull(at: parameter)
+          continue
+        }
+        if case .foreignKey = source {
+          try statement.bind(batch.toOne[index].keys[next], at: parameter)
+        } else if let number = targetNumbers[index][next] {
+          try statement.bind(number, at: parameter)
+        } else {
+          try statement.bindNull(at: parameter)
+        }
+      case .none:
+        try statement.bindNull(at: parameter)
+      }
+    }
+    // A to-one's key and entity columns read the same value: advance once both are bound.
+    for index in cursor.toOne.indices
+    where cursor.toOne[index] < batch.toOne[index].records.count
+      && batch.toOne[index].records[cursor.toOne[index]] == record
+    {
+      cursor.toOne[index] += 1
+    }
+    // Values kept as stored override their column.
+    for (index, column) in batch.storedColumns.enumerated() {
+      let next = cursor.stored[index]
+      guard next < column.records.count, column.records[next] == record else { continue }
+      cursor.stored[index] = next + 1
+      try Self.bind(
+        column.values, next, decimal: false, to: statement, at: base + storedParameters[index])
+    }
+  }
+
+  /// Takes the many-to-many rows of `record` (records come here in order), inserting those of
+  /// a join table once they are a statement's worth.
+  private mutating func takeJoins(of record: Int) throws {
+    for (index, column) in batch.toMany.enumerated() {
+      let next = toManyNext[index]
+      guard next < column.records.count, column.records[next] == record else { continue }
+      toManyNext[index] = next + 1
+      for (destination, order) in column.rows[next] {
+        joinTables[index].waiting.append(
+          JoinRow(record: record, destination: destination, order: order))
+        if joinTables[index].waiting.count == joinTables[index].groupSize {
+          try flushJoins(index)
+        }
+      }
+    }
+  }
+
+  /// Inserts the many-to-many rows waiting for join table `index`: in one statement when they
+  /// are a statement's worth, else (and when that statement fails) one at a time.
+  private mutating func flushJoins(_ index: Int) throws {
+    let table = joinTables[index]
+    guard !table.waiting.isEmpty else { return }
+    joinTables[index].waiting.removeAll(keepingCapacity: true)
+    let width = table.hasOrder ? 3 : 2
+    if table.waiting.count == table.groupSize {
+      for (slot, row) in table.waiting.enumerated() {
+        current = row.record
+        try bindJoin(row, to: table.grouped, base: slot * width, hasOrder: table.hasOrder)
+      }
+      do {
+        try table.grouped.run()
+        return
+      } catch {
+        table.grouped.reset()
+      }
+    }
+    for row in table.waiting {
+      current = row.record
+      try bindJoin(row, to: table.single, base: 0, hasOrder: table.hasOrder)
+      try table.single.run()
+    }
+  }
+
+  private func bindJoin(_ row: JoinRow, to statement: Statement, base: Int, hasOrder: Bool)
+    throws
+  {
+    try statement.bind(batch.primaryKeys[row.record], at: base + 1)
+    try statement.bind(row.destination, at: base + 2)
+    guard hasOrder else { return }
+    if let order = row.order {
+      try statement.bind(order, at: base + 3)
+    } else {
+      try statement.bindNull(at: base + 3)
+    }
+  }
+
+  /// Binds value `position` of `values` as Core Data stores it (``SQLValues``): a decimal's
+  /// text as the double it spells, when it spells one.
+  @inline(__always)
+  private static func bind(
+    _ values: ObjectBatch.Values, _ position: Int, decimal: Bool, to statement: Statement,
+    at parameter: Int
+  ) throws {
+    switch values {
+    case .integers(let v): try statement.bind(v[position], at: parameter)
+    case .booleans(let v): try statement.bind(Int64(v[position] ? 1 : 0), at: parameter)
+    case .reals(let v): try statement.bind(v[position], at: parameter)
+    case .texts(let v):
+      if decimal {
+        let text = String(decoding: v[position], as: UTF8.self)
+        if let number = Double(text) {
+          try statement.bind(number, at: parameter)
+          return
+        }
+      }
+      // The batch outlives the statement's run: its bytes need no copy.
+      try statement.bindUnsafe(text: v[position], at: parameter)
+    case .blobs(let v): try statement.bindUnsafe(blob: v[position], at: parameter)
+    }
+  }
+}
