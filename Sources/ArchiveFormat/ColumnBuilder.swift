@@ -110,6 +110,14 @@ struct ColumnBuilder {
     Varint.append(UInt64(values.count - before), to: &lengths)
   }
 
+  /// Record `record`'s text or blob, as its bytes (a `.string` or `.data` column).
+  @inline(__always)
+  mutating func append(bytes: ArraySlice<UInt8>, record: Int) {
+    mark(record)
+    values.append(contentsOf: bytes)
+    Varint.append(UInt64(bytes.count), to: &lengths)
+  }
+
   /// Record `record`'s list (an `.integers` column).
   mutating func append(list: some Collection<Int64>, record: Int) {
     mark(record)

@@ -124,14 +124,24 @@ package struct ColumnChunkEncoder {
       layoutID = row.layoutID
     }
     for (position, value) in row.attributeValues.enumerated() {
-      guard let value else { continue }
+      let kind: ColumnBuilder.Kind
+      if let value {
+        kind = ColumnBuilder.Kind(value)
+      } else if row.byteRanges[position] != nil {
+        kind = row.bytesAreText(at: position) ? .string : .data
+      } else {
+        continue
+      }
       var index = attributeColumns[position]
-      let kind = ColumnBuilder.Kind(value)
       if index < 0 || columns.list[index].kind != kind {
         index = columns.position(row.attributeNames[position], kind)
         attributeColumns[position] = index
       }
-      columns.list[index].append(value, record: count)
+      if let value {
+        columns.list[index].append(value, record: count)
+      } else if let range = row.byteRanges[position] {
+        columns.list[index].append(bytes: row.bytes[range], record: count)
+      }
     }
     for (position, target) in row.toOneTargets.enumerated() {
       guard let target else { continue }

@@ -150,8 +150,8 @@ package final class RecordEncoder {
     pushHeader(row.entity, row.primaryKey, row.version, into: &writer)
     var extras: [(String, AttributeValue)] = []
     var elements: [(String, AttributeValue)] = []
-    for (index, value) in row.attributeValues.enumerated() {
-      guard let value else { continue }
+    for index in row.attributeValues.indices {
+      guard let value = row.value(at: index) else { continue }
       guard let slot = shape.attributeSlots[index] else {
         extras.append((row.attributeNames[index], value))
         continue

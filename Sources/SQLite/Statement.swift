@@ -236,6 +236,16 @@ public final class Statement {
     withBlob(at: index) { Array($0) }
   }
 
+  /// Calls `body` with the current row's column `index` as UTF-8 text (SQLite's conversion
+  /// rules apply) without copying it. The buffer is valid only inside `body`.
+  public func withText<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+    -> R
+  {
+    let pointer = sqlite3_column_text(handle, Int32(index))
+    let count = Int(sqlite3_column_bytes(handle, Int32(index)))
+    return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
+  }
+
   /// Calls `body` with the bytes of the current row's column `index` without copying them.
   /// The buffer is valid only inside `body`.
   public func withBlob<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R

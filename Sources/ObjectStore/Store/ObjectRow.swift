@@ -15,8 +15,16 @@ package final class ObjectRow {
   package internal(set) var version: Int64 = 0
   /// The entity's stored attributes, sorted by name.
   package internal(set) var attributeNames: [String] = []
-  /// Their values, in the same order (nil: no value).
+  /// Their values, in the same order (nil: no value, or its bytes in ``bytes``).
   package internal(set) var attributeValues: [AttributeValue?] = []
+  /// Their types, in the same order.
+  package internal(set) var attributeTypes: [AttributeType] = []
+  /// Where a value read as bytes is in ``bytes`` (nil: in ``attributeValues``, or none), in
+  /// the same order: a string's or URI's UTF-8 (when ASCII, which needs no check), a blob's
+  /// bytes. No `String` or array is made per value for them.
+  package internal(set) var byteRanges: [Range<Int>?] = []
+  /// The bytes of the values read as bytes, back to back.
+  package internal(set) var bytes: [UInt8] = []
   /// The entity's to-one relationships, sorted by name.
   package internal(set) var toOneNames: [String] = []
   /// Their targets, in the same order (nil: empty).
@@ -26,11 +34,32 @@ package final class ObjectRow {
 
   init() {}
 
+  /// The value of attribute `position` (of ``attributeNames``), wherever it was read to; nil
+  /// when it has none.
+  package func value(at position: Int) -> AttributeValue? {
+    if let value = attributeValues[position] { return value }
+    guard let range = byteRanges[position] else { return nil }
+    let bytes = Array(bytes[range])
+    switch attributeTypes[position] {
+    case .string: return .string(String(decoding: bytes, as: UTF8.self))
+    case .uri: return .uri(String(decoding: bytes, as: UTF8.self))
+    case .uuid: return .uuid(bytes)
+    case .transformable: return .transformed(bytes)
+    default: return .data(bytes)
+    }
+  }
+
+  /// Whether the bytes of attribute `position` (of ``attributeNames``) are text (else a blob);
+  /// meaningful when ``byteRanges`` has its range.
+  package func bytesAreText(at position: Int) -> Bool {
+    attributeTypes[position] == .string || attributeTypes[position] == .uri
+  }
+
   /// The row as a record.
   package var record: ObjectRecord {
     var record = ObjectRecord(entity: entity, primaryKey: primaryKey, version: version)
-    for (name, value) in zip(attributeNames, attributeValues) {
-      if let value { record.attributes[name] = value }
+    for (position, name) in attributeNames.enumerated() {
+      if let value = value(at: position) { record.attributes[name] = value }
     }
     for (name, target) in zip(toOneNames, toOneTargets) {
       if let target { record.toOne[name] = target }

@@ -25,6 +25,7 @@ struct TableReader {
   private final class RowPlan {
     let entity: String
     let attributeNames: [String]
+    let attributeTypes: [AttributeType]
     let attributes: [(index: Int, type: AttributeType)]
     let toOneNames: [String]
     let toOne: [(index: Int, destination: String, entityIndex: Int?)]
@@ -40,6 +41,7 @@ struct TableReader {
     ) {
       self.entity = entity
       attributeNames = attributes.map(\.1.name)
+      attributeTypes = attributes.map(\.1.type)
       self.attributes = attributes.map { ($0.0.index, $0.1.type) }
       toOneNames = toOne.map(\.1.name)
       self.toOne = toOne.map { ($0.0.index, $0.1.destination, $0.entityIndex) }
@@ -125,6 +127,8 @@ struct TableReader {
     var current = -1
     // The row's buffers are filled as locals and handed back: one access to the row each.
     var values: [AttributeValue?] = []
+    var ranges: [Range<Int>?] = []
+    var bytes: [UInt8] = []
     var targets: [ObjectReference?] = []
     var extras: [String: AttributeValue] = [:]
     while try statement.step() {
@@ -135,18 +139,29 @@ struct TableReader {
         row.entity = plan.entity
         row.layoutID = number
         row.attributeNames = plan.attributeNames
+        row.attributeTypes = plan.attributeTypes
         row.toOneNames = plan.toOneNames
       }
       row.primaryKey = statement.int64(at: 0)
       row.version = statement.int64(at: 2)
       swap(&values, &row.attributeValues)
+      swap(&ranges, &row.byteRanges)
+      swap(&bytes, &row.bytes)
       swap(&targets, &row.toOneTargets)
       swap(&extras, &row.extraColumns)
       values.removeAll(keepingCapacity: true)
+      ranges.removeAll(keepingCapacity: true)
+      bytes.removeAll(keepingCapacity: true)
       targets.removeAll(keepingCapacity: true)
       if !extras.isEmpty { extras.removeAll(keepingCapacity: true) }
       for (index, type) in plan.attributes {
-        values.append(attributeValue(index, type) { extras[$0] = $1 })
+        if let range = appendBytes(index, type, to: &bytes) {
+          values.append(nil)
+          ranges.append(range)
+        } else {
+          values.append(attributeValue(index, type) { extras[$0] = $1 })
+          ranges.append(nil)
+        }
       }
       for (index, column) in unmapped {
         if let raw = statement.storedValue(at: index) { extras[column] = raw }
@@ -155,10 +170,57 @@ struct TableReader {
         targets.append(target(index, destination, entityIndex))
       }
       swap(&values, &row.attributeValues)
+      swap(&ranges, &row.byteRanges)
+      swap(&bytes, &row.bytes)
       swap(&targets, &row.toOneTargets)
       swap(&extras, &row.extraColumns)
       try body(row)
     }
+  }
+
+  /// Appends the current row's value of column `index` to `bytes` when it is one a row keeps
+  /// as bytes (``ObjectRow/byteRanges``): a blob stored as a blob, or text stored as text that
+  /// is all ASCII (other text is read as a `String`, whose decoding repairs what is not UTF-8);
+  /// returns where it is, else nil and appends nothing.
+  @inline(__always)
+  private func appendBytes(_ index: Int, _ type: AttributeType, to bytes: inout [UInt8])
+    -> Range<Int>?
+  {
+    switch type {
+    case .string, .uri:
+      guard statement.storageType(at: index) == .text else { return nil }
+      return statement.withText(at: index) { text -> Range<Int>? in
+        guard Self.isASCII(text) else { return nil }
+        let start = bytes.count
+        bytes.append(contentsOf: text)
+        return start..<bytes.count
+      }
+    case .binaryData, .transformable, .uuid:
+      guard statement.storageType(at: index) == .blob else { return nil }
+      return statement.withBlob(at: index) { blob in
+        let start = bytes.count
+        bytes.append(contentsOf: blob)
+        return start..<bytes.count
+      }
+    default:
+      return nil
+    }
+  }
+
+  /// Whether every byte of `text` is ASCII (eight at a time).
+  @inline(__always)
+  private static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    var high: UInt64 = 0
+    while offset + 8 <= text.count {
+      high |= text.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+      offset += 8
+    }
+    while offset < text.count {
+      high |= UInt64(text[offset])
+      offset += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
   }
 
   /// Binds the filter's parameters (1-based, in order).
