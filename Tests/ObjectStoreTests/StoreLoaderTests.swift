@@ -43,30 +43,16 @@ struct StoreLoaderTests {
       entity: "Book", primaryKeys: (0..<count).map(keys),
       versions: (0..<count).map { Int64($0 % 3 + 1) })
     let titled = (0..<count).filter { $0 % 5 != 2 }
-    var text: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    for record in titled {
-      let start = text.count
-      text += Array("Book \(record) ✓".utf8)
-      ranges.append(start..<text.count)
-    }
     let priced = (0..<count).filter { $0 % 4 == 0 }
-    var prices: [UInt8] = []
-    var priceRanges: [Range<Int>] = []
-    for record in priced {
-      let start = prices.count
-      prices += Array("\(record).99".utf8)
-      priceRanges.append(start..<prices.count)
-    }
     let rated = (0..<count).filter { $0 % 3 == 1 }
     let authored = (0..<count).filter { $0 % 7 != 0 }
     batch.attributes = [
       ObjectBatch.Attribute(
         name: "title", type: .string, records: titled,
-        values: .texts(ObjectBatch.Bytes(copying: text, ranges: ranges))),
+        values: .texts(Self.texts(titled.map { "Book \($0) ✓" }))),
       ObjectBatch.Attribute(
         name: "price", type: .decimal, records: priced,
-        values: .texts(ObjectBatch.Bytes(copying: prices, ranges: priceRanges))),
+        values: .texts(Self.texts(priced.map { "\($0).99" }))),
       ObjectBatch.Attribute(
         name: "rating", type: .double, records: rated, values: .reals(rated.map { Double($0) / 8 })),
     ]
@@ -85,6 +71,18 @@ struct StoreLoaderTests {
         })
     ]
     return batch
+  }
+
+  /// `strings` back to back, as a batch holds texts.
+  static func texts(_ strings: [String]) -> ObjectBatch.Bytes {
+    var bytes: [UInt8] = []
+    var ranges: [Range<Int>] = []
+    for string in strings {
+      let start = bytes.count
+      bytes += Array(string.utf8)
+      ranges.append(start..<bytes.count)
+    }
+    return ObjectBatch.Bytes(copying: bytes, ranges: ranges)
   }
 
   /// Every row of every table of `database`, in rowid order where the table has one.
