@@ -2,10 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A backup into a folder that fills up: it fails with 74 saying what happened in the user's
-/// words, and leaves nothing behind, under the archive's name or any other.
+/// A backup or a restore into a folder that fills up: it fails with 74 saying what happened in
+/// the user's words, and leaves nothing behind, under the archive's or store's name or any
+/// other.
 @Suite(
-  "Backups onto a full disk",
+  "Backups and restores onto a full disk",
   .enabled(
     if: getuid() == 0 && ((try? Subprocess.run("unshare", ["-m", "true"]).status) == 0),
     "needs root and mount namespaces (unshare -m) to mount a small folder"))
@@ -66,5 +67,29 @@ struct FullDiskCommandTests {
     // The full archive, the filler and the lock files: nothing of the failed night.
     let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
     #expect(left.split(separator: " ").filter { $0.contains(".gvault") }.count == 1, "\(left)")
+  }
+
+  @Test func aRestoreThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
+    let (directory, store, folder) = try Self.sampleStore(objects: 20_000)
+    defer { withExtendedLifetime(directory) {} }
+    let archive = directory.path("Library.gvault").path
+    #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
+    // A 1 MiB disk: the store of 20,000 objects takes a few MiB, and fills it while its rows
+    // go in, several to a statement.
+    let script = """
+      mount -t tmpfs -o size=1m tmpfs "$1"
+      "$2" restore "$3" --to "$1/Library.sqlite"
+      status=$?
+      echo "left: $(ls -A "$1" | tr '\\n' ' ')"
+      exit $status
+      """
+    let run = try Subprocess.run(
+      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, archive])
+    #expect(run.status == 74, "\(run.stderr)")
+    #expect(run.stderr.contains("disk is full"), "\(run.stderr)")
+    // The statement that failed took several rows: its SQL is shown for one.
+    #expect(!run.stderr.contains("), ("), "\(run.stderr)")
+    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
+    #expect(left == "left: ", "\(left)")
   }
 }

@@ -7,9 +7,10 @@ import SQLite
 ///
 /// Each statement run costs SQLite a cursor opened and closed and a program started and
 /// halted, which the rows of one statement share: on a restore's rows that is a fifth of
-/// SQLite's time, on many-to-many rows a third of the restore's. A statement that fails
-/// inserted none of its rows; they are then inserted one at a time, so that the rows before
-/// the one that fails are in and the error names that one, as one row at a time would.
+/// SQLite's time, on many-to-many rows a third of the restore's. A statement that a row's
+/// constraint fails inserted none of its rows; they are then inserted one at a time, so that
+/// the rows before the one that fails are in and the error names that one, as one row at a
+/// time would. Any other failure (a full disk) is the statement's, named by its first row.
 struct BatchInsertion {
   /// Where each column of an entity's insert statement takes its value from in a batch.
   private enum Source {
@@ -150,10 +151,14 @@ struct BatchInsertion {
         }
         do {
           try grouped.run()
-        } catch {
+        } catch  where error.isConstraint {
           grouped.reset()
           cursor = first
           for row in record..<record + groupSize { try insertAlone(row) }
+        } catch {
+          // Not one row's fault (the disk is full, say): named by the statement's first.
+          current = record
+          throw Self.named(error, by: single)
         }
         for row in record..<record + groupSize {
           current = row
@@ -268,8 +273,11 @@ struct BatchInsertion {
       do {
         try table.grouped.run()
         return
-      } catch {
+      } catch  where error.isConstraint {
         table.grouped.reset()
+      } catch {
+        current = table.waiting[0].record
+        throw Self.named(error, by: table.single)
       }
     }
     for row in table.waiting {
@@ -277,6 +285,13 @@ struct BatchInsertion {
       try bindJoin(row, to: table.single, base: 0, hasOrder: table.hasOrder)
       try table.single.run()
     }
+  }
+
+  /// `error`, of a statement of several rows, with the SQL of `single`, the statement of one
+  /// of them: what a message shows once, rather than the same row's placeholders sixteen
+  /// times over.
+  private static func named(_ error: SQLiteError, by single: Statement) -> SQLiteError {
+    SQLiteError(code: error.code, message: error.message, sql: single.sql, path: error.path)
   }
 
   private func bindJoin(_ row: JoinRow, to statement: Statement, base: Int, hasOrder: Bool)
