@@ -21,25 +21,36 @@ struct FullDiskCommandTests {
     return (directory, store, folder)
   }
 
-  @Test func aBackupThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
-    let (directory, store, folder) = try Self.sampleStore(objects: 20_000)
-    defer { withExtendedLifetime(directory) {} }
-    // A 256 KiB disk: the archive of 20,000 objects takes a few MiB.
+  /// Runs `commands` (a shell script: `$1` the small disk's folder, `$2` graphvault, `$3`
+  /// `argument`) in a mount namespace of its own after mounting a tmpfs of `size` on `folder`;
+  /// the run, and what the folder holds after it (names, space-separated).
+  static func onSmallDisk(
+    _ size: String, at folder: String, _ commands: String, argument: String
+  ) throws -> (run: ProcessResult, left: String) {
     let script = """
-      mount -t tmpfs -o size=256k tmpfs "$1"
-      "$2" backup "$3" --output "$1/"
+      mount -t tmpfs -o size=\(size) tmpfs "$1"
+      \(commands)
       status=$?
       echo "left: $(ls -A "$1" | tr '\\n' ' ')"
       exit $status
       """
     let run = try Subprocess.run(
-      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, store])
+      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, argument])
+    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
+    return (run, String(left.dropFirst("left:".count)).trimmingCharacters(in: .whitespaces))
+  }
+
+  @Test func aBackupThatFillsTheDiskIsSeventyFourAndLeavesNothing() throws {
+    let (directory, store, folder) = try Self.sampleStore(objects: 20_000)
+    defer { withExtendedLifetime(directory) {} }
+    // A 256 KiB disk: the archive of 20,000 objects takes a few MiB.
+    let (run, left) = try Self.onSmallDisk(
+      "256k", at: folder, #""$2" backup "$3" --output "$1/""#, argument: store)
     #expect(run.status == 74, "\(run.stderr)")
     #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
     #expect(run.stderr.contains("nothing was published as"), "\(run.stderr)")
     #expect(!run.stderr.contains("libarchive -"), "\(run.stderr)")
     // Only the folder's lock file, which names no archive, stays.
-    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
     #expect(!left.contains(".gvault"), "\(left)")
   }
 
@@ -47,8 +58,9 @@ struct FullDiskCommandTests {
     let (directory, store, folder) = try Self.sampleStore(objects: 2_000)
     defer { withExtendedLifetime(directory) {} }
     // The full archive fits; then the disk is filled, and the night's archive cannot.
-    let script = """
-      mount -t tmpfs -o size=4m tmpfs "$1"
+    let (run, left) = try Self.onSmallDisk(
+      "4m", at: folder,
+      """
       "$2" backup "$3" --output "$1/" --incremental -q || exit 90
       python3 -c 'import sqlite3, sys
       c = sqlite3.connect(sys.argv[1])
@@ -56,16 +68,10 @@ struct FullDiskCommandTests {
       c.commit()' "$3"
       dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null
       "$2" backup "$3" --output "$1/" --incremental
-      status=$?
-      echo "left: $(ls -A "$1" | tr '\\n' ' ')"
-      exit $status
-      """
-    let run = try Subprocess.run(
-      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, store])
+      """, argument: store)
     #expect(run.status == 74, "\(run.stderr)")
     #expect(run.stderr.contains("nothing was published as"), "\(run.stderr)")
     // The full archive, the filler and the lock files: nothing of the failed night.
-    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
     #expect(left.split(separator: " ").filter { $0.contains(".gvault") }.count == 1, "\(left)")
   }
 
@@ -76,20 +82,12 @@ struct FullDiskCommandTests {
     #expect(try BuiltTool.run(["backup", store, "--output", archive, "-q"]).status == 0)
     // A 1 MiB disk: the store of 20,000 objects takes a few MiB, and fills it while its rows
     // go in, several to a statement.
-    let script = """
-      mount -t tmpfs -o size=1m tmpfs "$1"
-      "$2" restore "$3" --to "$1/Library.sqlite"
-      status=$?
-      echo "left: $(ls -A "$1" | tr '\\n' ' ')"
-      exit $status
-      """
-    let run = try Subprocess.run(
-      "unshare", ["-m", "sh", "-c", script, "sh", folder, BuiltTool.path, archive])
+    let (run, left) = try Self.onSmallDisk(
+      "1m", at: folder, #""$2" restore "$3" --to "$1/Library.sqlite""#, argument: archive)
     #expect(run.status == 74, "\(run.stderr)")
     #expect(run.stderr.contains("disk is full"), "\(run.stderr)")
     // The statement that failed took several rows: its SQL is shown for one.
     #expect(!run.stderr.contains("), ("), "\(run.stderr)")
-    let left = run.stdout.split(separator: "\n").first { $0.hasPrefix("left:") } ?? ""
-    #expect(left == "left: ", "\(left)")
+    #expect(left.isEmpty, "\(left)")
   }
 }
