@@ -176,6 +176,13 @@ struct BatchInsertion {
     current = batch.count
   }
 
+  /// Whether a column of the batch, which lists its values' objects in `records` (in order),
+  /// has its value `next` for object `record`: a column's cursor moves on only when it does.
+  @inline(__always)
+  private static func lists(_ record: Int, at next: Int, in records: [Int]) -> Bool {
+    next < records.count && records[next] == record
+  }
+
   /// Inserts the row of `record` with a statement of its own.
   private mutating func insertAlone(_ record: Int) throws {
     current = record
@@ -195,9 +202,7 @@ struct BatchInsertion {
       // its arrays, once per value).
       case .attribute(let index):
         let next = cursor.attributes[index]
-        guard next < batch.attributes[index].records.count,
-          batch.attributes[index].records[next] == record
-        else {
+        guard Self.lists(record, at: next, in: batch.attributes[index].records) else {
           try statement.bindNull(at: parameter)
           continue
         }
@@ -207,9 +212,7 @@ struct BatchInsertion {
           decimal: batch.attributes[index].type == .decimal, to: statement, at: parameter)
       case .foreignKey(let index), .foreignEntity(let index):
         let next = cursor.toOne[index]
-        guard next < batch.toOne[index].records.count,
-          batch.toOne[index].records[next] == record
-        else {
+        guard Self.lists(record, at: next, in: batch.toOne[index].records) else {
           try statement.bindNull(at: parameter)
           continue
         }
@@ -226,15 +229,13 @@ struct BatchInsertion {
     }
     // A to-one's key and entity columns read the same value: advance once both are bound.
     for index in cursor.toOne.indices
-    where cursor.toOne[index] < batch.toOne[index].records.count
-      && batch.toOne[index].records[cursor.toOne[index]] == record
-    {
+    where Self.lists(record, at: cursor.toOne[index], in: batch.toOne[index].records) {
       cursor.toOne[index] += 1
     }
     // Values kept as stored override their column.
     for (index, column) in batch.storedColumns.enumerated() {
       let next = cursor.stored[index]
-      guard next < column.records.count, column.records[next] == record else { continue }
+      guard Self.lists(record, at: next, in: column.records) else { continue }
       cursor.stored[index] = next + 1
       try Self.bind(
         column.values, next, decimal: false, to: statement, at: base + storedParameters[index])
@@ -246,7 +247,7 @@ struct BatchInsertion {
   private mutating func takeJoins(of record: Int) throws {
     for (index, column) in batch.toMany.enumerated() {
       let next = toManyNext[index]
-      guard next < column.records.count, column.records[next] == record else { continue }
+      guard Self.lists(record, at: next, in: column.records) else { continue }
       toManyNext[index] = next + 1
       for (destination, order) in column.rows[next] {
         joinTables[index].waiting.append(
