@@ -124,22 +124,12 @@ package struct ColumnChunkEncoder {
       layoutID = row.layoutID
     }
     for (position, value) in row.attributeValues.enumerated() {
-      let kind: ColumnBuilder.Kind
       if let value {
-        kind = ColumnBuilder.Kind(value)
-      } else if row.byteRanges[position] != nil {
-        kind = row.bytesAreText(at: position) ? .string : .data
-      } else {
-        continue
-      }
-      var index = attributeColumns[position]
-      if index < 0 || columns.list[index].kind != kind {
-        index = columns.position(row.attributeNames[position], kind)
-        attributeColumns[position] = index
-      }
-      if let value {
+        let index = attributeColumn(position, ColumnBuilder.Kind(value), of: row)
         columns.list[index].append(value, record: count)
       } else if let range = row.byteRanges[position] {
+        let index = attributeColumn(
+          position, row.bytesAreText(at: position) ? .string : .data, of: row)
         columns.list[index].append(bytes: row.bytes[range], record: count)
       }
     }
@@ -153,6 +143,21 @@ package struct ColumnChunkEncoder {
     if !row.extraColumns.isEmpty { addStoredColumns(row.extraColumns) }
     count += 1
     return isFull
+  }
+
+  /// The column of `row`'s attribute `position` for values of `kind`: the one it had last,
+  /// when of that kind.
+  @inline(__always)
+  private mutating func attributeColumn(
+    _ position: Int, _ kind: ColumnBuilder.Kind, of row: ObjectRow
+  )
+    -> Int
+  {
+    let index = attributeColumns[position]
+    if index >= 0 && columns.list[index].kind == kind { return index }
+    let found = columns.position(row.attributeNames[position], kind)
+    attributeColumns[position] = found
+    return found
   }
 
   /// Adds one object record: the same as ``add(_:manyToMany:)-(ObjectRow,_)`` for its row.
