@@ -226,9 +226,7 @@ public final class Statement {
 
   /// The current row's column `index` as text (SQLite's conversion rules apply).
   public func text(at index: Int) -> String {
-    guard let pointer = sqlite3_column_text(handle, Int32(index)) else { return "" }
-    let count = Int(sqlite3_column_bytes(handle, Int32(index)))
-    return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    withText(at: index) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// The current row's column `index` as bytes.
