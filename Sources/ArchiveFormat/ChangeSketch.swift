@@ -50,6 +50,19 @@ package struct ChangeSketch: Equatable, Sendable {
   /// element, as a difference does).
   package mutating func remove(key: Int64, hash: UInt64) { apply(key, hash, -1) }
 
+  /// Adds every element `other` holds: a sketch of the same size and seed, built apart from
+  /// this one (another part of the set, hashed on another connection). The cells add up as
+  /// the elements' insertions would, in any order.
+  package mutating func merge(_ other: ChangeSketch) {
+    precondition(other.seed == seed && other.cellCount == cellCount, "sketches of one shape")
+    for cell in 0..<cellCount {
+      counts[cell] &+= other.counts[cell]
+      keys[cell] ^= other.keys[cell]
+      hashes[cell] ^= other.hashes[cell]
+      checks[cell] ^= other.checks[cell]
+    }
+  }
+
   @inline(__always)
   private mutating func apply(_ key: Int64, _ hash: UInt64, _ sign: Int64) {
     let bits = UInt64(bitPattern: key)

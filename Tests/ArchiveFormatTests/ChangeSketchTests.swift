@@ -50,6 +50,20 @@ struct ChangeSketchTests {
         == before.subtracting(after))
   }
 
+  @Test func sketchesOfTwoPartsMergedAreTheSketchOfTheWhole() throws {
+    let (before, after) = Self.sets(elements: 5_000, changes: 30, seed: 9)
+    let whole = Self.sketch(before, cells: 600, seed: 4)
+    let low = Set(before.filter { $0.key < 1_700 })
+    var merged = Self.sketch(low, cells: 600, seed: 4)
+    merged.merge(Self.sketch(before.subtracting(low), cells: 600, seed: 4))
+    #expect(merged == whole)
+    // And a difference against a merged sketch reads back as against the whole one.
+    let now = Self.sketch(after, cells: 600, seed: 4)
+    let read = try #require(now.difference(from: merged))
+    #expect(
+      Set(read.added.map { Element(key: $0.key, hash: $0.hash) }) == after.subtracting(before))
+  }
+
   @Test func aDifferenceTooLargeForTheCellsIsNotRead() {
     let (before, after) = Self.sets(elements: 10_000, changes: 2_000, seed: 5)
     let old = Self.sketch(before, cells: 96, seed: 1)

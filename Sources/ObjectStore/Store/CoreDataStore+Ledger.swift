@@ -62,21 +62,79 @@ extension CoreDataStore {
       return
     }
     for part in Self.parts(of: keys) {
-      try forEachElement(of: set, seed: seed, filter: Array(part), body)
+      try forEachElement(of: set, seed: seed, filter: .keys(Array(part)), body)
       if case .table(nil) = set.kind { return }
     }
   }
 
+  /// Calls `body` with the elements of `set` whose keys are at least `from` (when given) and
+  /// below `below` (when given), as ``forEachElement(of:seed:keys:_:)`` gives them: a part of
+  /// a set that can be hashed apart from the rest. Parts cut at the same bounds hold each
+  /// element once, whatever number its key is stored as (``keyBounds(of:)`` gives no bounds
+  /// for a set with a key that is no number); a table without a key is one element, not cut.
+  package func forEachElement(
+    of set: LedgerSet, seed: UInt64, from: Int64?, below: Int64?,
+    _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
+  ) throws {
+    try forEachElement(of: set, seed: seed, filter: .range(from: from, below: below), body)
+  }
+
+  /// The smallest and largest key of `set`'s elements: where its parts for
+  /// ``forEachElement(of:seed:from:below:_:)`` lie; nil when the set cannot be cut: it has no
+  /// elements or no key, or a join row's owner is missing or stored as text or a blob (which
+  /// sort outside every range of numbers).
+  package func keyBounds(of set: LedgerSet) throws -> ClosedRange<Int64>? {
+    let column: String
+    switch set.kind {
+    case .objects: column = "Z_PK"
+    case .table(let key?): column = quoted(key)
+    case .table(nil): return nil
+    case .join(_, let source, _, _):
+      column = source
+      let ownerless = try database.prepare(
+        "SELECT count(*) FROM (SELECT 1 FROM \(quoted(set.table)) WHERE \(source) IS NULL LIMIT 1)"
+      ).scalar()
+      guard ownerless == .integer(0) else { return nil }
+    }
+    // Apart: SQLite reads a minimum or a maximum alone off an index's end, both at once by a
+    // scan.
+    func end(_ function: String) throws -> Int64? {
+      try database.prepare("SELECT \(function)(\(column)) FROM \(quoted(set.table))").scalar()
+        .integerValue
+    }
+    guard let low = try end("min"), let high = try end("max"), low <= high else { return nil }
+    return low...high
+  }
+
+  /// Which elements a hashing reads: those of some keys, or of a range of keys.
+  private enum Filter {
+    case keys([Int64])
+    case range(from: Int64?, below: Int64?)
+  }
+
   private func forEachElement(
-    of set: LedgerSet, seed: UInt64, filter keys: [Int64]?,
+    of set: LedgerSet, seed: UInt64, filter selection: Filter?,
     _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
   ) throws {
     func filter(_ column: String) -> String {
-      guard let keys else { return "" }
-      return
-        " WHERE \(column) IN (\(CoreDataStore.placeholders(keys.count)))"
+      switch selection {
+      case nil: ""
+      case .keys(let keys)?: " WHERE \(column) IN (\(CoreDataStore.placeholders(keys.count)))"
+      case .range(let from, let below)?:
+        switch (from, below) {
+        case (nil, nil): ""
+        case (_?, nil): " WHERE \(column) >= ?"
+        case (nil, _?): " WHERE \(column) < ?"
+        case (_?, _?): " WHERE \(column) >= ? AND \(column) < ?"
+        }
+      }
     }
-    let bound = keys?.map { SQLiteValue.integer($0) } ?? []
+    let bound: [SQLiteValue] =
+      switch selection {
+      case nil: []
+      case .keys(let keys)?: keys.map { .integer($0) }
+      case .range(let from, let below)?: [from, below].compactMap { $0.map { .integer($0) } }
+      }
     switch set.kind {
     case .objects:
       try hashRows(
