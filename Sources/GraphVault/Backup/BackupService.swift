@@ -190,10 +190,18 @@ public enum BackupService {
       var written = Written()
       do {
         defer { members.drain() }
+        // The ledger's rows are hashed on a second connection too, opened before the read
+        // transaction begins (``SnapshotTwin``).
+        let twin =
+          options.formatVersion >= ArchiveLayout.ledgerFormat
+          ? SnapshotTwin(
+            path: readable.path,
+            busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
+          : nil
         (objects, rows) = try store.read { store in
           try write(
             store: store, model: model, layout: layout, options: options, now: now, tip: tip,
-            into: members, written: &written)
+            twin: twin, into: members, written: &written)
         }
         try members.write(
           ArchiveLayout.index,
@@ -244,7 +252,7 @@ public enum BackupService {
     let (objects, rows) = try store.read { store in
       try write(
         store: store, model: model, layout: layout, options: options, now: Date(), tip: nil,
-        into: pipe, written: &written)
+        twin: nil, into: pipe, written: &written)
     }
     try pipe.write(
       ArchiveLayout.index,
@@ -387,7 +395,7 @@ public enum BackupService {
 
   private static func write(
     store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
-    tip: Result<ChainTip, ChainTip.NoParent>?, into members: any MemberSink,
+    tip: Result<ChainTip, ChainTip.NoParent>?, twin: SnapshotTwin?, into members: any MemberSink,
     written: inout Written
   ) throws -> ([String: Int], [String: Int]) {
     // Everything below is read in the backup's one read transaction, bookkeeping included:
@@ -403,7 +411,7 @@ public enum BackupService {
           written.fullBecause = "the store's model is not that of \(tip.parent.name)"
         } else {
           switch try LedgerPlan.incremental(
-            store: store, layout: layout, tip: tip, modelCache: modelCache)
+            store: store, layout: layout, tip: tip, modelCache: modelCache, twin: twin)
           {
           case .success(let found):
             plan = found
@@ -416,7 +424,8 @@ public enum BackupService {
       }
       if plan == nil {
         plan = try LedgerPlan.full(
-          store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed)
+          store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed,
+          twin: twin)
       }
     }
     let changes = written.parent == nil ? nil : plan?.ledger

@@ -12,17 +12,24 @@ struct LedgerPlan {
   var carriesModelCache: Bool
 
   /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under
-  /// `seed`, or a new random one.
+  /// `seed`, or a new random one; hashed on `twin` too when it reads the same snapshot.
   static func full(
-    store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil
+    store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil,
+    twin: SnapshotTwin? = nil
   ) throws -> LedgerPlan {
     var generator = SystemRandomNumberGenerator()
     var ledger = ChangeLedger(seed: seed ?? generator.next(), isIncremental: false)
-    for set in try store.ledgerSets(layout: layout) {
-      let rows = try store.count(table: "\"\(set.table)\"")
-      var sketch = ChangeSketch(cells: ChangeSketch.cells(forElements: rows), seed: ledger.seed)
-      try store.forEachElement(of: set, seed: ledger.seed) { sketch.insert(key: $0, hash: $1) }
-      ledger.sets[set.name] = sketch
+    let sets = try store.ledgerSets(layout: layout)
+    var cells: [String: Int] = [:]
+    for set in sets {
+      cells[set.name] = ChangeSketch.cells(
+        forElements: try store.count(table: "\"\(set.table)\""))
+    }
+    let sketched = try LedgerHashing.sketches(
+      of: sets, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: twin
+    ).sketches
+    for set in sets {
+      ledger.sets[set.name] = sketched[set.name]!.sketch
       if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
     }
     ledger.modelCache = modelCache.map(Checksum.sha256)
@@ -33,7 +40,8 @@ struct LedgerPlan {
   /// off the sketches and checked against the rows; a failure, with the reason, when the
   /// store's sets are not the parent's or more changed than the sketches can tell apart.
   static func incremental(
-    store: CoreDataStore, layout: StoreLayout, tip: ChainTip, modelCache: [UInt8]?
+    store: CoreDataStore, layout: StoreLayout, tip: ChainTip, modelCache: [UInt8]?,
+    twin: SnapshotTwin? = nil
   ) throws -> Result<LedgerPlan, ChainTip.NoParent> {
     let sets = try store.ledgerSets(layout: layout)
     guard Set(sets.map(\.name)) == Set(tip.sketches.keys) else {
@@ -41,6 +49,10 @@ struct LedgerPlan {
         ChainTip.NoParent(reason: "the store's tables are not those of \(tip.parent.name)"))
     }
     var ledger = ChangeLedger(seed: tip.seed, isIncremental: true)
+    let sketched = try LedgerHashing.sketches(
+      of: sets, cells: { tip.sketches[$0.name]!.cellCount }, seed: tip.seed, store: store,
+      twin: twin
+    ).sketches
     var changedOwners: [String: Set<Int64>] = [:]
     // Sets whose difference the sketch cannot give back are written whole: worth it while
     // they hold under half the store's rows, else the archive is a full one.
@@ -49,12 +61,8 @@ struct LedgerPlan {
     for set in sets {
       if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
       let parent = tip.sketches[set.name]!
-      var sketch = ChangeSketch(cells: parent.cellCount, seed: tip.seed)
-      var rows = 0
-      try store.forEachElement(of: set, seed: tip.seed) {
-        sketch.insert(key: $0, hash: $1)
-        rows += 1
-      }
+      let sketch = sketched[set.name]!.sketch
+      let rows = sketched[set.name]!.elements
       total += rows
       guard let difference = sketch.difference(from: parent) else {
         rewritten += rows
