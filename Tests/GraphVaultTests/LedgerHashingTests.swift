@@ -37,9 +37,12 @@ struct LedgerHashingTests {
     let layout = try store.layout(for: SampleLibrary.model())
     return try store.read { store in
       try between()
+      // Its thread begins inside the backup's transaction, as a backup's does.
+      let worker = twin.map(TwinWorker.init(twin:))
+      defer { worker?.close() }
       return try LedgerHashing.sketches(
         of: try store.ledgerSets(layout: layout), cells: { _ in 96 }, seed: 77, store: store,
-        twin: twin, keysPerPart: keysPerPart, twinFirst: true, twinFailsAfter: twinFailsAfter)
+        twin: worker, keysPerPart: keysPerPart, twinFirst: true, twinFailsAfter: twinFailsAfter)
     }
   }
 

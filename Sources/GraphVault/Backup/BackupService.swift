@@ -399,7 +399,10 @@ public enum BackupService {
     written: inout Written
   ) throws -> ([String: Int], [String: Int]) {
     // Everything below is read in the backup's one read transaction, bookkeeping included:
-    // Z_MAX must agree with the rows, whatever an app commits meanwhile.
+    // Z_MAX must agree with the rows, whatever an app commits meanwhile. The twin reads that
+    // snapshot too, on its own thread, begun now that the transaction has begun, or not at all.
+    let worker = twin.map(TwinWorker.init(twin:))
+    defer { worker?.close() }
     let modelCache = try store.modelCacheBytes()
     let bookkeeping = try store.currentBookkeeping()
     // The ledger first: an incremental archive holds what it found changed.
@@ -411,7 +414,7 @@ public enum BackupService {
           written.fullBecause = "the store's model is not that of \(tip.parent.name)"
         } else {
           switch try LedgerPlan.incremental(
-            store: store, layout: layout, tip: tip, modelCache: modelCache, twin: twin)
+            store: store, layout: layout, tip: tip, modelCache: modelCache, worker: worker)
           {
           case .success(let found):
             plan = found
@@ -425,7 +428,7 @@ public enum BackupService {
       if plan == nil {
         plan = try LedgerPlan.full(
           store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed,
-          twin: twin)
+          worker: worker)
       }
     }
     let changes = written.parent == nil ? nil : plan?.ledger
@@ -484,9 +487,18 @@ public enum BackupService {
       let keys = changes.flatMap { $0.replaced.contains(root) ? nil : $0.written[root] ?? [] }
       if keys?.isEmpty == true { continue }
       var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
+      options.meter?.begin(entity.name)
+      // A full archive's columns are read and encoded by segments of keys, on the twin's
+      // connection as well as this one.
+      if keys == nil && options.formatVersion >= 2 {
+        counts[entity.name] = try SegmentedObjects.write(
+          .init(entity: entity.name, joins: joins, model: model, layout: layout), store: store,
+          worker: worker, into: &chunk
+        ) { options.meter?.add(objects: $0) }.objects
+        continue
+      }
       var columns = ColumnChunkEncoder(model: model)
       var count = 0
-      options.meter?.begin(entity.name)
       // One buffer of join rows per relationship, refilled for each object.
       var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
       var cursors: [JoinCursor] = []

@@ -3,7 +3,8 @@ import Foundation
 import ObjectStore
 
 /// Hashes a store's ledger sets (``LedgerSet``) into sketches (``ChangeSketch``): on the
-/// backup's connection alone, or on it and a ``SnapshotTwin`` at once, each set cut into parts
+/// backup's connection alone, or on it and a ``SnapshotTwin`` (through its ``TwinWorker``) at
+/// once, each set cut into parts
 /// by key ranges that the two take in turn, largest first. A sketch's cells add up whatever
 /// order its elements went in, so each connection fills sketches of its own and they are
 /// merged: the result is the one a single pass gives.
@@ -47,8 +48,8 @@ package enum LedgerHashing {
   static let partsPerSet: Int64 = 8
 
   /// The sketch of each of `sets` (by name), of `cells(set)` cells under `seed`, read from
-  /// `store` inside its read transaction, and from `twin` as well when it reads the same
-  /// snapshot, in parts of at least `keysPerPart` keys.
+  /// `store` inside its read transaction, and from the twin `worker` reads as well when it
+  /// reads the same snapshot, in parts of at least `keysPerPart` keys.
   ///
   /// For tests, `twinFirst` has the backup's connection wait for the twin to take its first
   /// part (or give up), and `twinFailsAfter` has the twin throw after hashing that many parts,
@@ -56,7 +57,7 @@ package enum LedgerHashing {
   /// - Throws: what reading `store` throws.
   package static func sketches(
     of sets: [LedgerSet], cells: (LedgerSet) -> Int, seed: UInt64, store: CoreDataStore,
-    twin: SnapshotTwin?, keysPerPart: Int64 = keysPerPart, twinFirst: Bool = false,
+    twin worker: TwinWorker?, keysPerPart: Int64 = keysPerPart, twinFirst: Bool = false,
     twinFailsAfter: Int? = nil
   ) throws -> Hashed {
     var empty: [String: Sketched] = [:]
@@ -64,18 +65,17 @@ package enum LedgerHashing {
       empty[set.name] = Sketched(sketch: ChangeSketch(cells: cells(set), seed: seed))
     }
     let parts = try cut(
-      sets, store: store, keysPerPart: twin == nil ? nil : max(1, keysPerPart))
+      sets, store: store, keysPerPart: worker == nil ? nil : max(1, keysPerPart))
     var mine = empty
-    guard let twin, parts.count > 1 else {
+    guard let worker, parts.count > 1 else {
       for part in parts { try hash(part, from: store, seed: seed, into: &mine) }
       return Hashed(sketches: mine, parts: parts.count, partsOnTwin: 0)
     }
     let queue = PartQueue(parts)
-    let helper = Helper(
-      twin: twin, queue: queue, sketches: empty, seed: seed, failsAfter: twinFailsAfter)
+    let helper = Helper(queue: queue, sketches: empty, seed: seed, failsAfter: twinFailsAfter)
     let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-      helper.run()
+    worker.submit { store in
+      helper.run(store)
       done.signal()
     }
     // The twin's thread is waited for whatever happens here: it stops at its next part.
@@ -167,10 +167,9 @@ package enum LedgerHashing {
     func close() { lock.withLock { closed = true } }
   }
 
-  /// The twin's side, run on a thread of its own: the parts it took, its sketches, whether it
-  /// failed (read once the thread is done).
+  /// The twin's side, run on its worker's thread: the parts it took, its sketches, whether it
+  /// failed (read once its job is done).
   private final class Helper: @unchecked Sendable {
-    private let twin: SnapshotTwin
     private let queue: PartQueue
     private let seed: UInt64
     private let failsAfter: Int?
@@ -180,27 +179,24 @@ package enum LedgerHashing {
     /// Signalled once the twin took its first part, or gave up without one.
     let started = DispatchSemaphore(value: 0)
 
-    init(
-      twin: SnapshotTwin, queue: PartQueue, sketches: [String: Sketched], seed: UInt64,
-      failsAfter: Int?
-    ) {
-      self.twin = twin
+    init(queue: PartQueue, sketches: [String: Sketched], seed: UInt64, failsAfter: Int?) {
       self.queue = queue
       self.sketches = sketches
       self.seed = seed
       self.failsAfter = failsAfter
     }
 
-    func run() {
+    /// Takes parts until none is left, hashing them from `store` (nil: the twin cannot help,
+    /// and takes none).
+    func run(_ store: CoreDataStore?) {
       defer { if taken.isEmpty { started.signal() } }
+      guard let store else { return }
       do {
-        _ = try twin.readSameSnapshot { store in
-          while let part = queue.take() {
-            taken.append(part)
-            if taken.count == 1 { started.signal() }
-            try LedgerHashing.hash(part, from: store, seed: seed, into: &sketches)
-            if let failsAfter, taken.count >= failsAfter { throw CancellationError() }
-          }
+        while let part = queue.take() {
+          taken.append(part)
+          if taken.count == 1 { started.signal() }
+          try LedgerHashing.hash(part, from: store, seed: seed, into: &sketches)
+          if let failsAfter, taken.count >= failsAfter { throw CancellationError() }
         }
       } catch {
         failed = true

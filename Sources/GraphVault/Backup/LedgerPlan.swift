@@ -12,10 +12,10 @@ struct LedgerPlan {
   var carriesModelCache: Bool
 
   /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under
-  /// `seed`, or a new random one; hashed on `twin` too when it reads the same snapshot.
+  /// `seed`, or a new random one; hashed on the twin `worker` reads too when it reads the same snapshot.
   static func full(
     store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil,
-    twin: SnapshotTwin? = nil
+    worker: TwinWorker? = nil
   ) throws -> LedgerPlan {
     var generator = SystemRandomNumberGenerator()
     var ledger = ChangeLedger(seed: seed ?? generator.next(), isIncremental: false)
@@ -26,7 +26,7 @@ struct LedgerPlan {
         forElements: try store.count(table: "\"\(set.table)\""))
     }
     let sketched = try LedgerHashing.sketches(
-      of: sets, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: twin
+      of: sets, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: worker
     ).sketches
     for set in sets {
       ledger.sets[set.name] = sketched[set.name]!.sketch
@@ -41,7 +41,7 @@ struct LedgerPlan {
   /// store's sets are not the parent's or more changed than the sketches can tell apart.
   static func incremental(
     store: CoreDataStore, layout: StoreLayout, tip: ChainTip, modelCache: [UInt8]?,
-    twin: SnapshotTwin? = nil
+    worker: TwinWorker? = nil
   ) throws -> Result<LedgerPlan, ChainTip.NoParent> {
     let sets = try store.ledgerSets(layout: layout)
     guard Set(sets.map(\.name)) == Set(tip.sketches.keys) else {
@@ -51,7 +51,7 @@ struct LedgerPlan {
     var ledger = ChangeLedger(seed: tip.seed, isIncremental: true)
     let sketched = try LedgerHashing.sketches(
       of: sets, cells: { tip.sketches[$0.name]!.cellCount }, seed: tip.seed, store: store,
-      twin: twin
+      twin: worker
     ).sketches
     var changedOwners: [String: Set<Int64>] = [:]
     // Sets whose difference the sketch cannot give back are written whole: worth it while

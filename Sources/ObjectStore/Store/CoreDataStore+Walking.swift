@@ -137,6 +137,41 @@ extension CoreDataStore {
   /// How many keys one query binds (SQLite allows 32,766 parameters).
   package static let keysPerQuery = 500
 
+  /// Streams the objects of one concrete entity whose keys are at least `from` and below
+  /// `below` (when given), as ``forEachObjectRow(of:layout:_:)`` does: a segment of the
+  /// entity's objects that can be read apart from the rest (on another connection, in the same
+  /// snapshot).
+  package func forEachObjectRow(
+    of entity: String, layout: StoreLayout, from: Int64, below: Int64?,
+    _ body: (ObjectRow) throws -> Void
+  ) throws {
+    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    let reader = try TableReader(
+      table: table, layout: layout, database: database,
+      filter: "Z_ENT = ? AND Z_PK >= ?" + (below == nil ? "" : " AND Z_PK < ?"))
+    try reader.bind(
+      [.integer(Int64(number)), .integer(from)] + [below].compactMap { $0.map { .integer($0) } })
+    try reader.readObjectRows(body)
+  }
+
+  /// The smallest and largest `Z_PK` of the table that holds `entity`'s objects (those of
+  /// other entities of its hierarchy included), nil when it is empty: where the segments of
+  /// ``forEachObjectRow(of:layout:from:below:_:)`` lie.
+  package func primaryKeyBounds(of entity: String, layout: StoreLayout) throws
+    -> ClosedRange<Int64>?
+  {
+    guard let table = layout.table(for: entity) else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    // Apart: each is read off the end of the rowid's tree.
+    let low = try database.prepare("SELECT min(Z_PK) FROM \(table.name)").scalar().integerValue
+    let high = try database.prepare("SELECT max(Z_PK) FROM \(table.name)").scalar().integerValue
+    guard let low, let high, low <= high else { return nil }
+    return low...high
+  }
+
   /// `keys` in parts of at most ``keysPerQuery``: what one query binds.
   package static func parts(of keys: [Int64]) -> [ArraySlice<Int64>] {
     stride(from: 0, to: keys.count, by: keysPerQuery).map {
@@ -193,7 +228,21 @@ extension CoreDataStore {
   /// A cursor over a join table's rows in owner order, read one row at a time; only the rows
   /// of the owners `owners` when given (at most ``keysPerQuery``).
   package func joinCursor(_ join: StoreLayout.Join, owners: [Int64]? = nil) throws -> JoinCursor {
-    try JoinCursor(join: join, database: database, owners: owners)
+    try JoinCursor(
+      join: join, database: database,
+      filter: owners.map { " IN (\(CoreDataStore.placeholders($0.count)))" },
+      bound: (owners ?? []).map { .integer($0) })
+  }
+
+  /// A cursor over the rows of `join` whose owners' keys are at least `from` and below
+  /// `below` (when given): the join rows of a segment of objects.
+  package func joinCursor(_ join: StoreLayout.Join, ownersFrom from: Int64, below: Int64?) throws
+    -> JoinCursor
+  {
+    try JoinCursor(
+      join: join, database: database,
+      filter: " >= ?" + (below == nil ? "" : " AND \(join.sourceColumn) < ?"),
+      bound: [.integer(from)] + [below].compactMap { $0.map { .integer($0) } })
   }
 }
 
@@ -222,15 +271,15 @@ package final class JoinCursor {
   private var peeked: Pair?
   private var finished = false
 
-  init(join: StoreLayout.Join, database: Database, owners: [Int64]? = nil) throws {
+  /// A cursor over the rows of `join`, those whose owner column meets `filter` (the text
+  /// after the column's name, its parameters `bound`) when given.
+  init(join: StoreLayout.Join, database: Database, filter: String?, bound: [SQLiteValue]) throws {
     hasOrder = join.orderColumn != nil
-    let filter = owners.map {
-      " WHERE \(join.sourceColumn) IN (\(CoreDataStore.placeholders($0.count)))"
-    }
+    let condition = filter.map { " WHERE \(join.sourceColumn)\($0)" } ?? ""
     statement = try database.prepare(
-      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(filter ?? "") ORDER BY 1, 2"
+      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(condition) ORDER BY 1, 2"
     )
-    if let owners { try statement.bind(owners.map { .integer($0) }) }
+    try statement.bind(bound)
   }
 
   /// The next row without consuming it.

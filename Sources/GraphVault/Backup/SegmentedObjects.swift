@@ -1,0 +1,315 @@
+import ArchiveFormat
+import Foundation
+import ObjectModel
+import ObjectStore
+
+/// Writes every object of one concrete entity as format 2 chunks, read and encoded by segments
+/// of keys: on the backup's connection alone, or on it and the twin's (``TwinWorker``) at once,
+/// each taking the next segment in turn. The chunks go to the archive in key order whoever
+/// encoded them: the backup's thread writes each segment's chunks once those before are
+/// written, and holds a segment encoded ahead (its own, or the twin's) only up to a bound,
+/// beyond which the side ahead waits.
+///
+/// A segment ends its last chunk early (segments are cut by keys, chunks by objects and
+/// bytes), whoever encodes it, so an archive's chunks do not depend on whether the twin helped.
+package enum SegmentedObjects {
+  /// The keys a segment spans (about two full chunks of small objects).
+  package static let keysPerSegment: Int64 = 32_768
+  /// The most segments an entity is cut into (keys spread far apart make wider segments).
+  static let mostSegments: Int64 = 4_096
+  /// The bytes of chunks either side holds before the archive takes them.
+  package static let heldBytes = 8 << 20
+
+  /// One encoded chunk and what the index keeps of it.
+  struct Encoded {
+    let bytes: [UInt8]
+    let ranges: ChunkRanges?
+    let spans: [ColumnSpan]
+    let objects: Int
+  }
+
+  /// The keys of a segment: from `from`, below `below` when given.
+  struct Segment {
+    let from: Int64
+    let below: Int64?
+  }
+
+  /// What a segment is read with: the entity, its many-to-many relationships' join tables,
+  /// the model and the store's layout of it.
+  package struct Source {
+    let entity: String
+    let joins: [StoreLayout.Join]
+    let model: ObjectModel
+    let layout: StoreLayout
+
+    package init(entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout)
+    {
+      self.entity = entity
+      self.joins = joins
+      self.model = model
+      self.layout = layout
+    }
+  }
+
+  /// What a write did.
+  package struct Written {
+    /// The objects written.
+    package var objects = 0
+    /// The segments the entity's keys were cut into.
+    package var segments = 0
+    /// How many of them the twin read and encoded.
+    package var segmentsOnTwin = 0
+  }
+
+  /// Writes the objects of `source.entity` in `store` through `chunk`, with the twin `worker`
+  /// taking segments too when given; `progress` is told each chunk's objects as it is written.
+  ///
+  /// For tests: segments of `keysPerSegment` keys; each side holding up to `heldBytes` ahead;
+  /// `twinFirst` has this side wait until the twin took its first segment (or gave up), and
+  /// `twinFailsAfter` has the twin throw after encoding that many segments.
+  /// - Throws: what reading either connection or writing the archive throws.
+  package static func write(
+    _ source: Source, store: CoreDataStore, worker: TwinWorker?, into chunk: inout ChunkWriter,
+    keysPerSegment: Int64 = keysPerSegment, heldBytes: Int = heldBytes, twinFirst: Bool = false,
+    twinFailsAfter: Int? = nil, progress: (Int) -> Void
+  ) throws -> Written {
+    let segments = cut(
+      try store.primaryKeyBounds(of: source.entity, layout: source.layout),
+      keysPerSegment: max(1, keysPerSegment))
+    var written = Written(segments: segments.count)
+    guard !segments.isEmpty else { return written }
+    let board = Board(segments: segments.count, heldBytes: heldBytes)
+    let done = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    if let worker {
+      worker.submit { store in
+        var taken = 0
+        defer {
+          if taken == 0 { started.signal() }
+          board.twinTook(taken)
+          done.signal()
+        }
+        guard let store else { return }
+        while let index = board.claim() {
+          taken += 1
+          if taken == 1 { started.signal() }
+          do {
+            _ = try encode(source, segments[index], from: store) {
+              try board.push($0, to: index, byTwin: true)
+            }
+            if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
+            board.finish(index)
+          } catch {
+            board.fail(error)
+            return
+          }
+        }
+      }
+    } else {
+      started.signal()
+      done.signal()
+    }
+    // The twin stops at its next chunk whatever happens here, and is waited for.
+    var joined = false
+    defer {
+      if !joined {
+        board.cancel()
+        done.wait()
+      }
+    }
+    if twinFirst { started.wait() }
+    var next = 0
+    // Writes what is ready in order: the chunks of segment `next`, and on past each done one.
+    func writeReady() throws {
+      while next < segments.count {
+        let (chunks, finished) = try board.take(from: next)
+        for encoded in chunks {
+          try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
+          written.objects += encoded.objects
+          progress(encoded.objects)
+        }
+        guard finished else { return }
+        next += 1
+      }
+    }
+    while let index = board.claim() {
+      _ = try encode(source, segments[index], from: store) { encoded in
+        try board.push(encoded, to: index, byTwin: false)
+        try writeReady()
+        // Ahead of the twin by more than the bound: write its chunks as they come.
+        while board.heldByBackup > heldBytes {
+          board.waitForChange(at: next)
+          try writeReady()
+        }
+      }
+      board.finish(index)
+      try writeReady()
+    }
+    while next < segments.count {
+      board.waitForChange(at: next)
+      try writeReady()
+    }
+    done.wait()
+    joined = true
+    written.segmentsOnTwin = board.segmentsOnTwin
+    return written
+  }
+
+  /// The segments of keys `bounds` holds: from each start up to the next, the last one
+  /// without an end.
+  static func cut(_ bounds: ClosedRange<Int64>?, keysPerSegment: Int64) -> [Segment] {
+    guard let bounds else { return [] }
+    let span = bounds.upperBound.subtractingReportingOverflow(bounds.lowerBound)
+    let width =
+      span.overflow ? Int64.max : max(keysPerSegment, span.partialValue / mostSegments + 1)
+    var segments: [Segment] = []
+    var from = bounds.lowerBound
+    while true {
+      let end = from.addingReportingOverflow(width)
+      guard !end.overflow, end.partialValue <= bounds.upperBound else {
+        segments.append(Segment(from: from, below: nil))
+        return segments
+      }
+      segments.append(Segment(from: from, below: end.partialValue))
+      from = end.partialValue
+    }
+  }
+
+  /// Reads and encodes the objects of one segment from `store`, handing each chunk to `emit`;
+  /// returns how many objects it read.
+  static func encode(
+    _ source: Source, _ segment: Segment, from store: CoreDataStore,
+    emit: (Encoded) throws -> Void
+  ) throws -> Int {
+    var columns = ColumnChunkEncoder(model: source.model)
+    let cursors = try source.joins.map {
+      try store.joinCursor($0, ownersFrom: segment.from, below: segment.below)
+    }
+    // One buffer of join rows per relationship, refilled for each object.
+    var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
+    var count = 0
+    var inChunk = 0
+    try store.forEachObjectRow(
+      of: source.entity, layout: source.layout, from: segment.from, below: segment.below
+    ) { row in
+      for (index, cursor) in cursors.enumerated() {
+        try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
+      }
+      count += 1
+      inChunk += 1
+      if columns.add(row, manyToMany: manyToMany), let (bytes, spans) = columns.encoded() {
+        try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
+        columns.reset()
+        inChunk = 0
+      }
+    }
+    if let (bytes, spans) = columns.encoded() {
+      try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
+    }
+    return count
+  }
+
+  /// The segments' state, shared by the two sides: which are taken, the chunks each holds
+  /// until they are written, which are done, and the first failure.
+  private final class Board: @unchecked Sendable {
+    private struct Held {
+      var chunks: [Encoded] = []
+      var done = false
+      var byTwin = false
+    }
+
+    private let condition = NSCondition()
+    private var segments: [Held]
+    private var claimed = 0
+    private var heldByTwin = 0
+    private var held = 0
+    private var failure: (any Error)?
+    private var cancelled = false
+    private let heldBytes: Int
+    private var tookByTwin = 0
+
+    init(segments count: Int, heldBytes: Int) {
+      segments = Array(repeating: Held(), count: count)
+      self.heldBytes = heldBytes
+    }
+
+    /// How many segments the twin took.
+    var segmentsOnTwin: Int { condition.withLock { tookByTwin } }
+
+    /// Records how many segments the twin took.
+    func twinTook(_ count: Int) { condition.withLock { tookByTwin = count } }
+
+    /// The bytes of chunks the backup's own side holds.
+    var heldByBackup: Int { condition.withLock { held } }
+
+    /// The next segment no side has taken, nil when none is left (or the work stopped).
+    func claim() -> Int? {
+      condition.withLock {
+        guard claimed < segments.count, failure == nil, !cancelled else { return nil }
+        claimed += 1
+        return claimed - 1
+      }
+    }
+
+    /// Holds a chunk of segment `index` until it is written; the twin waits while it holds
+    /// more than ``SegmentedObjects/heldBytes``.
+    /// - Throws: `CancellationError` once the work stopped (on the twin's side).
+    func push(_ encoded: Encoded, to index: Int, byTwin: Bool) throws {
+      try condition.withLock {
+        segments[index].chunks.append(encoded)
+        segments[index].byTwin = byTwin
+        if byTwin { heldByTwin += encoded.bytes.count } else { held += encoded.bytes.count }
+        condition.broadcast()
+        while byTwin && heldByTwin > heldBytes && !cancelled { condition.wait() }
+        if byTwin && cancelled { throw CancellationError() }
+      }
+    }
+
+    /// Marks segment `index` as read to its end.
+    func finish(_ index: Int) {
+      condition.withLock {
+        segments[index].done = true
+        condition.broadcast()
+      }
+    }
+
+    /// Records a failure of the twin's side; the backup's side throws it.
+    func fail(_ error: any Error) {
+      condition.withLock {
+        if failure == nil { failure = error }
+        condition.broadcast()
+      }
+    }
+
+    /// Stops the work: the twin gives up at its next chunk.
+    func cancel() {
+      condition.withLock {
+        cancelled = true
+        condition.broadcast()
+      }
+    }
+
+    /// The chunks segment `index` holds (handed over), and whether it is done.
+    /// - Throws: the twin's failure.
+    func take(from index: Int) throws -> ([Encoded], Bool) {
+      try condition.withLock {
+        if let failure { throw failure }
+        let chunks = segments[index].chunks
+        segments[index].chunks = []
+        let bytes = chunks.reduce(0) { $0 + $1.bytes.count }
+        if segments[index].byTwin { heldByTwin -= bytes } else { held -= bytes }
+        if bytes > 0 { condition.broadcast() }
+        return (chunks, segments[index].done)
+      }
+    }
+
+    /// Waits until segment `index` holds a chunk or is done, or the twin failed.
+    func waitForChange(at index: Int) {
+      condition.withLock {
+        while segments[index].chunks.isEmpty && !segments[index].done && failure == nil {
+          condition.wait()
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import ArchiveFormat
+import Foundation
+import GraphVault
+import ObjectStore
+import TestSupport
+import Testing
+
+/// An entity's chunks read and encoded by segments on the backup's connection and a twin's:
+/// the same chunks, in the same order, as on one connection, and a failure on either side ends
+/// the write rather than hanging it.
+@Suite("Objects encoded on a second connection")
+struct SegmentedObjectsTests {
+  let directory: TemporaryDirectory
+  let path: String
+
+  /// The members a write hands on, in order; throws once it took `failAfter` of them.
+  final class Collected: MemberSink {
+    var members: [(path: String, bytes: [UInt8])] = []
+    var failAfter: Int?
+
+    init(failAfter: Int? = nil) { self.failAfter = failAfter }
+
+    func write(_ path: String, _ bytes: [UInt8], ranges: ChunkRanges?, spans: [ColumnSpan]) throws {
+      if let failAfter, members.count >= failAfter { throw CancellationError() }
+      members.append((path, bytes))
+    }
+  }
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    path = directory.path("Library.sqlite").path
+    try SampleLibrary.generate(at: path, objects: 3_000, seed: 8)
+  }
+
+  /// Writes the books (each with its tags) through `sink`, with a twin when `twin`, in
+  /// segments of `keysPerSegment` keys.
+  func write(
+    to sink: Collected, twin: Bool, keysPerSegment: Int64 = 37, heldBytes: Int = 8 << 20,
+    twinFailsAfter: Int? = nil
+  ) throws -> (SegmentedObjects.Written, progress: Int) {
+    let twin = twin ? try #require(SnapshotTwin(path: path, busyTimeout: 1)) : nil
+    let store = try CoreDataStore(path: path)
+    let model = try SampleLibrary.model()
+    let layout = try store.layout(for: model)
+    var progress = 0
+    let written = try store.read { store in
+      let worker = twin.map(TwinWorker.init(twin:))
+      defer { worker?.close() }
+      var chunk = ChunkWriter(members: sink) { "objects/Book/\($0)" }
+      return try SegmentedObjects.write(
+        .init(
+          entity: "Book", joins: layout.joins.filter { $0.entity == "Book" }, model: model,
+          layout: layout), store: store, worker: worker, into: &chunk,
+        keysPerSegment: keysPerSegment, heldBytes: heldBytes, twinFirst: twin != nil,
+        twinFailsAfter: twinFailsAfter
+      ) { progress += $0 }
+    }
+    return (written, progress)
+  }
+
+  @Test(arguments: [8 << 20, 1])
+  func chunksEncodedOnTwoConnectionsAreThoseOfOneInKeyOrder(heldBytes: Int) throws {
+    let one = Collected()
+    let alone = try write(to: one, twin: false)
+    let two = Collected()
+    let shared = try write(to: two, twin: true, heldBytes: heldBytes)
+    #expect(shared.0.segmentsOnTwin > 0)
+    #expect(shared.0.segments == alone.0.segments)
+    #expect(alone.0.segments > 3)
+    #expect(two.members.map(\.path) == one.members.map(\.path))
+    #expect(two.members.map(\.bytes) == one.members.map(\.bytes))
+    // Every book once (not the rows of its sub-entities in its table), counted by SQLite
+    // through Python.
+    let books = try sqlRows(
+      path,
+      "SELECT count(*) FROM ZBOOK WHERE Z_ENT = (SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book')"
+    )[0]
+    #expect("\(shared.0.objects)" == books)
+    #expect("\(shared.progress)" == books)
+    #expect("\(alone.0.objects)" == books)
+  }
+
+  @Test func aSegmentEndsItsLastChunkWhoeverReadsIt() throws {
+    let sink = Collected()
+    let whole = try write(to: sink, twin: false, keysPerSegment: 1 << 40)
+    #expect(whole.0.segments == 1)
+    let cut = Collected()
+    _ = try write(to: cut, twin: false, keysPerSegment: 37)
+    #expect(cut.members.count > sink.members.count)
+  }
+
+  @Test func aTwinThatFailsFailsTheWriteAndIsWaitedFor() throws {
+    #expect(throws: CancellationError.self) {
+      _ = try write(to: Collected(), twin: true, heldBytes: 1, twinFailsAfter: 1)
+    }
+  }
+
+  @Test func aWriteThatFailsStopsTheTwin() throws {
+    #expect(throws: CancellationError.self) {
+      _ = try write(to: Collected(failAfter: 2), twin: true, heldBytes: 1)
+    }
+  }
+}
