@@ -190,14 +190,13 @@ public enum BackupService {
       var written = Written()
       do {
         defer { members.drain() }
-        // The ledger's rows are hashed on a second connection too, opened before the read
-        // transaction begins (``SnapshotTwin``).
+        // The ledger's rows and the objects are read on a second connection too, opened
+        // before the read transaction begins (``SnapshotTwin``). It waits a quarter of a second
+        // at most for a writer's lock (a rollback-journal store an app is committing to), and
+        // otherwise leaves the work to this connection: it must never hold the backup up.
         let twin =
-          options.formatVersion >= ArchiveLayout.ledgerFormat
-          ? SnapshotTwin(
-            path: readable.path,
-            busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
-          : nil
+          options.formatVersion >= 2
+          ? SnapshotTwin(path: readable.path, busyTimeout: SnapshotTwin.busyTimeout) : nil
         (objects, rows) = try store.read { store in
           try write(
             store: store, model: model, layout: layout, options: options, now: now, tip: tip,

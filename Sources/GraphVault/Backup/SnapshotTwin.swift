@@ -18,6 +18,10 @@ package final class SnapshotTwin: @unchecked Sendable {
   /// `data_version` before the backup's read transaction began.
   private let versionBefore: Int64
 
+  /// How long a twin waits for a writer's lock, in seconds: briefly, since the backup goes on
+  /// without it (and waits for its thread at the end).
+  package static let busyTimeout = 0.25
+
   /// Opens the twin of the store at `path`, before the backup's read transaction begins; nil
   /// when it cannot be opened or asked (the backup then reads on its connection alone).
   package init?(path: String, busyTimeout: Double) {
