@@ -54,7 +54,10 @@ struct LedgerHashingTests {
   }
 
   func twin() throws -> SnapshotTwin {
-    try #require(SnapshotTwin(path: path, busyTimeout: 1))
+    try #require(
+      SnapshotTwin(
+        path: path, busyTimeout: 1, twinOf: try CoreDataStore(path: path),
+        identity: SnapshotTwin.identity(of: path)))
   }
 
   @Test func sketchesHashedInPartsOnTwoConnectionsAreThoseOfOnePass() throws {
@@ -101,6 +104,24 @@ struct LedgerHashingTests {
     #expect(failed.partsHashedAgain == 1)
     #expect(failed.partsOnTwin == 0)
     #expect(differing(failed, one) == [])
+  }
+
+  @Test func noTwinIsMadeOfAFileOtherThanTheOneTheBackupOpened() throws {
+    let other = directory.path("Other.sqlite").path
+    try SampleLibrary.generate(at: other, objects: 50, seed: 6)
+    let backup = try CoreDataStore(path: path)
+    let identity = SnapshotTwin.identity(of: path)
+    #expect(SnapshotTwin(path: path, busyTimeout: 1, twinOf: backup, identity: identity) != nil)
+    // The file at the path was replaced since the backup's was opened (its identity is
+    // another's), or the path holds another store than the backup's.
+    #expect(
+      SnapshotTwin(
+        path: path, busyTimeout: 1, twinOf: backup, identity: SnapshotTwin.identity(of: other))
+        == nil)
+    #expect(
+      SnapshotTwin(
+        path: other, busyTimeout: 1, twinOf: backup, identity: SnapshotTwin.identity(of: other))
+        == nil)
   }
 
   @Test func aSetIsCutAtBoundsThatLoseNoKeyStoredOddly() throws {

@@ -38,7 +38,12 @@ struct SegmentedObjectsTests {
     to sink: Collected, twin: Bool, keysPerSegment: Int64 = 37, heldBytes: Int = 8 << 20,
     twinFailsAfter: Int? = nil
   ) throws -> (SegmentedObjects.Written, progress: Int) {
-    let twin = twin ? try #require(SnapshotTwin(path: path, busyTimeout: 1)) : nil
+    let twin =
+      twin
+      ? try #require(
+        SnapshotTwin(
+          path: path, busyTimeout: 1, twinOf: try CoreDataStore(path: path),
+          identity: SnapshotTwin.identity(of: path))) : nil
     let store = try CoreDataStore(path: path)
     let model = try SampleLibrary.model()
     let layout = try store.layout(for: model)

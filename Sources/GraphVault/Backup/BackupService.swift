@@ -94,6 +94,7 @@ public enum BackupService {
         options.recordedSourcePath ?? URL(fileURLWithPath: storePath).standardizedFileURL.path
       defer { withExtendedLifetime(readable) {} }
       // A store in rollback-journal mode is locked while an app commits: wait for it.
+      let identity = SnapshotTwin.identity(of: readable.path)
       let store = try CoreDataStore(
         path: readable.path,
         busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))
@@ -196,7 +197,9 @@ public enum BackupService {
         // otherwise leaves the work to this connection: it must never hold the backup up.
         let twin =
           options.formatVersion >= 2
-          ? SnapshotTwin(path: readable.path, busyTimeout: SnapshotTwin.busyTimeout) : nil
+          ? SnapshotTwin(
+            path: readable.path, busyTimeout: SnapshotTwin.busyTimeout, twinOf: store,
+            identity: identity) : nil
         (objects, rows) = try store.read { store in
           try write(
             store: store, model: model, layout: layout, options: options, now: now, tip: tip,
