@@ -73,24 +73,11 @@ package enum LedgerHashing {
     }
     let queue = PartQueue(parts)
     let helper = Helper(queue: queue, sketches: empty, seed: seed, failsAfter: twinFailsAfter)
-    let done = DispatchSemaphore(value: 0)
-    worker.submit { store in
-      helper.run(store)
-      done.signal()
+    // The twin stops at its next part whatever happens here, and is waited for.
+    try worker.alongside(helper.run, stop: queue.close) {
+      if twinFirst { helper.started.wait() }
+      while let part = queue.take() { try hash(part, from: store, seed: seed, into: &mine) }
     }
-    // The twin's thread is waited for whatever happens here: it stops at its next part.
-    var joined = false
-    defer {
-      if !joined {
-        queue.close()
-        done.wait()
-      }
-    }
-    if twinFirst { helper.started.wait() }
-    while let part = queue.take() { try hash(part, from: store, seed: seed, into: &mine) }
-    queue.close()
-    done.wait()
-    joined = true
     if helper.failed {
       for part in helper.taken { try hash(part, from: store, seed: seed, into: &mine) }
       return Hashed(

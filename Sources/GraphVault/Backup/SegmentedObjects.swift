@@ -79,78 +79,71 @@ package enum SegmentedObjects {
     var written = Written(segments: segments.count)
     guard !segments.isEmpty else { return written }
     let board = Board(segments: segments.count, heldBytes: heldBytes)
-    let done = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
-    if let worker {
-      worker.submit { store in
-        var taken = 0
-        defer {
-          if taken == 0 { started.signal() }
-          board.twinTook(taken)
-          done.signal()
+    // The twin's side: segments taken in turn, their chunks held until this side writes them.
+    let twin: TwinWorker.Job = { store in
+      var taken = 0
+      defer {
+        if taken == 0 { started.signal() }
+        board.twinTook(taken)
+      }
+      guard let store else { return }
+      while let index = board.claim() {
+        taken += 1
+        if taken == 1 { started.signal() }
+        do {
+          _ = try encode(source, segments[index], from: store) {
+            try board.push($0, to: index, byTwin: true)
+          }
+          if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
+          board.finish(index)
+        } catch {
+          board.fail(error)
+          return
         }
-        guard let store else { return }
-        while let index = board.claim() {
-          taken += 1
-          if taken == 1 { started.signal() }
-          do {
-            _ = try encode(source, segments[index], from: store) {
-              try board.push($0, to: index, byTwin: true)
-            }
-            if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
-            board.finish(index)
-          } catch {
-            board.fail(error)
-            return
+      }
+    }
+    // This side: its own segments, and every segment's chunks written in order.
+    func mine() throws {
+      if twinFirst && worker != nil { started.wait() }
+      var next = 0
+      // Writes what is ready in order: the chunks of segment `next`, and on past each done one.
+      func writeReady() throws {
+        while next < segments.count {
+          let (chunks, finished) = try board.take(from: next)
+          for encoded in chunks {
+            try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
+            written.objects += encoded.objects
+            progress(encoded.objects)
+          }
+          guard finished else { return }
+          next += 1
+        }
+      }
+      while let index = board.claim() {
+        _ = try encode(source, segments[index], from: store) { encoded in
+          try board.push(encoded, to: index, byTwin: false)
+          try writeReady()
+          // Ahead of the twin by more than the bound: write its chunks as they come.
+          while board.heldByBackup > heldBytes {
+            board.waitForChange(at: next)
+            try writeReady()
           }
         }
-      }
-    } else {
-      started.signal()
-      done.signal()
-    }
-    // The twin stops at its next chunk whatever happens here, and is waited for.
-    var joined = false
-    defer {
-      if !joined {
-        board.cancel()
-        done.wait()
-      }
-    }
-    if twinFirst { started.wait() }
-    var next = 0
-    // Writes what is ready in order: the chunks of segment `next`, and on past each done one.
-    func writeReady() throws {
-      while next < segments.count {
-        let (chunks, finished) = try board.take(from: next)
-        for encoded in chunks {
-          try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
-          written.objects += encoded.objects
-          progress(encoded.objects)
-        }
-        guard finished else { return }
-        next += 1
-      }
-    }
-    while let index = board.claim() {
-      _ = try encode(source, segments[index], from: store) { encoded in
-        try board.push(encoded, to: index, byTwin: false)
+        board.finish(index)
         try writeReady()
-        // Ahead of the twin by more than the bound: write its chunks as they come.
-        while board.heldByBackup > heldBytes {
-          board.waitForChange(at: next)
-          try writeReady()
-        }
       }
-      board.finish(index)
-      try writeReady()
+      while next < segments.count {
+        board.waitForChange(at: next)
+        try writeReady()
+      }
     }
-    while next < segments.count {
-      board.waitForChange(at: next)
-      try writeReady()
+    if let worker {
+      // The twin stops at its next chunk whatever happens here, and is waited for.
+      try worker.alongside(twin, stop: board.cancel, mine)
+    } else {
+      try mine()
     }
-    done.wait()
-    joined = true
     written.segmentsOnTwin = board.segmentsOnTwin
     return written
   }

@@ -48,6 +48,23 @@ package final class TwinWorker: @unchecked Sendable {
     }
   }
 
+  /// Runs `job` on the twin's thread while `body` runs on this one, and returns what `body`
+  /// returns once the job has ended too: when `body` returns or throws, `stop` tells the job
+  /// to stop at its next step, and the job is waited for, so that nothing of it runs past this
+  /// call.
+  func alongside<R>(_ job: @escaping Job, stop: () -> Void, _ body: () throws -> R) rethrows -> R {
+    let done = DispatchSemaphore(value: 0)
+    submit { store in
+      job(store)
+      done.signal()
+    }
+    defer {
+      stop()
+      done.wait()
+    }
+    return try body()
+  }
+
   /// Ends the twin's transaction once the queued jobs ran, and waits for its thread.
   package func close() {
     condition.withLock {
