@@ -13,8 +13,9 @@ import ObjectStore
 /// A segment ends its last chunk early (segments are cut by keys, chunks by objects and
 /// bytes), whoever encodes it, so an archive's chunks do not depend on whether the twin helped.
 package enum SegmentedObjects {
-  /// The keys a segment spans (about two full chunks of small objects).
-  package static let keysPerSegment: Int64 = 32_768
+  /// The keys a segment spans (about four full chunks of small objects: fewer ends of
+  /// segments, where a chunk ends early).
+  package static let keysPerSegment: Int64 = 65_536
   /// The most segments an entity is cut into (keys spread far apart make wider segments).
   static let mostSegments: Int64 = 4_096
   /// The bytes of chunks either side holds before the archive takes them.
