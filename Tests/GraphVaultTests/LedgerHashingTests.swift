@@ -57,7 +57,7 @@ struct LedgerHashingTests {
     try #require(
       SnapshotTwin(
         path: path, busyTimeout: 1, twinOf: try CoreDataStore(path: path),
-        identity: SnapshotTwin.identity(of: path)))
+        identity: StoreUsers.FileIdentity(path)))
   }
 
   @Test func sketchesHashedInPartsOnTwoConnectionsAreThoseOfOnePass() throws {
@@ -110,17 +110,17 @@ struct LedgerHashingTests {
     let other = directory.path("Other.sqlite").path
     try SampleLibrary.generate(at: other, objects: 50, seed: 6)
     let backup = try CoreDataStore(path: path)
-    let identity = SnapshotTwin.identity(of: path)
+    let identity = StoreUsers.FileIdentity(path)
     #expect(SnapshotTwin(path: path, busyTimeout: 1, twinOf: backup, identity: identity) != nil)
     // The file at the path was replaced since the backup's was opened (its identity is
     // another's), or the path holds another store than the backup's.
     #expect(
       SnapshotTwin(
-        path: path, busyTimeout: 1, twinOf: backup, identity: SnapshotTwin.identity(of: other))
+        path: path, busyTimeout: 1, twinOf: backup, identity: StoreUsers.FileIdentity(other))
         == nil)
     #expect(
       SnapshotTwin(
-        path: other, busyTimeout: 1, twinOf: backup, identity: SnapshotTwin.identity(of: other))
+        path: other, busyTimeout: 1, twinOf: backup, identity: StoreUsers.FileIdentity(other))
         == nil)
   }
 

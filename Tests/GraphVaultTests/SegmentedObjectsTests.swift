@@ -43,7 +43,7 @@ struct SegmentedObjectsTests {
       ? try #require(
         SnapshotTwin(
           path: path, busyTimeout: 1, twinOf: try CoreDataStore(path: path),
-          identity: SnapshotTwin.identity(of: path))) : nil
+          identity: StoreUsers.FileIdentity(path))) : nil
     let store = try CoreDataStore(path: path)
     let model = try SampleLibrary.model()
     let layout = try store.layout(for: model)

@@ -94,7 +94,7 @@ public enum BackupService {
         options.recordedSourcePath ?? URL(fileURLWithPath: storePath).standardizedFileURL.path
       defer { withExtendedLifetime(readable) {} }
       // A store in rollback-journal mode is locked while an app commits: wait for it.
-      let identity = SnapshotTwin.identity(of: readable.path)
+      let identity = StoreUsers.FileIdentity(readable.path)
       let store = try CoreDataStore(
         path: readable.path,
         busyTimeout: max(CoreDataStore.defaultBusyTimeout, options.wait ?? 0))

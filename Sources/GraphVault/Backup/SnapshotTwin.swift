@@ -1,4 +1,3 @@
-import Foundation
 import ObjectStore
 
 /// A second read-only connection to a store that reads the very snapshot a backup's own read
@@ -24,32 +23,20 @@ package final class SnapshotTwin: @unchecked Sendable {
   package static let busyTimeout = 0.25
 
   /// Opens the twin of `backup`, the store at `path`, before the backup's read transaction
-  /// begins; `identity` is the file's (``identity(of:)``) taken before `backup` was opened. Nil
+  /// begins; `identity` is the file's, taken before `backup` was opened. Nil
   /// when it cannot be opened or asked, or when the file at `path` is no longer the one
   /// `backup` opened (replaced meanwhile, or another store): the backup then reads on its
   /// connection alone.
   package init?(
-    path: String, busyTimeout: Double, twinOf backup: CoreDataStore, identity: FileIdentity?
+    path: String, busyTimeout: Double, twinOf backup: CoreDataStore,
+    identity: StoreUsers.FileIdentity?
   ) {
     guard let identity, let store = try? CoreDataStore(path: path, busyTimeout: busyTimeout),
-      Self.identity(of: path) == identity, store.uuid == backup.uuid,
+      StoreUsers.FileIdentity(path) == identity, store.uuid == backup.uuid,
       let version = try? Self.dataVersion(of: store)
     else { return nil }
     self.store = store
     versionBefore = version
-  }
-
-  /// A file's device and inode.
-  package struct FileIdentity: Equatable {
-    let device: UInt64
-    let inode: UInt64
-  }
-
-  /// The identity of the file at `path`, nil when it cannot be read.
-  package static func identity(of path: String) -> FileIdentity? {
-    var status = stat()
-    guard stat(path, &status) == 0 else { return nil }
-    return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
   }
 
   /// Runs `body` in a read transaction of the twin whose snapshot is the backup's, and

@@ -95,11 +95,12 @@ package enum StoreUsers {
   }
 
   /// A file by device and inode, as `stat(2)` names it (links followed).
-  struct FileIdentity: Hashable {
+  package struct FileIdentity: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 
-    init?(_ path: String) {
+    /// The identity of the file at `path`, nil when it cannot be read.
+    package init?(_ path: String) {
       var status = stat()
       guard stat(path, &status) == 0 else { return nil }
       device = UInt64(status.st_dev)
