@@ -12,7 +12,8 @@ struct LedgerPlan {
   var carriesModelCache: Bool
 
   /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under
-  /// `seed`, or a new random one; hashed on the twin `worker` reads too when it reads the same snapshot.
+  /// `seed`, or a new random one; hashed on the twin `worker` reads too when it reads the same
+  /// snapshot.
   static func full(
     store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil,
     worker: TwinWorker? = nil

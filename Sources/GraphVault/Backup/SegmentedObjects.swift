@@ -93,7 +93,7 @@ package enum SegmentedObjects {
         taken += 1
         if taken == 1 { started.signal() }
         do {
-          _ = try encode(source, segments[index], from: store) {
+          try encode(source, segments[index], from: store) {
             try board.push($0, to: index, byTwin: true)
           }
           if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
@@ -122,7 +122,7 @@ package enum SegmentedObjects {
         }
       }
       while let index = board.claim() {
-        _ = try encode(source, segments[index], from: store) { encoded in
+        try encode(source, segments[index], from: store) { encoded in
           try board.push(encoded, to: index, byTwin: false)
           try writeReady()
           // Ahead of the twin by more than the bound: write its chunks as they come.
@@ -169,19 +169,18 @@ package enum SegmentedObjects {
     }
   }
 
-  /// Reads and encodes the objects of one segment from `store`, handing each chunk to `emit`;
-  /// returns how many objects it read.
+  /// Reads and encodes the objects of one segment from `store`, handing each chunk (with how
+  /// many objects it holds) to `emit`.
   static func encode(
     _ source: Source, _ segment: Segment, from store: CoreDataStore,
     emit: (Encoded) throws -> Void
-  ) throws -> Int {
+  ) throws {
     var columns = ColumnChunkEncoder(model: source.model)
     let cursors = try source.joins.map {
       try store.joinCursor($0, ownersFrom: segment.from, below: segment.below)
     }
     // One buffer of join rows per relationship, refilled for each object.
     var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
-    var count = 0
     var inChunk = 0
     try store.forEachObjectRow(
       of: source.entity, layout: source.layout, from: segment.from, below: segment.below
@@ -189,7 +188,6 @@ package enum SegmentedObjects {
       for (index, cursor) in cursors.enumerated() {
         try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
       }
-      count += 1
       inChunk += 1
       if columns.add(row, manyToMany: manyToMany), let (bytes, spans) = columns.encoded() {
         try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
@@ -200,7 +198,6 @@ package enum SegmentedObjects {
     if let (bytes, spans) = columns.encoded() {
       try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
     }
-    return count
   }
 
   /// The segments' state, shared by the two sides: which are taken, the chunks each holds

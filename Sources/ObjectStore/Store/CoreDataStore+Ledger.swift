@@ -96,14 +96,7 @@ extension CoreDataStore {
       ).scalar()
       guard ownerless == .integer(0) else { return nil }
     }
-    // Apart: SQLite reads a minimum or a maximum alone off an index's end, both at once by a
-    // scan.
-    func end(_ function: String) throws -> Int64? {
-      try database.prepare("SELECT \(function)(\(column)) FROM \(quoted(set.table))").scalar()
-        .integerValue
-    }
-    guard let low = try end("min"), let high = try end("max"), low <= high else { return nil }
-    return low...high
+    return try integerBounds(of: column, in: quoted(set.table))
   }
 
   /// Which elements a hashing reads: those of some keys, or of a range of keys.
@@ -116,34 +109,30 @@ extension CoreDataStore {
     of set: LedgerSet, seed: UInt64, filter selection: Filter?,
     _ body: (_ key: Int64, _ hash: UInt64) throws -> Void
   ) throws {
-    func filter(_ column: String) -> String {
+    // The ` WHERE …` that keeps the selected keys of `column`, and its parameters.
+    func filter(_ column: String) -> (sql: String, bound: [SQLiteValue]) {
       switch selection {
-      case nil: ""
-      case .keys(let keys)?: " WHERE \(column) IN (\(CoreDataStore.placeholders(keys.count)))"
+      case nil: ("", [])
+      case .keys(let keys)?:
+        (
+          " WHERE \(column) IN (\(CoreDataStore.placeholders(keys.count)))",
+          keys.map { .integer($0) }
+        )
       case .range(let from, let below)?:
-        switch (from, below) {
-        case (nil, nil): ""
-        case (_?, nil): " WHERE \(column) >= ?"
-        case (nil, _?): " WHERE \(column) < ?"
-        case (_?, _?): " WHERE \(column) >= ? AND \(column) < ?"
-        }
+        Self.keyRange(column, from: from, below: below).map { (" WHERE \($0.condition)", $0.bound) }
+          ?? ("", [])
       }
     }
-    let bound: [SQLiteValue] =
-      switch selection {
-      case nil: []
-      case .keys(let keys)?: keys.map { .integer($0) }
-      case .range(let from, let below)?: [from, below].compactMap { $0.map { .integer($0) } }
-      }
     switch set.kind {
     case .objects:
+      let (condition, bound) = filter("Z_PK")
       try hashRows(
-        "SELECT Z_PK, * FROM \(quoted(set.table))\(filter("Z_PK")) ORDER BY Z_PK", bound,
-        seed: seed,
+        "SELECT Z_PK, * FROM \(quoted(set.table))\(condition) ORDER BY Z_PK", bound, seed: seed,
         body)
     case .table(let keyColumn?):
+      let (condition, bound) = filter(quoted(keyColumn))
       try hashRows(
-        "SELECT \(quoted(keyColumn)), * FROM \(quoted(set.table))\(filter(quoted(keyColumn))) ORDER BY 1",
+        "SELECT \(quoted(keyColumn)), * FROM \(quoted(set.table))\(condition) ORDER BY 1",
         bound, seed: seed, body)
     case .table(nil):
       let hasRowID =
@@ -159,8 +148,9 @@ extension CoreDataStore {
       }
       try body(0, hasher.value)
     case .join(_, let source, let destination, let order):
+      let (condition, bound) = filter(source)
       let statement = try database.prepare(
-        "SELECT \(source), \(destination), \(order ?? "NULL") FROM \(quoted(set.table))\(filter(source)) ORDER BY 1, 2"
+        "SELECT \(source), \(destination), \(order ?? "NULL") FROM \(quoted(set.table))\(condition) ORDER BY 1, 2"
       )
       try statement.bind(bound)
       defer { statement.reset() }

@@ -148,11 +148,10 @@ extension CoreDataStore {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
+    let range = Self.keyRange("Z_PK", from: from, below: below)!
     let reader = try TableReader(
-      table: table, layout: layout, database: database,
-      filter: "Z_ENT = ? AND Z_PK >= ?" + (below == nil ? "" : " AND Z_PK < ?"))
-    try reader.bind(
-      [.integer(Int64(number)), .integer(from)] + [below].compactMap { $0.map { .integer($0) } })
+      table: table, layout: layout, database: database, filter: "Z_ENT = ? AND \(range.condition)")
+    try reader.bind([.integer(Int64(number))] + range.bound)
     try reader.readObjectRows(body)
   }
 
@@ -165,11 +164,36 @@ extension CoreDataStore {
     guard let table = layout.table(for: entity) else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
-    // Apart: each is read off the end of the rowid's tree.
-    let low = try database.prepare("SELECT min(Z_PK) FROM \(table.name)").scalar().integerValue
-    let high = try database.prepare("SELECT max(Z_PK) FROM \(table.name)").scalar().integerValue
-    guard let low, let high, low <= high else { return nil }
+    return try integerBounds(of: "Z_PK", in: table.name)
+  }
+
+  /// The smallest and largest value of `column` in `table`, nil when the table is empty or
+  /// either is no integer. Each is asked apart: SQLite reads a minimum or a maximum alone off
+  /// the end of an index (or of the rowid's tree), and both in one query by a scan.
+  func integerBounds(of column: String, in table: String) throws -> ClosedRange<Int64>? {
+    func end(_ function: String) throws -> Int64? {
+      try database.prepare("SELECT \(function)(\(column)) FROM \(table)").scalar().integerValue
+    }
+    guard let low = try end("min"), let high = try end("max"), low <= high else { return nil }
     return low...high
+  }
+
+  /// The condition on `column` that keeps the keys from `from` and below `below` (each when
+  /// given), with its parameters; nil when neither is given.
+  static func keyRange(_ column: String, from: Int64?, below: Int64?) -> (
+    condition: String, bound: [SQLiteValue]
+  )? {
+    var conditions: [String] = []
+    var bound: [SQLiteValue] = []
+    if let from {
+      conditions.append("\(column) >= ?")
+      bound.append(.integer(from))
+    }
+    if let below {
+      conditions.append("\(column) < ?")
+      bound.append(.integer(below))
+    }
+    return conditions.isEmpty ? nil : (conditions.joined(separator: " AND "), bound)
   }
 
   /// `keys` in parts of at most ``keysPerQuery``: what one query binds.
@@ -230,7 +254,9 @@ extension CoreDataStore {
   package func joinCursor(_ join: StoreLayout.Join, owners: [Int64]? = nil) throws -> JoinCursor {
     try JoinCursor(
       join: join, database: database,
-      filter: owners.map { " IN (\(CoreDataStore.placeholders($0.count)))" },
+      condition: owners.map {
+        "\(join.sourceColumn) IN (\(CoreDataStore.placeholders($0.count)))"
+      },
       bound: (owners ?? []).map { .integer($0) })
   }
 
@@ -239,10 +265,9 @@ extension CoreDataStore {
   package func joinCursor(_ join: StoreLayout.Join, ownersFrom from: Int64, below: Int64?) throws
     -> JoinCursor
   {
-    try JoinCursor(
-      join: join, database: database,
-      filter: " >= ?" + (below == nil ? "" : " AND \(join.sourceColumn) < ?"),
-      bound: [.integer(from)] + [below].compactMap { $0.map { .integer($0) } })
+    let range = Self.keyRange(join.sourceColumn, from: from, below: below)!
+    return try JoinCursor(
+      join: join, database: database, condition: range.condition, bound: range.bound)
   }
 }
 
@@ -271,13 +296,15 @@ package final class JoinCursor {
   private var peeked: Pair?
   private var finished = false
 
-  /// A cursor over the rows of `join`, those whose owner column meets `filter` (the text
-  /// after the column's name, its parameters `bound`) when given.
-  init(join: StoreLayout.Join, database: Database, filter: String?, bound: [SQLiteValue]) throws {
+  /// A cursor over the rows of `join`, those that meet `condition` (its parameters `bound`)
+  /// when given.
+  init(join: StoreLayout.Join, database: Database, condition: String?, bound: [SQLiteValue])
+    throws
+  {
     hasOrder = join.orderColumn != nil
-    let condition = filter.map { " WHERE \(join.sourceColumn)\($0)" } ?? ""
+    let filter = condition.map { " WHERE \($0)" } ?? ""
     statement = try database.prepare(
-      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(condition) ORDER BY 1, 2"
+      "SELECT \(join.sourceColumn), \(join.destinationColumn)\(join.orderColumn.map { ", \($0)" } ?? "") FROM \(join.name)\(filter) ORDER BY 1, 2"
     )
     try statement.bind(bound)
   }
