@@ -62,11 +62,14 @@ package final class FramedArchive {
   /// Decompresses the frames of a read in part (made when first needed).
   private var zstd: ZstdFrames?
   /// On object storage, the most bytes between two pieces a read in part wants that are
-  /// fetched along rather than skipped at the cost of another request. A request's latency
-  /// (tens of milliseconds) buys about a MiB of transfer: a chunk's small untested columns and
-  /// the small chunks between two wanted ones are read along, its covers skipped. The bounds of
-  /// a chunk's values (``ChunkRanges/values``) keep the chunks a search reads few.
+  /// fetched along rather than skipped at the cost of another request, unless the read says
+  /// otherwise. A request's latency (tens of milliseconds) buys about a MiB of transfer: a
+  /// chunk's small untested columns and the small chunks between two wanted ones are read
+  /// along, its covers skipped. The bounds of a chunk's values (``ChunkRanges/values``) keep
+  /// the chunks a search reads few.
   package static let readThrough = 1 << 20
+  /// The read-through of the plan being read (``prefetch(_:)``).
+  private var planReadThrough = readThrough
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
@@ -182,18 +185,23 @@ package final class FramedArchive {
   /// their keys) and those holding no column's values are read, each checked as it is
   /// decompressed; the others' bytes are zeros, and ``Content/unread`` says where. A member
   /// in one frame, or every member when `wanted` is nil, is read whole and checked against
-  /// the index. Where the archive has a span, the pieces wanted that follow each other
-  /// closely are fetched together, up to the span at once.
+  /// the index. Where the archive has a span, the pieces wanted that lie at most
+  /// `readThrough` bytes apart are fetched together, up to the span at once: a reader that
+  /// goes on to read whole the members whose tested columns it likes (``whole(_:given:)``)
+  /// may ask for a read-through as large as the frames it skips, and then finds them fetched.
   package func read(
     _ members: [Member], columns wanted: ((String) -> Bool)?,
+    readThrough: Int = FramedArchive.readThrough,
     each body: (Member, Content) throws -> Void
   ) throws {
     let perMember = members.map { pieces(of: $0, wanted: wanted) }
     plan = perMember.flatMap { $0 }
     planNext = 0
+    planReadThrough = readThrough
     defer {
       spanBytes.removeAll(keepingCapacity: true)
       plan.removeAll()
+      planReadThrough = Self.readThrough
     }
     for (member, wantedPieces) in zip(members, perMember) {
       if let wanted, wantedPieces != [member.place] {
@@ -207,7 +215,7 @@ package final class FramedArchive {
 
   /// Where the archive has a span, makes sure the window of bytes fetched holds `piece`:
   /// when it does not, fetches from the piece of the plan holding it on, with the pieces that
-  /// follow it closely (``readThrough``), up to the span. A piece the plan does not hold is
+  /// follow it closely (the plan's read-through), up to the span. A piece the plan does not hold is
   /// left to be read on its own.
   private func prefetch(_ piece: FramedStream.Place) throws {
     guard span > 0, !covers(spanStart, spanBytes.count, piece) else { return }
@@ -221,7 +229,7 @@ package final class FramedArchive {
     var end = plan[first].offset + plan[first].length
     var last = first + 1
     while last < plan.count, plan[last].offset >= end,
-      plan[last].offset - end <= Int64(Self.readThrough),
+      plan[last].offset - end <= Int64(planReadThrough),
       plan[last].offset + plan[last].length - plan[first].offset <= Int64(span)
     {
       end = plan[last].offset + plan[last].length
@@ -354,7 +362,8 @@ package final class FramedArchive {
   }
 
   /// The whole content of `member`, given what a read of some of its columns gave: that, when
-  /// it read every byte, else the member read again whole (and checked against the index).
+  /// it read every byte, else the member read again whole (and checked against the index),
+  /// from the bytes that read fetched when they hold it.
   package func whole(_ member: Member, given content: Content) throws -> [UInt8] {
     content.unread.isEmpty ? content.bytes : try read(member)
   }

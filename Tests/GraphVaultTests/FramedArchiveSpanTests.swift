@@ -153,6 +153,43 @@ struct FramedArchiveSpanTests {
     #expect(reads.bytes - before < wholeBytes / 3, "\(reads.bytes - before) of \(wholeBytes)")
   }
 
+  @Test func aReadThroughAsLargeAsTheSkippedFramesFetchesEachChunkOnceAndItsWholeWithIt()
+    throws
+  {
+    let bytes = try Self.large.get()
+    let whole = try Self.open(bytes, span: 0, counting: Reads())
+    let model = try whole.readStore().model
+    let decoder = RecordDecoder(model: model, member: "Book")
+    let titlesOnly = { (key: String) in decoder.reads(column: key, of: "Book", for: ["title"]) }
+    /// The requests a test of every book chunk's titles makes, each chunk then read whole,
+    /// with `readThrough`; the chunks read whole are checked against one read of each.
+    func requests(readThrough: Int) throws -> (tested: Int, whole: Int) {
+      let reads = Reads()
+      let archive = try Self.open(bytes, span: 8 << 20, counting: reads)
+      _ = try archive.readStore()
+      let books = archive.members.filter { $0.path.hasPrefix("objects/Book/") }
+      #expect(!books.isEmpty && books.allSatisfy { $0.frames != nil })
+      var wholeReads = 0
+      try archive.read(books, columns: titlesOnly, readThrough: readThrough) { member, content in
+        #expect(!content.unread.isEmpty)
+        let before = reads.count
+        let read = try archive.whole(member, given: content)
+        wholeReads += reads.count - before
+        #expect(read == (try whole.read(member)))
+      }
+      return (reads.count - wholeReads, wholeReads)
+    }
+    let skipping = try requests(readThrough: FramedArchive.readThrough)
+    let covers = try #require(
+      whole.members.first { $0.path.hasPrefix("objects/Book/") }.map { Int($0.place.length) })
+    let through = try requests(readThrough: covers)
+    // Skipped, the covers are fetched once a chunk is wanted whole: a request a chunk.
+    #expect(skipping.whole >= 1)
+    // Read along, they are there when it is.
+    #expect(through.whole == 0)
+    #expect(through.tested <= skipping.tested)
+  }
+
   @Test func aDamagedFrameIsFoundWhenReadAndOnlyThen() throws {
     var bytes = try Self.large.get()
     let clean = try Self.open(bytes, span: 0, counting: Reads())

@@ -57,6 +57,14 @@ struct SelectionArchive {
   /// Part of the archive will not do.
   private struct NotByParts: Error {}
 
+  /// On object storage, the most bytes between two pieces of the chunks a scan tests that are
+  /// fetched along rather than skipped (``FramedArchive/read(_:columns:readThrough:each:)``):
+  /// about a chunk's large frames (a sample library's covers are 3.4 MB of its 3.7 MB). A
+  /// chunk that holds rows to load is read whole after its test, which then costs no request
+  /// of its own, and the chunks tested one after another share requests up to the span; a
+  /// search over many archives, whose cost is the bytes it reads, keeps the smaller default.
+  static let readThrough = 4 << 20
+
   private let archive: FramedArchive
   private let model: ObjectModel
   private let layout: StoreLayout
@@ -355,7 +363,8 @@ struct SelectionArchive {
       // Of a chunk whose large columns have frames of their own, only the tested ones are read
       // until it has rows to load.
       let wanted = RecordDecoder(model: model, member: entity).columns(of: entity, for: testing)
-      try archive.read(reading, columns: wanted) { member, content in
+      try archive.read(reading, columns: wanted, readThrough: Self.readThrough) {
+        member, content in
         let decoder = RecordDecoder(model: model, member: member.path)
         guard
           let chunk = try decoder.columnChunk(
