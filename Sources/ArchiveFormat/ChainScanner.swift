@@ -37,9 +37,6 @@ package final class ChainScanner: ArchiveEventSource {
 
   private let links: [Link]
   private let collecting: Int?
-  /// Whether each entity's objects come in ascending key order, as in one archive (a
-  /// comparison needs it), or archive after archive (a restore does not).
-  private let ordered: Bool
   private var heads: [ArchiveScanner.Event?]
   private var ended: [Bool]
   /// Per link, the keys newer links wrote or deleted, by set name (`objects/ROOT`,
@@ -71,13 +68,9 @@ package final class ChainScanner: ArchiveEventSource {
 
   /// The chain of `links`, the full archive first and each next one the child of the one
   /// before; problems are kept (at most `collectingProblems`) rather than thrown when given.
-  /// When `ordered`, each entity's objects are merged into ascending key order; else they come
-  /// archive by archive, each archive's chunks without what newer ones supersede (faster: a
-  /// chunk nothing supersedes goes as it is).
-  package init(links: [Link], collectingProblems: Int? = nil, ordered: Bool = true) {
+  package init(links: [Link], collectingProblems: Int? = nil) {
     precondition(!links.isEmpty)
     self.links = links
-    self.ordered = ordered
     collecting = collectingProblems
     heads = Array(repeating: nil, count: links.count)
     ended = Array(repeating: false, count: links.count)
@@ -205,24 +198,27 @@ package final class ChainScanner: ArchiveEventSource {
     var batch: ObjectBatch
     var member: String
     var row = 0
+    /// The batch's place among the sources of the chunk being gathered, once it gave it a row.
+    var source: Int?
   }
 
   /// The link whose rows are being read, after the objects.
   private var restLink = 0
-  /// Where the objects stand between two calls: the link being gathered from, or the merge's
-  /// cursors (nil before an entity's merge begins).
-  private var gatherLink = 0
-  private var cursors: [Cursor?]?
+  /// Where the objects stand between two calls: the merge's cursors, one a link (empty
+  /// before an entity's merge begins).
+  private var cursors: [Cursor?] = []
+  /// Per link, for the entity being merged: the keys newer links wrote or deleted (nil when
+  /// none), and whether a newer link holds its whole set.
+  private var newerKeys: [KeySet?] = []
+  private var replaced: [Bool] = []
 
   /// Gives the next chunk of the current entity's objects (`pending`), or moves on to the next
   /// entity: one chunk at a time, so that the sink works on one while the next is read.
   private func step() throws {
     let entity = entities[nextEntity]
-    let more = ordered ? try mergeChunk(entity) : try gatherChunk(entity)
-    if !more {
+    if try !mergeChunk(entity) {
       nextEntity += 1
-      gatherLink = 0
-      cursors = nil
+      cursors = []
     }
   }
 
@@ -253,86 +249,70 @@ package final class ChainScanner: ArchiveEventSource {
     }
   }
 
-  /// Gives one chunk of `entity`, archive after archive, without what newer links supersede
-  /// (a chunk nothing supersedes as it is); false once every link's are given.
-  private func gatherChunk(_ entity: String) throws -> Bool {
-    let root = rootSet(entity)
-    while gatherLink < links.count {
-      let index = gatherLink
-      guard let (batch, member) = try nextChunk(of: entity, from: index) else {
-        gatherLink += 1
-        continue
-      }
-      if replacedByNewer[index].contains(root) { continue }
-      var part = batch
-      if let newer = superseded[index][root] {
-        let kept = batch.primaryKeys.indices.filter { !newer.contains(batch.primaryKeys[$0]) }
-        guard !kept.isEmpty else { continue }
-        if kept.count < batch.count { part = batch.picking(rows: kept) }
-      }
-      try record(part, member: "\(links[index].name): \(member)")
-      pending.append(.objects(.batch(part), member: member))
-      return true
-    }
-    return false
-  }
-
-  /// Moves link `index`'s cursor to its next object of `entity` that no newer link supersedes.
+  /// Moves link `index`'s cursor to its next object of `entity` that no newer link
+  /// supersedes, reading its next chunk when this one is done (nil once it has none).
   private func advance(_ index: Int, _ entity: String) throws {
-    let root = rootSet(entity)
-    let whole = replacedByNewer[index].contains(root)
     while true {
-      if var cursor = cursors![index], cursor.row < cursor.batch.count {
-        let key = cursor.batch.primaryKeys[cursor.row]
-        if !whole, superseded[index][root]?.contains(key) != true { return }
-        cursor.row += 1
-        cursors![index] = cursor
+      if let cursor = cursors[index], cursor.row < cursor.batch.count {
+        if replaced[index] {
+          cursors[index]!.row = cursor.batch.count
+          continue
+        }
+        guard let newer = newerKeys[index], newer.contains(cursor.batch.primaryKeys[cursor.row])
+        else { return }
+        cursors[index]!.row += 1
         continue
       }
-      cursors![index] = nil
+      cursors[index] = nil
       guard let (batch, member) = try nextChunk(of: entity, from: index) else { return }
-      cursors![index] = Cursor(batch: batch, member: member)
+      cursors[index] = Cursor(batch: batch, member: member)
     }
   }
 
-  /// Gives one chunk of `entity`'s objects merged by key across the links, newest first;
-  /// false once none is left.
+  /// Gives one chunk of `entity`'s objects merged by key across the links (a key newer links
+  /// supersede comes from the newest that holds it); false once none is left. The link with
+  /// the smallest key gives a run of its rows up to the next link's smallest key, so that
+  /// the work is done per run rather than per row.
   private func mergeChunk(_ entity: String) throws -> Bool {
-    if cursors == nil {
+    if cursors.isEmpty {
+      let root = rootSet(entity)
+      newerKeys = links.indices.map { superseded[$0][root] }
+      replaced = links.indices.map { replacedByNewer[$0].contains(root) }
       cursors = Array(repeating: nil, count: links.count)
       for index in links.indices { try advance(index, entity) }
     }
+    for index in cursors.indices { cursors[index]?.source = nil }
     // The output chunk: picks of the batches at hand, each batch once in `sources`.
     var sources: [ObjectBatch] = []
-    var sourceOf: [String: Int] = [:]
     var picks: [(source: Int, row: Int)] = []
     var member = ""
     while picks.count < ArchiveLayout.chunkRecords {
-      var best: Int?
-      for index in links.indices {
-        guard let cursor = cursors![index] else { continue }
-        if let chosen = best, let other = cursors![chosen],
-          other.batch.primaryKeys[other.row] <= cursor.batch.primaryKeys[cursor.row]
-        {
-          continue
+      // The link with the smallest key (the older one on a tie, which the ledger reports),
+      // and the smallest key of the others: where its run ends.
+      var best: (index: Int, key: Int64)?
+      var limit: Int64?
+      for index in cursors.indices {
+        guard let cursor = cursors[index] else { continue }
+        let key = cursor.batch.primaryKeys[cursor.row]
+        if let chosen = best, chosen.key <= key {
+          limit = min(limit ?? key, key)
+        } else {
+          if let chosen = best { limit = chosen.key }
+          best = (index, key)
         }
-        best = index
       }
-      guard let index = best, var cursor = cursors![index] else { break }
-      if picks.isEmpty { member = cursor.member }
-      let label = "\(index) \(cursor.member)"
-      let source: Int
-      if let known = sourceOf[label] {
-        source = known
-      } else {
-        source = sources.count
-        sources.append(cursor.batch)
-        sourceOf[label] = source
-      }
-      picks.append((source, cursor.row))
-      cursor.row += 1
-      cursors![index] = cursor
-      try advance(index, entity)
+      guard let index = best?.index else { break }
+      if picks.isEmpty { member = cursors[index]!.member }
+      repeat {
+        if cursors[index]!.source == nil {
+          cursors[index]!.source = sources.count
+          sources.append(cursors[index]!.batch)
+        }
+        picks.append((cursors[index]!.source!, cursors[index]!.row))
+        cursors[index]!.row += 1
+        try advance(index, entity)
+      } while picks.count < ArchiveLayout.chunkRecords && cursors[index] != nil
+        && limit.map { cursors[index]!.batch.primaryKeys[cursors[index]!.row] < $0 } ?? true
     }
     guard !picks.isEmpty else { return false }
     // A batch taken whole, alone and in order, goes as it is.
@@ -348,7 +328,7 @@ package final class ChainScanner: ArchiveEventSource {
   /// Counts a merged batch and records its keys and references for the checks at the end.
   private func record(_ batch: ObjectBatch, member: String) throws {
     objects[batch.entity, default: 0] += batch.count
-    if let problem = ledger.add(keys: batch.primaryKeys, of: batch.entity, ascending: ordered) {
+    if let problem = ledger.add(keys: batch.primaryKeys, of: batch.entity) {
       try self.problem(member, problem)
     }
     let relationships = store!.model.relationships(of: batch.entity)

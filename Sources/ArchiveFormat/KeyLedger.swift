@@ -38,11 +38,10 @@ package struct KeyLedger {
   /// The hierarchy `entity` belongs to (its root's name).
   package func root(of entity: String) -> String { roots[entity] ?? entity }
 
-  /// Records the primary keys of a chunk of `entity`'s objects; unless `ascending`, the
-  /// entity's chunks may come in any order (a chain's archives given one after another).
+  /// Records the primary keys of a chunk of `entity`'s objects.
   /// - Returns: what is wrong with the first key that is not positive, not above the entity's
-  ///   previous key (when `ascending`), or already in the hierarchy; nil when every key is new.
-  package mutating func add(keys: [Int64], of entity: String, ascending: Bool = true) -> String? {
+  ///   previous key, or already in the hierarchy; nil when every key is new.
+  package mutating func add(keys: [Int64], of entity: String) -> String? {
     let root = root(of: entity)
     var hierarchy = hierarchies.removeValue(forKey: root) ?? Hierarchy()
     defer { hierarchies[root] = hierarchy }
@@ -50,7 +49,7 @@ package struct KeyLedger {
     defer { lastKey[entity] = previous }
     for key in keys {
       guard key > 0 else { return "\(entity) has primary key \(key): keys are positive" }
-      guard key > previous || !ascending else {
+      guard key > previous else {
         return
           "\(entity) p\(key) comes after p\(previous): an entity's objects are in ascending key order"
       }

@@ -17,13 +17,12 @@ struct ArchiveChain {
 
   /// Opens the archive at `location` and, when it is incremental, its parents, each read up to
   /// its objects, with the password from `password`. A chain gives each entity's objects in
-  /// ascending key order when `ordered` (a comparison needs it), else archive by archive.
+  /// ascending key order, as one archive does.
   /// - Throws: ``VaultError``: 65 when a parent is missing (naming it) or the chain is not
   ///   one; what opening an archive throws.
   static func open(
     _ location: Location, password: PasswordSource?, allowingUnencrypted: Bool,
-    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options(),
-    ordered: Bool = false
+    meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options()
   ) throws -> ArchiveChain {
     func scan(_ address: Location) throws -> (ArchiveScanner, ArchivedStore?) {
       try Self.scan(
@@ -73,8 +72,7 @@ struct ArchiveChain {
     }
     return ArchiveChain(
       source: ChainScanner(
-        links: links.reversed(), collectingProblems: options.collectingProblems,
-        ordered: ordered),
+        links: links.reversed(), collectingProblems: options.collectingProblems),
       scans: scans.reversed())
   }
 

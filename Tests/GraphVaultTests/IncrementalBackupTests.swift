@@ -96,6 +96,27 @@ struct IncrementalBackupTests {
     #expect(written.dropFirst().filter { $0 >= 40 }.count <= 2, "\(written)")
   }
 
+  @Test func aChainRestoresItsRowsInKeyOrderIntoAsManyPagesAsAFullArchiveOfThatPoint() throws {
+    var random = SplitMix64(seed: 5)
+    var newest = ""
+    for night in 0..<8 {
+      if night > 0 { try change(night: night, random: &random) }
+      newest = try backup(at: Double(night) * 86_400).archive
+    }
+    let full = try backup(full: true, at: 8 * 86_400).archive
+    let fromChain = directory.path("from-chain.sqlite").path
+    let fromFull = directory.path("from-full.sqlite").path
+    _ = try RestoreService.restore(archive: Location(path: newest), to: fromChain)
+    _ = try RestoreService.restore(archive: Location(path: full), to: fromFull)
+    #expect(try storeRows(fromChain) == storeRows(fromFull))
+    // The rows the newer archives hold went in among the full archive's, in key order, not
+    // into the middle of its tables afterwards (which splits their pages).
+    #expect(try sqlRows(fromChain, "PRAGMA page_count") == sqlRows(fromFull, "PRAGMA page_count"))
+    // A join table's rows are numbered as they went in: in the same order.
+    let joins = "SELECT rowid, * FROM Z_1TAGS ORDER BY rowid"
+    #expect(try sqlRows(fromChain, joins) == sqlRows(fromFull, joins))
+  }
+
   @Test func aChangeWithoutAZOptBumpAndAnInsertAndADeleteAreWhatTheArchiveHolds() throws {
     _ = try backup(at: 0)
     try sqlScript(

@@ -35,7 +35,7 @@ final class ScannedArchive {
     try ArchiveAccess.requireInput(path)
     // Two sides are compared entity by entity in key order.
     let chain = try ArchiveChain.open(
-      path, password: password, allowingUnencrypted: allowingUnencrypted, ordered: true)
+      path, password: password, allowingUnencrypted: allowingUnencrypted)
     self.chain = chain
     let scanner = chain.source
     // A few chunks ahead: the two sides' chunk boundaries fall at different objects.
