@@ -286,7 +286,10 @@ package final class ChainScanner: ArchiveEventSource {
     var sources: [ObjectBatch] = []
     var picks: [(source: Int, row: Int)] = []
     var member = ""
-    while picks.count < ArchiveLayout.chunkRecords {
+    // The chunk also ends where a link that gave it rows moves on to its next chunk, so
+    // that it holds about one chunk of each link at most, as their archives' readers do.
+    var movedOn = false
+    while picks.count < ArchiveLayout.chunkRecords && !movedOn {
       // The link with the smallest key (the older one on a tie, which the ledger reports),
       // and the smallest key of the others: where its run ends.
       var best: (index: Int, key: Int64)?
@@ -311,7 +314,8 @@ package final class ChainScanner: ArchiveEventSource {
         picks.append((cursors[index]!.source!, cursors[index]!.row))
         cursors[index]!.row += 1
         try advance(index, entity)
-      } while picks.count < ArchiveLayout.chunkRecords && cursors[index] != nil
+        movedOn = cursors[index].map { $0.source == nil } ?? false
+      } while picks.count < ArchiveLayout.chunkRecords && cursors[index] != nil && !movedOn
         && limit.map { cursors[index]!.batch.primaryKeys[cursors[index]!.row] < $0 } ?? true
     }
     guard !picks.isEmpty else { return false }

@@ -1,3 +1,4 @@
+import ArchiveFormat
 import ArchiveStorage
 import Foundation
 import GraphVault
@@ -115,6 +116,35 @@ struct IncrementalBackupTests {
     // A join table's rows are numbered as they went in: in the same order.
     let joins = "SELECT rowid, * FROM Z_1TAGS ORDER BY rowid"
     #expect(try sqlRows(fromChain, joins) == sqlRows(fromFull, joins))
+  }
+
+  @Test func aChainWhoseArchivesHoldSeveralChunksOfAnEntityRestoresAsTheStoreWas() throws {
+    // Books enough for two chunks in the full archive, each night's changes across them.
+    try FileManager.default.removeItem(atPath: store)
+    try SampleLibrary.generate(at: store, objects: 45_000, seed: 8)
+    let full = try backup(at: 0).archive
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: full)))
+    let framed = try #require(
+      try FramedArchive(size: Int64(bytes.count), name: full) { offset, count, into in
+        into = Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
+      })
+    #expect(framed.members.filter { $0.path.hasPrefix("objects/Book/") }.count >= 2)
+    var newest = full
+    for night in 1...3 {
+      // A few books and pages a night, across every chunk: too few for a set written whole.
+      try sqlScript(
+        store,
+        """
+        UPDATE ZBOOK SET ZTITLE = 'night \(night) ' || Z_PK, Z_OPT = Z_OPT + 1
+          WHERE Z_PK % 997 = \(night);
+        DELETE FROM ZPAGE WHERE Z_PK % 1499 = \(night);
+        """)
+      let result = try backup(at: Double(night) * 86_400)
+      #expect(result.kind == "incremental")
+      newest = result.archive
+    }
+    let copy = try snapshot("night-3.sqlite")
+    #expect(try restoredRows(newest, "restored.sqlite") == storeRows(copy))
   }
 
   @Test func aChangeWithoutAZOptBumpAndAnInsertAndADeleteAreWhatTheArchiveHolds() throws {
