@@ -8,9 +8,10 @@ import SQLite
 /// Each statement run costs SQLite a cursor opened and closed and a program started and
 /// halted, which the rows of one statement share: on a restore's rows that is a fifth of
 /// SQLite's time, on many-to-many rows a third of the restore's. A statement that a row's
-/// constraint fails inserted none of its rows; they are then inserted one at a time, so that
-/// the rows before the one that fails are in and the error names that one, as one row at a
-/// time would. Any other failure (a full disk) is the statement's, named by its first row.
+/// constraint fails inserted the rows before that one (`INSERT OR FAIL`, which spares SQLite
+/// a statement journal: ``StoreLoader/insertStatement(for:layout:rows:)``); the rest then go
+/// in one at a time, so that the error names the row, as one row at a time would. Any other
+/// failure (a full disk) is the statement's, named by its first row.
 struct BatchInsertion {
   /// Where each column of an entity's insert statement takes its value from in a batch.
   private enum Source {
@@ -57,6 +58,8 @@ struct BatchInsertion {
   static func rows(ofWidth width: Int, most: Int) -> Int { max(1, min(most, 999 / max(width, 1))) }
 
   private let batch: ObjectBatch
+  /// The store's connection, which tells how many rows a failed statement inserted.
+  private let database: Database
   private let single: Statement
   private let grouped: Statement?
   private let groupSize: Int
@@ -78,6 +81,7 @@ struct BatchInsertion {
   ///   table lacks; what preparing a statement throws.
   init(_ batch: ObjectBatch, into loader: StoreLoader, layout: StoreLayout) throws {
     self.batch = batch
+    database = loader.database
     let (single, columns, names) = try loader.insertStatement(for: batch.entity, layout: layout)
     self.single = single
     width = names.count
@@ -152,9 +156,18 @@ struct BatchInsertion {
         do {
           try grouped.run()
         } catch  where error.isConstraint {
+          // The rows before the one that failed are in; the rest go one at a time.
+          let inserted = database.changes
           grouped.reset()
           cursor = first
-          for row in record..<record + groupSize { try insertAlone(row) }
+          for row in record..<record + groupSize {
+            if row < record + inserted {
+              // Bound only for the columns' cursors to move past it.
+              try bindRow(row, to: single, base: 0)
+            } else {
+              try insertAlone(row)
+            }
+          }
         } catch {
           // Not one row's fault (the disk is full, say): named by the statement's first.
           current = record
