@@ -68,8 +68,10 @@ package final class FramedArchive {
   /// along, its covers skipped. The bounds of a chunk's values (``ChunkRanges/values``) keep
   /// the chunks a search reads few.
   package static let readThrough = 1 << 20
-  /// The read-through of the plan being read (``prefetch(_:)``).
+  /// The read-through of the plan being read, and the most bytes it fetches at once
+  /// (``prefetch(_:)``).
   private var planReadThrough = readThrough
+  private var planSpan: Int
   /// The index, as read.
   package let index: PropertyListValue
   /// The SHA-256 of the index member's content, in hexadecimal.
@@ -96,6 +98,7 @@ package final class FramedArchive {
     self.readBytes = read
     self.name = name
     self.span = span
+    planSpan = span
     guard size > Int64(FramedStream.trailerSize) else { return nil }
     self.size = size
     // Where reads cost more than their bytes, the archive's last 1/256 (4 to 64 KiB): the
@@ -186,22 +189,25 @@ package final class FramedArchive {
   /// decompressed; the others' bytes are zeros, and ``Content/unread`` says where. A member
   /// in one frame, or every member when `wanted` is nil, is read whole and checked against
   /// the index. Where the archive has a span, the pieces wanted that lie at most
-  /// `readThrough` bytes apart are fetched together, up to the span at once: a reader that
-  /// goes on to read whole the members whose tested columns it likes (``whole(_:given:)``)
-  /// may ask for a read-through as large as the frames it skips, and then finds them fetched.
+  /// `readThrough` bytes apart are fetched together, up to the span (or `span`, when larger)
+  /// at once: a reader that goes on to read whole the members whose tested columns it likes
+  /// (``whole(_:given:)``) may ask for a read-through as large as the frames it skips, and
+  /// then finds them fetched.
   package func read(
     _ members: [Member], columns wanted: ((String) -> Bool)?,
-    readThrough: Int = FramedArchive.readThrough,
+    readThrough: Int = FramedArchive.readThrough, span: Int = 0,
     each body: (Member, Content) throws -> Void
   ) throws {
     let perMember = members.map { pieces(of: $0, wanted: wanted) }
     plan = perMember.flatMap { $0 }
     planNext = 0
     planReadThrough = readThrough
+    planSpan = self.span > 0 ? max(self.span, span) : 0
     defer {
       spanBytes.removeAll(keepingCapacity: true)
       plan.removeAll()
       planReadThrough = Self.readThrough
+      planSpan = self.span
     }
     for (member, wantedPieces) in zip(members, perMember) {
       if let wanted, wantedPieces != [member.place] {
@@ -215,10 +221,10 @@ package final class FramedArchive {
 
   /// Where the archive has a span, makes sure the window of bytes fetched holds `piece`:
   /// when it does not, fetches from the piece of the plan holding it on, with the pieces that
-  /// follow it closely (the plan's read-through), up to the span. A piece the plan does not hold is
+  /// follow it closely (the plan's read-through), up to the plan's span. A piece the plan does not hold is
   /// left to be read on its own.
   private func prefetch(_ piece: FramedStream.Place) throws {
-    guard span > 0, !covers(spanStart, spanBytes.count, piece) else { return }
+    guard planSpan > 0, !covers(spanStart, spanBytes.count, piece) else { return }
     func holds(_ index: Int) -> Bool {
       plan[index].offset <= piece.offset
         && piece.offset + piece.length <= plan[index].offset + plan[index].length
@@ -230,7 +236,7 @@ package final class FramedArchive {
     var last = first + 1
     while last < plan.count, plan[last].offset >= end,
       plan[last].offset - end <= Int64(planReadThrough),
-      plan[last].offset + plan[last].length - plan[first].offset <= Int64(span)
+      plan[last].offset + plan[last].length - plan[first].offset <= Int64(planSpan)
     {
       end = plan[last].offset + plan[last].length
       last += 1

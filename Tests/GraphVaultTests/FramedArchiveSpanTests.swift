@@ -88,6 +88,32 @@ struct FramedArchiveSpanTests {
     #expect(together.count - before < apart.count)
   }
 
+  @Test func aReadMayFetchMoreAtOnceThanTheArchivesSpanButNotLess() throws {
+    let bytes = try Self.large.get()
+    let whole = try Self.open(bytes, span: 0, counting: Reads())
+    let frames = whole.members.reduce(0) { $0 + Int($1.place.length) }
+    #expect(frames > 2 << 20)
+    /// The reads of every member with the archive's span `span` and the read's `asked`.
+    func reads(span: Int, asked: Int) throws -> Int {
+      let reads = Reads()
+      let archive = try Self.open(bytes, span: span, counting: reads)
+      let opened = reads.count
+      try archive.read(archive.members, columns: nil, span: asked) { member, content in
+        let alone = try whole.read(member)
+        #expect(content.bytes == alone)
+      }
+      return reads.count - opened
+    }
+    let small = try reads(span: 256 << 10, asked: 0)
+    let larger = try reads(span: 256 << 10, asked: 4 << 20)
+    #expect(larger < small)
+    #expect(larger <= frames / (4 << 20) + 2, "\(larger) reads")
+    // Asked for less than the archive's span, a read still fetches up to it; on a disk (no
+    // span), one member at a time.
+    #expect(try reads(span: 4 << 20, asked: 256 << 10) == larger)
+    #expect(try reads(span: 0, asked: 4 << 20) == whole.members.count)
+  }
+
   @Test func membersFartherApartThanTheReadThroughAreReadOneByOne() throws {
     let bytes = try Self.large.get()
     let far = Reads()

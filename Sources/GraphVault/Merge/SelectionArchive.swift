@@ -64,6 +64,10 @@ struct SelectionArchive {
   /// of its own, and the chunks tested one after another share requests up to the span; a
   /// search over many archives, whose cost is the bytes it reads, keeps the smaller default.
   static let readThrough = 4 << 20
+  /// The most bytes one request of a scan fetches on object storage: two spans of the
+  /// backend's (``ArchiveStorage/ArchiveInput/preferredReadSpan``), so that about three chunks
+  /// of 4 MiB tested one after another cost one request.
+  static let readSpan = 16 << 20
 
   private let archive: FramedArchive
   private let model: ObjectModel
@@ -363,7 +367,9 @@ struct SelectionArchive {
       // Of a chunk whose large columns have frames of their own, only the tested ones are read
       // until it has rows to load.
       let wanted = RecordDecoder(model: model, member: entity).columns(of: entity, for: testing)
-      try archive.read(reading, columns: wanted, readThrough: Self.readThrough) {
+      try archive.read(
+        reading, columns: wanted, readThrough: Self.readThrough, span: Self.readSpan
+      ) {
         member, content in
         let decoder = RecordDecoder(model: model, member: member.path)
         guard
