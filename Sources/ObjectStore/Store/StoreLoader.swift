@@ -278,8 +278,8 @@ package final class StoreLoader {
   /// `INSERT OR FAIL`: a row's failed constraint stops the statement with the rows before it
   /// in (``Database/changes`` says how many), rather than undoing them. A statement of
   /// several rows that may undo its own needs SQLite to copy every page it changes into a
-  /// statement journal first: on a restore that was 1.2 pages written for every page of the
-  /// store, and a seventh of its time.
+  /// statement journal first: on a restore that wrote about twice the store's size into a
+  /// temporary file, and took a seventh of its time.
   func insertStatement(for entity: String, layout: StoreLayout, rows: Int) throws -> Statement {
     let key = "\(entity)\u{0}\(rows)"
     if let cached = groupedInserts[key] { return cached }
