@@ -8,10 +8,14 @@ import Testing
 @Suite("Batches gathered from picks")
 struct BatchGatheringTests {
   /// A batch of `count` books, keys from `firstKey`, whose values are chosen by `random`: each
-  /// column kept by some objects only, an edition stored as text in some batches, to-one and
-  /// many-to-many links, and a stored column outside the model.
+  /// column kept by every object or by some only, an edition stored as text in some batches,
+  /// to-one and many-to-many links, and a stored column outside the model.
   static func batch(count: Int, firstKey: Int64, random: inout SplitMix64) -> ObjectBatch {
-    func some() -> [Int] { (0..<count).filter { _ in random.next() % 3 != 0 } }
+    // Kept by every object of the batch about one time in three (a dense column).
+    func some() -> [Int] {
+      let dense = random.next() % 3 == 0
+      return (0..<count).filter { _ in dense || random.next() % 3 != 0 }
+    }
     var batch = ObjectBatch(
       entity: "Book", primaryKeys: (0..<Int64(count)).map { firstKey + $0 },
       versions: (0..<count).map { _ in Int64(random.next() % 5) })
@@ -72,9 +76,9 @@ struct BatchGatheringTests {
     }
   }
 
-  @Test(arguments: [1, 2, 3, 4, 5])
-  func eachGatheredObjectIsTheObjectPickedWithEveryValueAndLink(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+  @Test(arguments: 1...12)
+  func eachGatheredObjectIsTheObjectPickedWithEveryValueAndLink(seed: Int) {
+    var random = SplitMix64(seed: UInt64(seed))
     let sources = (0..<3).map { index in
       Self.batch(count: 20 + index * 7, firstKey: Int64(index) * 1_000 + 1, random: &random)
     }

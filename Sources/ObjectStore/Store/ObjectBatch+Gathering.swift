@@ -4,8 +4,9 @@ extension ObjectBatch {
   /// batches has, in the order in which the picks first meet them. How a chain of archives
   /// merges one entity's objects by key (``ArchiveFormat/ChainScanner``).
   ///
-  /// Column by column: each source's rows are mapped to their places in its column once, then
-  /// every value is copied from where it lies, so that no column is copied per object.
+  /// Column by column, run by run (picks of rows that follow each other in one batch): a
+  /// column every row of its batch has gives a run's values as one slice; another is mapped
+  /// row by row to its places, once per batch. No column is copied per object.
   package static func gathering(_ sources: [ObjectBatch], _ picks: [(source: Int, row: Int)])
     -> ObjectBatch
   {
@@ -31,14 +32,14 @@ extension ObjectBatch {
     gathered.toOne = gatherer.gather(\.toOne, key: \.name, records: \.records) { columns, found in
       ToOne(
         name: found.first(columns).name, records: found.records,
-        keys: found.map { columns[$0]!.keys[$1] }, entities: found.map { columns[$0]!.entities[$1] }
-      )
+        keys: found.slices { columns[$0]!.keys[$1] },
+        entities: found.slices { columns[$0]!.entities[$1] })
     }
     gathered.toMany = gatherer.gather(\.toMany, key: \.name, records: \.records) {
       columns, found in
       ToMany(
         name: found.first(columns).name, records: found.records,
-        rows: found.map { columns[$0]!.rows[$1] })
+        rows: found.slices { columns[$0]!.rows[$1] })
     }
     return gathered
   }
@@ -47,24 +48,75 @@ extension ObjectBatch {
 /// The columns of several batches gathered along picks of their rows
 /// (``ObjectBatch/gathering(_:_:)``).
 private struct ColumnGatherer {
-  let sources: [ObjectBatch]
-  let picks: [(source: Int, row: Int)]
+  /// Picks of rows that follow each other in one batch: `rows` of source `source`, the
+  /// output's records from `record` on.
+  struct Run {
+    var source: Int
+    var rows: Range<Int>
+    var record: Int
+  }
 
-  /// Where one output column's values come from: for each record of the output that has one,
-  /// its source and its position in that source's column.
+  /// Values that follow each other in one source's column and in the output: `count` of
+  /// them from `position` in the column, the output's records from `record` on.
+  struct Segment {
+    var source: Int
+    var position: Int
+    var record: Int
+    var count: Int
+  }
+
+  let sources: [ObjectBatch]
+  let runs: [Run]
+
+  init(sources: [ObjectBatch], picks: [(source: Int, row: Int)]) {
+    self.sources = sources
+    var runs: [Run] = []
+    for (record, pick) in picks.enumerated() {
+      if let last = runs.last, last.source == pick.source, last.rows.upperBound == pick.row {
+        runs[runs.count - 1].rows = last.rows.lowerBound..<pick.row + 1
+      } else {
+        runs.append(Run(source: pick.source, rows: pick.row..<pick.row + 1, record: record))
+      }
+    }
+    self.runs = runs
+  }
+
+  /// Where one output column's values come from, in order.
   struct Found {
-    var records: [Int] = []
-    var sources: [Int32] = []
-    var positions: [Int32] = []
+    var segments: [Segment] = []
+
+    /// Adds `count` values from `position` of `source`'s column for the records from
+    /// `record` on, joined to the last segment when they follow it.
+    mutating func add(source: Int, position: Int, record: Int, count: Int) {
+      if let last = segments.last, last.source == source,
+        last.position + last.count == position, last.record + last.count == record
+      {
+        segments[segments.count - 1].count += count
+      } else {
+        segments.append(Segment(source: source, position: position, record: record, count: count))
+      }
+    }
+
+    /// The output's records that have a value.
+    var records: [Int] {
+      var records: [Int] = []
+      records.reserveCapacity(segments.reduce(0) { $0 + $1.count })
+      for segment in segments {
+        records.append(contentsOf: segment.record..<segment.record + segment.count)
+      }
+      return records
+    }
 
     /// The source column that gave the first value.
-    func first<Column>(_ columns: [Column?]) -> Column { columns[Int(sources[0])]! }
+    func first<Column>(_ columns: [Column?]) -> Column { columns[segments[0].source]! }
 
-    /// `value(source, position)` of each value found, in order.
-    func map<T>(_ value: (Int, Int) -> T) -> [T] {
+    /// Each segment's values, `slice(source, positions)`, one after another.
+    func slices<T, S: Collection<T>>(_ slice: (Int, Range<Int>) -> S) -> [T] {
       var out: [T] = []
-      out.reserveCapacity(records.count)
-      for index in records.indices { out.append(value(Int(sources[index]), Int(positions[index]))) }
+      for segment in segments {
+        out.append(
+          contentsOf: slice(segment.source, segment.position..<segment.position + segment.count))
+      }
       return out
     }
 
@@ -72,7 +124,7 @@ private struct ColumnGatherer {
     func values(_ values: [ObjectBatch.Values?], like: ObjectBatch.Values) -> ObjectBatch.Values {
       func typed<T>(_ extract: (ObjectBatch.Values) -> [T]?) -> [T] {
         let arrays = values.map { $0.flatMap(extract) ?? [] }
-        return map { arrays[$0][$1] }
+        return slices { arrays[$0][$1] }
       }
       switch like {
       case .integers:
@@ -90,11 +142,13 @@ private struct ColumnGatherer {
         }
         var bytes: [UInt8] = []
         var ranges: [Range<Int>] = []
-        ranges.reserveCapacity(records.count)
-        for index in records.indices {
-          let start = bytes.count
-          bytes.append(contentsOf: buffers[Int(sources[index])]![Int(positions[index])])
-          ranges.append(start..<bytes.count)
+        for segment in segments {
+          let buffer = buffers[segment.source]!
+          for position in segment.position..<segment.position + segment.count {
+            let start = bytes.count
+            bytes.append(contentsOf: buffer[position])
+            ranges.append(start..<bytes.count)
+          }
         }
         let gathered = ObjectBatch.Bytes(copying: bytes, ranges: ranges)
         if case .texts = like { return .texts(gathered) }
@@ -133,24 +187,33 @@ private struct ColumnGatherer {
     }
     var outputs: [(record: Int, column: Int, output: Output)] = []
     for slot in keys.indices {
-      // Each source's rows, mapped to their positions in its column (-1: no value).
-      let tables = bySlot[slot].enumerated().map { source, column -> [Int32] in
-        guard let column else { return [] }
+      // Each source's column: every row has a value (its place is its row), or a map of the
+      // rows to their places (-1: no value); nil where the source has no such column.
+      let places = bySlot[slot].enumerated().map { source, column -> [Int32]?? in
+        guard let column else { return nil }
+        let held = records(column)
+        guard held.count < sources[source].count else { return .some(nil) }
         var table = [Int32](repeating: -1, count: sources[source].count)
-        for (position, record) in records(column).enumerated() { table[record] = Int32(position) }
+        for (position, record) in held.enumerated() { table[record] = Int32(position) }
         return table
       }
       var found = Found()
-      for (record, pick) in picks.enumerated() {
-        let table = tables[pick.source]
-        guard !table.isEmpty, table[pick.row] >= 0 else { continue }
-        found.records.append(record)
-        found.sources.append(Int32(pick.source))
-        found.positions.append(table[pick.row])
+      for run in runs {
+        guard let place = places[run.source] else { continue }
+        guard let table = place else {
+          found.add(
+            source: run.source, position: run.rows.lowerBound, record: run.record,
+            count: run.rows.count)
+          continue
+        }
+        for (offset, row) in run.rows.enumerated() where table[row] >= 0 {
+          found.add(
+            source: run.source, position: Int(table[row]), record: run.record + offset, count: 1)
+        }
       }
-      guard let firstRecord = found.records.first else { continue }
-      let column = columnIndex[slot][Int(found.sources[0])]
-      outputs.append((firstRecord, column, make(bySlot[slot], found)))
+      guard let first = found.segments.first else { continue }
+      let column = columnIndex[slot][first.source]
+      outputs.append((first.record, column, make(bySlot[slot], found)))
     }
     // As the picks meet them: by the first record with a value, then in its source's order.
     return outputs.sorted { ($0.record, $0.column) < ($1.record, $1.column) }.map(\.output)
