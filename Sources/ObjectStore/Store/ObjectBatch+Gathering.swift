@@ -140,17 +140,29 @@ private struct ColumnGatherer {
           default: nil
           }
         }
-        var bytes: [UInt8] = []
+        // The values' places first, then each value copied once into the new buffer.
         var ranges: [Range<Int>] = []
+        var total = 0
         for segment in segments {
           let buffer = buffers[segment.source]!
           for position in segment.position..<segment.position + segment.count {
-            let start = bytes.count
-            bytes.append(contentsOf: buffer[position])
-            ranges.append(start..<bytes.count)
+            let length = buffer.ranges[position].count
+            ranges.append(total..<total + length)
+            total += length
           }
         }
-        let gathered = ObjectBatch.Bytes(copying: bytes, ranges: ranges)
+        let gathered = ObjectBatch.Bytes(byteCount: total, ranges: ranges) { target in
+          var next = 0
+          for segment in segments {
+            let buffer = buffers[segment.source]!
+            for position in segment.position..<segment.position + segment.count {
+              let value = buffer[position]
+              UnsafeMutableRawBufferPointer(rebasing: target[next..<next + value.count])
+                .copyMemory(from: value)
+              next += value.count
+            }
+          }
+        }
         if case .texts = like { return .texts(gathered) }
         return .blobs(gathered)
       }

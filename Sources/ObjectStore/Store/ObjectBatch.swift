@@ -75,12 +75,26 @@ package struct ObjectBatch: Sendable {
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
       }
 
+      init(byteCount: Int) {
+        buffer = .allocate(byteCount: max(byteCount, 1), alignment: 1)
+      }
+
       deinit { buffer.deallocate() }
     }
 
     /// Values at `ranges` of a copy of `bytes`.
     package init(copying bytes: [UInt8], ranges: [Range<Int>]) {
       storage = Storage(copying: bytes)
+      self.ranges = ranges
+    }
+
+    /// Values at `ranges` of a buffer of `byteCount` bytes that `fill` writes, once: no copy
+    /// of an array's bytes.
+    package init(
+      byteCount: Int, ranges: [Range<Int>], filling fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+      storage = Storage(byteCount: byteCount)
+      fill(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[..<byteCount]))
       self.ranges = ranges
     }
 
