@@ -36,15 +36,7 @@ extension ObjectBatch.Values {
 extension ObjectBatch.Bytes {
   /// The values at `positions`, in that order, in a buffer of their own.
   func picking(_ positions: [Int]) -> Self {
-    var bytes: [UInt8] = []
-    var ranges: [Range<Int>] = []
-    ranges.reserveCapacity(positions.count)
-    for position in positions {
-      let start = bytes.count
-      bytes.append(contentsOf: self[position])
-      ranges.append(start..<bytes.count)
-    }
-    return Self(copying: bytes, ranges: ranges)
+    Self(joining: positions.lazy.map { self[$0] })
   }
 
   /// `count` values: `fill` where `records` (ascending) has none, this value's `n`th where

@@ -140,29 +140,12 @@ private struct ColumnGatherer {
           default: nil
           }
         }
-        // The values' places first, then each value copied once into the new buffer.
-        var ranges: [Range<Int>] = []
-        var total = 0
-        for segment in segments {
-          let buffer = buffers[segment.source]!
-          for position in segment.position..<segment.position + segment.count {
-            let length = buffer.ranges[position].count
-            ranges.append(total..<total + length)
-            total += length
-          }
-        }
-        let gathered = ObjectBatch.Bytes(byteCount: total, ranges: ranges) { target in
-          var next = 0
-          for segment in segments {
-            let buffer = buffers[segment.source]!
-            for position in segment.position..<segment.position + segment.count {
-              let value = buffer[position]
-              UnsafeMutableRawBufferPointer(rebasing: target[next..<next + value.count])
-                .copyMemory(from: value)
-              next += value.count
+        let gathered = ObjectBatch.Bytes(
+          joining: segments.lazy.flatMap { segment in
+            (segment.position..<segment.position + segment.count).lazy.map {
+              buffers[segment.source]![$0]
             }
-          }
-        }
+          })
         if case .texts = like { return .texts(gathered) }
         return .blobs(gathered)
       }

@@ -88,13 +88,21 @@ package struct ObjectBatch: Sendable {
       self.ranges = ranges
     }
 
-    /// Values at `ranges` of a buffer of `byteCount` bytes that `fill` writes, once: no copy
-    /// of an array's bytes.
-    package init(
-      byteCount: Int, ranges: [Range<Int>], filling fill: (UnsafeMutableRawBufferPointer) -> Void
-    ) {
-      storage = Storage(byteCount: byteCount)
-      fill(UnsafeMutableRawBufferPointer(rebasing: storage.buffer[..<byteCount]))
+    /// `values`, in order, each copied once into a buffer of their total size (read twice:
+    /// their lengths, then their bytes).
+    package init<Values: Collection>(joining values: Values)
+    where Values.Element == UnsafeRawBufferPointer {
+      var ranges: [Range<Int>] = []
+      ranges.reserveCapacity(values.underestimatedCount)
+      var total = 0
+      for value in values {
+        ranges.append(total..<total + value.count)
+        total += value.count
+      }
+      storage = Storage(byteCount: total)
+      for (value, range) in zip(values, ranges) {
+        UnsafeMutableRawBufferPointer(rebasing: storage.buffer[range]).copyMemory(from: value)
+      }
       self.ranges = ranges
     }
 
