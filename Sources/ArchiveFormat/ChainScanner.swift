@@ -251,7 +251,10 @@ package final class ChainScanner: ArchiveEventSource {
 
   /// Moves link `index`'s cursor to its next object of `entity` that no newer link
   /// supersedes, reading its next chunk when this one is done (nil once it has none).
-  private func advance(_ index: Int, _ entity: String) throws {
+  /// - Returns: whether the cursor now stands in another chunk than before.
+  @discardableResult
+  private func advance(_ index: Int, _ entity: String) throws -> Bool {
+    var movedOn = false
     while true {
       if let cursor = cursors[index], cursor.row < cursor.batch.count {
         if replaced[index] {
@@ -259,13 +262,14 @@ package final class ChainScanner: ArchiveEventSource {
           continue
         }
         guard let newer = newerKeys[index], newer.contains(cursor.batch.primaryKeys[cursor.row])
-        else { return }
+        else { return movedOn }
         cursors[index]!.row += 1
         continue
       }
       cursors[index] = nil
-      guard let (batch, member) = try nextChunk(of: entity, from: index) else { return }
+      guard let (batch, member) = try nextChunk(of: entity, from: index) else { return false }
       cursors[index] = Cursor(batch: batch, member: member)
+      movedOn = true
     }
   }
 
@@ -313,8 +317,7 @@ package final class ChainScanner: ArchiveEventSource {
         }
         picks.append((cursors[index]!.source!, cursors[index]!.row))
         cursors[index]!.row += 1
-        try advance(index, entity)
-        movedOn = cursors[index].map { $0.source == nil } ?? false
+        movedOn = try advance(index, entity)
       } while picks.count < ArchiveLayout.chunkRecords && cursors[index] != nil && !movedOn
         && limit.map { cursors[index]!.batch.primaryKeys[cursors[index]!.row] < $0 } ?? true
     }

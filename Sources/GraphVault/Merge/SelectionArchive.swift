@@ -64,9 +64,9 @@ struct SelectionArchive {
   /// of its own, and the chunks tested one after another share requests up to the span; a
   /// search over many archives, whose cost is the bytes it reads, keeps the smaller default.
   static let readThrough = 4 << 20
-  /// The most bytes one request of a scan fetches on object storage: two spans of the
-  /// backend's (``ArchiveStorage/ArchiveInput/preferredReadSpan``), so that about three chunks
-  /// of 4 MiB tested one after another cost one request.
+  /// The most bytes one request of a scan fetches on object storage, where the backend's own
+  /// span (``ArchiveStorage/ArchiveInput/preferredReadSpan``) is smaller (S3's is 8 MiB): about
+  /// three chunks of 4 MiB tested one after another cost one request.
   static let readSpan = 16 << 20
 
   private let archive: FramedArchive
