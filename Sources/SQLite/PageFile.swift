@@ -168,7 +168,7 @@ package final class PageFile {
     let got = bytes.withUnsafeMutableBytes {
       pread(descriptor, $0.baseAddress, count, off_t(offset))
     }
-    guard got == count else { throw Self.failure(SQLITE_IOERR | (1 << 8), "cannot read", path) }
+    guard got == count else { throw SQLiteError.fileFailure(writing: false, path: path) }
   }
 
   private func writeNow(_ bytes: [UInt8], at offset: Int64) throws(SQLiteError) {
@@ -178,10 +178,7 @@ package final class PageFile {
         pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
       }
       if wrote < 0 && errno == EINTR { continue }
-      guard wrote > 0 else {
-        let full = wrote < 0 && (errno == ENOSPC || errno == EDQUOT)
-        throw Self.failure(full ? SQLITE_FULL : SQLITE_IOERR | (3 << 8), "cannot write", path)
-      }
+      guard wrote > 0 else { throw SQLiteError.fileFailure(writing: true, path: path) }
       done += wrote
     }
   }

@@ -1,5 +1,11 @@
 internal import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// An error reported by SQLite, with the result code, SQLite's message and the SQL that failed.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
   /// The extended result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, `SQLITE_NOTADB`, …).
@@ -54,5 +60,35 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     if let path { text += " [database: \(path)]" }
     if let sql { text += " [SQL: \(sql)]" }
     return text
+  }
+}
+
+extension SQLiteError {
+  /// The error SQLite gives an insert whose rowid a row of `table` has already
+  /// (`SQLITE_CONSTRAINT_PRIMARYKEY`), for rows written without SQLite that it would have
+  /// refused.
+  package static func primaryKeyConflict(table: String, column: String, path: String?)
+    -> SQLiteError
+  {
+    SQLiteError(
+      code: SQLITE_CONSTRAINT | (6 << 8), message: "UNIQUE constraint failed: \(table).\(column)",
+      path: path)
+  }
+}
+
+extension SQLiteError {
+  /// The error SQLite itself gives a failed read or write of a file it manages, from the
+  /// `errno` the system call left: `SQLITE_FULL` ("database or disk is full") when the disk or
+  /// quota is full, else an I/O error naming the system's reason. For files written beside
+  /// SQLite (``PageFile``, a loader's spools), so that their failures read as SQLite's would.
+  package static func fileFailure(writing: Bool, path: String?) -> SQLiteError {
+    let number = errno
+    if writing && (number == ENOSPC || number == EDQUOT) {
+      return SQLiteError(code: SQLITE_FULL, message: "database or disk is full", path: path)
+    }
+    let reason = number == 0 ? "" : ": " + String(cString: strerror(number))
+    return SQLiteError(
+      code: SQLITE_IOERR | ((writing ? 3 : 1) << 8),
+      message: "disk I/O error\(reason)", path: path)
   }
 }

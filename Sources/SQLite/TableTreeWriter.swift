@@ -6,7 +6,7 @@
 /// What SQLite does row by row (finding the leaf, splitting and balancing pages as they fill)
 /// this does once per page. The tree is SQLite's own format: SQLite reads, changes and checks
 /// it (`PRAGMA integrity_check`) as one it built.
-package struct TableTreeWriter {
+package final class TableTreeWriter {
   /// A page being filled: its bytes, cells written from the end down.
   private struct Node {
     var bytes: [UInt8]
@@ -59,7 +59,7 @@ package struct TableTreeWriter {
 
   /// Appends a row: `rowid` (greater than the last one's) and its record.
   /// - Throws: ``SQLiteError`` when a page cannot be written.
-  package mutating func append(rowid: Int64, record: UnsafeRawBufferPointer) throws(SQLiteError) {
+  package func append(rowid: Int64, record: UnsafeRawBufferPointer) throws(SQLiteError) {
     precondition(previous.map { rowid > $0 } ?? true, "rows are appended in ascending rowid order")
     previous = rowid
     let size = record.count
@@ -84,7 +84,7 @@ package struct TableTreeWriter {
   /// Writes the pages still being filled, the top one into the root page. A writer given no
   /// row leaves the root page as it was.
   /// - Throws: ``SQLiteError`` when a page cannot be written.
-  package mutating func finish() throws(SQLiteError) {
+  package func finish() throws(SQLiteError) {
     guard previous != nil else { return }
     sealing = true
     if written[0] == 0 {
@@ -133,7 +133,7 @@ package struct TableTreeWriter {
   }
 
   /// Writes `payload` into a chain of overflow pages; returns the first.
-  private mutating func writeOverflow(_ payload: UnsafeRawBufferPointer) throws(SQLiteError)
+  private func writeOverflow(_ payload: UnsafeRawBufferPointer) throws(SQLiteError)
     -> UInt32
   {
     let share = file.usableSize - 4
@@ -158,7 +158,7 @@ package struct TableTreeWriter {
   }
 
   /// Writes the leaf being filled as a new page, hands it to its parent and starts another.
-  private mutating func finishLeaf() throws(SQLiteError) {
+  private func finishLeaf() throws(SQLiteError) {
     let number = file.allocate()
     try writeLeaf(at: number)
     written[0] += 1
@@ -167,7 +167,7 @@ package struct TableTreeWriter {
     try add(child: number, key: key, to: 0)
   }
 
-  private mutating func writeLeaf(at number: UInt32) throws(SQLiteError) {
+  private func writeLeaf(at number: UInt32) throws(SQLiteError) {
     leaf.bytes[0] = 0x0D
     Self.header(&leaf, cells: leaf.cells)
     try file.write(leaf.bytes, at: number)
@@ -177,7 +177,7 @@ package struct TableTreeWriter {
   /// Gives interior level `level` (0: the leaves' parents) the child `child`, whose subtree's
   /// largest rowid is `key`, as its right-most child; the one before becomes a cell. A page
   /// keeps room for one more cell, so that the child ``finish()`` hands each level always fits.
-  private mutating func add(child: UInt32, key: Int64, to level: Int) throws(SQLiteError) {
+  private func add(child: UInt32, key: Int64, to level: Int) throws(SQLiteError) {
     if level == levels.count {
       levels.append(Node(pageSize: file.pageSize))
       written.append(0)
@@ -203,7 +203,7 @@ package struct TableTreeWriter {
 
   /// Writes interior level `level`'s page as a new page, hands it to the level above and starts
   /// another.
-  private mutating func finishInterior(_ level: Int) throws(SQLiteError) {
+  private func finishInterior(_ level: Int) throws(SQLiteError) {
     let number = file.allocate()
     try writeInterior(level, at: number)
     written[level + 1] += 1
@@ -212,7 +212,7 @@ package struct TableTreeWriter {
     try add(child: number, key: key, to: level + 1)
   }
 
-  private mutating func writeInterior(_ level: Int, at number: UInt32) throws(SQLiteError) {
+  private func writeInterior(_ level: Int, at number: UInt32) throws(SQLiteError) {
     guard let right = levels[level].right else { return }
     levels[level].bytes[0] = 0x05
     Self.header(&levels[level], cells: levels[level].cells)

@@ -38,9 +38,12 @@ struct StoreLoaderTests {
   /// `count` books with values missing here and there (titles, prices as decimal text,
   /// ratings, authors) and up to four tags each, a tag given twice to some, with the keys
   /// `keys` gives.
-  static func books(_ count: Int, keys: (Int) -> Int64 = { Int64($0 + 1) }) -> ObjectBatch {
+  static func books(
+    _ count: Int, entity: String = "Book", keys: (Int) -> Int64 = { Int64($0 + 1) },
+    price: (Int) -> String = { "\($0).99" }
+  ) -> ObjectBatch {
     var batch = ObjectBatch(
-      entity: "Book", primaryKeys: (0..<count).map(keys),
+      entity: entity, primaryKeys: (0..<count).map(keys),
       versions: (0..<count).map { Int64($0 % 3 + 1) })
     let titled = (0..<count).filter { $0 % 5 != 2 }
     let priced = (0..<count).filter { $0 % 4 == 0 }
@@ -52,7 +55,7 @@ struct StoreLoaderTests {
         values: .texts(Self.texts(titled.map { "Book \($0) ✓" }))),
       ObjectBatch.Attribute(
         name: "price", type: .decimal, records: priced,
-        values: .texts(Self.texts(priced.map { "\($0).99" }))),
+        values: .texts(Self.texts(priced.map(price)))),
       ObjectBatch.Attribute(
         name: "rating", type: .double, records: rated, values: .reals(rated.map { Double($0) / 8 })),
     ]

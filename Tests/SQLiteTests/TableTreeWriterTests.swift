@@ -150,7 +150,7 @@ struct TableTreeWriterTests {
       return try Self.rootPage(of: "t", in: db)
     }()
     let file = try PageFile(path: path)
-    var writer = TableTreeWriter(file: file, root: root)
+    let writer = TableTreeWriter(file: file, root: root)
     var record = RowRecord(
       affinities: Self.columns.map { ColumnAffinity(declaredType: $0.1) }, rowidColumn: 0)
     for (rowid, values) in rows {
@@ -194,10 +194,10 @@ struct TableTreeWriterTests {
       return try Self.rootPage(of: "u", in: db)
     }()
     let file = try PageFile(path: path)
-    var empty = TableTreeWriter(
+    let empty = TableTreeWriter(
       file: file, root: try Self.rootPage(of: "t", in: Database(path: path)))
     try empty.finish()
-    var one = TableTreeWriter(file: file, root: root)
+    let one = TableTreeWriter(file: file, root: root)
     var record = RowRecord(affinities: [.integer, .blob], rowidColumn: 0)
     record.setInteger(42, at: 0)
     let payload = [UInt8](repeating: 7, count: 100_000)
@@ -252,7 +252,7 @@ struct TableTreeWriterTests {
       }
     }
     let file = try PageFile(path: path)
-    var writer = TableTreeWriter(file: file, root: root)
+    let writer = TableTreeWriter(file: file, root: root)
     for (rowid, bytes) in rows {
       try bytes.withUnsafeBytes { try writer.append(rowid: rowid, record: $0) }
     }

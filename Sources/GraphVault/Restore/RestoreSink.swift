@@ -58,7 +58,10 @@ final class RestoreSink: ArchiveSink {
       modelVersion = archived.model.versionName
       schemaObjects = archived.schema.objects
       guard let path else { return }
-      loader = try .restoring(archived, at: path, uuid: uuid)
+      let loader = try StoreLoader.restoring(archived, at: path, uuid: uuid)
+      // The rows of a whole restore arrive in key order: written without SQLite, page by page.
+      try loader.writeTablesDirectly()
+      self.loader = loader
       return
     }
     modelVersion = plan.targetVersion

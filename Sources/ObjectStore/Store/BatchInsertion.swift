@@ -40,6 +40,7 @@ struct BatchInsertion {
 
   /// A join table the batch's many-to-many rows go into, and those waiting.
   private struct JoinTable {
+    let join: StoreLayout.Join
     let hasOrder: Bool
     let single: Statement
     /// The statement of `groupSize` rows.
@@ -58,8 +59,12 @@ struct BatchInsertion {
   static func rows(ofWidth width: Int, most: Int) -> Int { max(1, min(most, 999 / max(width, 1))) }
 
   private let batch: ObjectBatch
+  private let loader: StoreLoader
   /// The store's connection, which tells how many rows a failed statement inserted.
   private let database: Database
+  /// The entity's table, and its row when the loader writes that table directly.
+  private let table: String
+  private var direct: (DirectLoad.Row, DirectLoad.Destination)?
   private let single: Statement
   private let grouped: Statement?
   private let groupSize: Int
@@ -81,8 +86,11 @@ struct BatchInsertion {
   ///   table lacks; what preparing a statement throws.
   init(_ batch: ObjectBatch, into loader: StoreLoader, layout: StoreLayout) throws {
     self.batch = batch
+    self.loader = loader
     database = loader.database
     let (single, columns, names) = try loader.insertStatement(for: batch.entity, layout: layout)
+    table = layout.table(for: batch.entity)?.name ?? ""
+    direct = try loader.direct?.row(for: batch.entity, table: table, names: names)
     self.single = single
     width = names.count
     groupSize = Self.rows(ofWidth: width, most: Self.rowsPerStatement)
@@ -115,7 +123,7 @@ struct BatchInsertion {
       let hasOrder = join.orderColumn != nil
       let rows = Self.rows(ofWidth: hasOrder ? 3 : 2, most: Self.joinRowsPerStatement)
       return JoinTable(
-        hasOrder: hasOrder, single: try loader.joinStatement(join),
+        join: join, hasOrder: hasOrder, single: try loader.joinStatement(join),
         grouped: try loader.joinStatement(join, rows: rows), groupSize: rows)
     }
     let permitted = loader.storedColumns(of: batch.entity, layout: layout)
@@ -145,13 +153,26 @@ struct BatchInsertion {
       grouped?.reset(clearBindings: true)
     }
     var record = 0
+    if let load = loader.direct {
+      if var (row, destination) = direct {
+        direct = nil
+        record = try insertDirectly(into: load, row: &row, destination: destination)
+        direct = (row, destination)
+        if record == batch.count {
+          current = batch.count
+          return
+        }
+      }
+      // A row the pages cannot take: it and the rest go through SQLite.
+      try loader.endDirectWrites()
+    }
     if let grouped {
-      let end = batch.count / groupSize * groupSize
-      while record < end {
+      while record + groupSize <= batch.count {
         let first = cursor
         for slot in 0..<groupSize {
           current = record + slot
-          try bindRow(record + slot, to: grouped, base: slot * width)
+          var target = grouped
+          try bindRow(record + slot, to: &target, base: slot * width)
         }
         do {
           try grouped.run()
@@ -163,7 +184,8 @@ struct BatchInsertion {
           for row in record..<record + groupSize {
             if row < record + inserted {
               // Bound only for the columns' cursors to move past it.
-              try bindRow(row, to: single, base: 0)
+              var target = single
+              try bindRow(row, to: &target, base: 0)
             } else {
               try insertAlone(row)
             }
@@ -189,6 +211,49 @@ struct BatchInsertion {
     current = batch.count
   }
 
+  /// Writes the batch's rows into `load`'s pages, from the first, until one cannot go there;
+  /// returns that row's place (the batch's count when all went). Their many-to-many rows wait
+  /// in `load`.
+  private mutating func insertDirectly(
+    into load: DirectLoad, row: inout DirectLoad.Row, destination: DirectLoad.Destination
+  ) throws -> Int {
+    for record in 0..<batch.count {
+      current = record
+      row.record.clear()
+      row.convertible = true
+      try bindRow(record, to: &row, base: 0)
+      guard row.convertible, try load.take(&row, into: destination) else {
+        unbind(record)
+        return record
+      }
+      try takeJoins(of: record, keptBy: load)
+    }
+    return batch.count
+  }
+
+  /// Moves the columns' cursors back over `record`, the row just bound: each moved on once
+  /// for it, exactly when it lists it.
+  private mutating func unbind(_ record: Int) {
+    for index in cursor.attributes.indices {
+      let next = cursor.attributes[index]
+      if next > 0 && batch.attributes[index].records[next - 1] == record {
+        cursor.attributes[index] = next - 1
+      }
+    }
+    for index in cursor.toOne.indices {
+      let next = cursor.toOne[index]
+      if next > 0 && batch.toOne[index].records[next - 1] == record {
+        cursor.toOne[index] = next - 1
+      }
+    }
+    for index in cursor.stored.indices {
+      let next = cursor.stored[index]
+      if next > 0 && batch.storedColumns[index].records[next - 1] == record {
+        cursor.stored[index] = next - 1
+      }
+    }
+  }
+
   /// Whether a column of the batch, which lists its values' objects in `records` (in order),
   /// has its value `next` for object `record`: a column's cursor moves on only when it does.
   @inline(__always)
@@ -199,12 +264,15 @@ struct BatchInsertion {
   /// Inserts the row of `record` with a statement of its own.
   private mutating func insertAlone(_ record: Int) throws {
     current = record
-    try bindRow(record, to: single, base: 0)
+    var statement = single
+    try bindRow(record, to: &statement, base: 0)
     try single.run()
   }
 
   /// Binds the row of `record` to `statement`'s parameters from `base` + 1 on.
-  private mutating func bindRow(_ record: Int, to statement: Statement, base: Int) throws {
+  private mutating func bindRow<Target: RowParameters>(
+    _ record: Int, to statement: inout Target, base: Int
+  ) throws {
     try statement.bind(batch.primaryKeys[record], at: base + 1)
     try statement.bind(entityNumber, at: base + 2)
     try statement.bind(batch.versions[record], at: base + 3)
@@ -222,7 +290,7 @@ struct BatchInsertion {
         cursor.attributes[index] = next + 1
         try Self.bind(
           batch.attributes[index].values, next,
-          decimal: batch.attributes[index].type == .decimal, to: statement, at: parameter)
+          decimal: batch.attributes[index].type == .decimal, to: &statement, at: parameter)
       case .foreignKey(let index), .foreignEntity(let index):
         let next = cursor.toOne[index]
         guard Self.lists(record, at: next, in: batch.toOne[index].records) else {
@@ -251,18 +319,26 @@ struct BatchInsertion {
       guard Self.lists(record, at: next, in: column.records) else { continue }
       cursor.stored[index] = next + 1
       try Self.bind(
-        column.values, next, decimal: false, to: statement, at: base + storedParameters[index])
+        column.values, next, decimal: false, to: &statement,
+        at: base + storedParameters[index])
     }
   }
 
   /// Takes the many-to-many rows of `record` (records come here in order), inserting those of
-  /// a join table once they are a statement's worth.
-  private mutating func takeJoins(of record: Int) throws {
+  /// a join table once they are a statement's worth, or keeping them in `load` while it
+  /// writes the tables.
+  private mutating func takeJoins(of record: Int, keptBy load: DirectLoad? = nil) throws {
     for (index, column) in batch.toMany.enumerated() {
       let next = toManyNext[index]
       guard Self.lists(record, at: next, in: column.records) else { continue }
       toManyNext[index] = next + 1
       for (destination, order) in column.rows[next] {
+        if let load {
+          try load.keep(
+            joinTables[index].join, source: batch.primaryKeys[record], destination: destination,
+            order: order)
+          continue
+        }
         joinTables[index].waiting.append(
           JoinRow(record: record, destination: destination, order: order))
         if joinTables[index].waiting.count == joinTables[index].groupSize {
@@ -324,8 +400,8 @@ struct BatchInsertion {
   /// Binds value `position` of `values` as Core Data stores it (``SQLValues``): a decimal's
   /// text as the double it spells, when it spells one.
   @inline(__always)
-  private static func bind(
-    _ values: ObjectBatch.Values, _ position: Int, decimal: Bool, to statement: Statement,
+  private static func bind<Target: RowParameters>(
+    _ values: ObjectBatch.Values, _ position: Int, decimal: Bool, to statement: inout Target,
     at parameter: Int
   ) throws {
     switch values {
@@ -344,5 +420,44 @@ struct BatchInsertion {
       try statement.bindUnsafe(text: v[position], at: parameter)
     case .blobs(let v): try statement.bindUnsafe(blob: v[position], at: parameter)
     }
+  }
+}
+
+/// Where a row's values are bound, by 1-based parameter: a statement's parameters, or a record
+/// written without SQLite (``DirectLoad/Row``).
+protocol RowParameters {
+  mutating func bind(_ value: Int64, at index: Int) throws
+  mutating func bind(_ value: Double, at index: Int) throws
+  mutating func bindNull(at index: Int) throws
+  mutating func bindUnsafe(text bytes: UnsafeRawBufferPointer, at index: Int) throws
+  mutating func bindUnsafe(blob bytes: UnsafeRawBufferPointer, at index: Int) throws
+}
+
+extension Statement: RowParameters {}
+
+extension DirectLoad.Row: RowParameters {
+  mutating func bind(_ value: Int64, at index: Int) {
+    guard let column = columnOfParameter[index - 1] else { return }
+    if !record.setInteger(value, at: column) { convertible = false }
+  }
+
+  mutating func bind(_ value: Double, at index: Int) {
+    guard let column = columnOfParameter[index - 1] else { return }
+    if !record.setReal(value, at: column) { convertible = false }
+  }
+
+  mutating func bindNull(at index: Int) {
+    guard let column = columnOfParameter[index - 1] else { return }
+    record.setNull(at: column)
+  }
+
+  mutating func bindUnsafe(text bytes: UnsafeRawBufferPointer, at index: Int) {
+    guard let column = columnOfParameter[index - 1] else { return }
+    if !record.setText(bytes, at: column) { convertible = false }
+  }
+
+  mutating func bindUnsafe(blob bytes: UnsafeRawBufferPointer, at index: Int) {
+    guard let column = columnOfParameter[index - 1] else { return }
+    record.setBlob(bytes, at: column)
   }
 }

@@ -44,6 +44,7 @@ extension StoreLoader {
         .modelMismatch, "\(source.entity) has no relationship \(name)", path: path)
     }
     let inverse = model.inverse(of: relationship)
+    try endDirectWrites()
     try run("cannot store the link \(source) \(name) → \(target)") {
       if !relationship.isToMany {
         try queue(on: source, relationship: relationship, to: target, order: nil, layout: layout)

@@ -23,6 +23,9 @@ package final class StoreLoader {
   package private(set) var sorterThreads = 0
   /// Links stored on rows other than the one being inserted (see ``link(_:_:to:order:)``).
   var deferred = DeferredLinks()
+  /// The entity tables being written without SQLite, between ``writeTablesDirectly()`` and
+  /// ``endDirectWrites()``.
+  var direct: DirectLoad?
 
   /// Where a column of an entity's table takes its value from.
   enum Column {
@@ -156,6 +159,7 @@ package final class StoreLoader {
     guard let layout else {
       throw StoreError(.unsupported, "prepare(model:entityRows:) first", path: path)
     }
+    try endDirectWrites()
     try run("cannot insert \(record.reference)") {
       try insertRecord(record, manyToMany: manyToMany, layout: layout)
     }
@@ -199,6 +203,7 @@ package final class StoreLoader {
 
   /// Inserts a row into a table the model does not describe.
   package func insertRow(into table: String, _ row: [String: AttributeValue]) throws(StoreError) {
+    try endDirectWrites()
     try run("cannot insert a row into \(table)") {
       let columns = row.keys.sorted()
       let key = table + "\u{0}" + columns.joined(separator: "\u{0}")
@@ -222,6 +227,7 @@ package final class StoreLoader {
   package func finish(indexesAndTriggers objects: [CoreDataStore.SchemaObject], journalMode: String)
     throws(StoreError)
   {
+    try endDirectWrites()
     try applyDeferredLinks()
     for object in objects where object.type != "table" {
       try run("cannot create \(object.type) \(object.name)") { try database.execute(object.sql) }

@@ -1,0 +1,270 @@
+import Foundation
+import SQLite
+
+/// A loader's entity tables written page by page without SQLite (``TableTreeWriter``), while
+/// the rows arrive in key order: what ``StoreLoader/writeTablesDirectly()`` starts and
+/// ``StoreLoader/endDirectWrites()`` ends.
+///
+/// SQLite inserting a restore's rows one by one was most of a restore's time; a table built
+/// bottom-up costs about what encoding its records does. The file has one writer at a time:
+/// while this one appends pages, the connection writes nothing, so the rows of many-to-many
+/// relationships wait in a spool (``SpoolFile``) and go in through SQL once the trees are
+/// written. A table shared by several entities (a hierarchy) gets their rows one entity after
+/// another, each in key order but interleaved with the others': each entity's rows wait in a
+/// spool of their own, and the table is written from all of them merged by key at the end.
+final class DirectLoad {
+  /// What is known of an entity table that rows can be written into directly.
+  struct Table {
+    let name: String
+    let root: UInt32
+    /// Each column's index in table order, by name.
+    let columns: [String: Int]
+    let affinities: [ColumnAffinity]
+    let rowidColumn: Int
+    /// Whether more than one entity keeps rows here.
+    let shared: Bool
+  }
+
+  /// One entity's rows on their way into a shared table, in key order.
+  fileprivate struct Run {
+    let entity: String
+    let spool: SpoolFile
+    var last: Int64?
+  }
+
+  /// A table's rows so far: written as they come, or (a shared table) waiting per entity.
+  final class Progress {
+    let table: Table
+    fileprivate let writer: TableTreeWriter
+    fileprivate var runs: [Run] = []
+
+    fileprivate init(_ table: Table, file: PageFile) {
+      self.table = table
+      writer = TableTreeWriter(file: file, root: table.root)
+    }
+  }
+
+  /// Where one entity's rows go: its table's progress, and its run in a shared table.
+  struct Destination {
+    let progress: Progress
+    fileprivate let run: Int?
+    let entity: String
+  }
+
+  /// The row of one entity being made: its record and where each insert parameter goes.
+  struct Row {
+    var record: RowRecord
+    /// The table column of each parameter of the entity's insert statement (nil: none).
+    let columnOfParameter: [Int?]
+    /// Whether every value set so far is stored as SQLite would store it.
+    var convertible = true
+  }
+
+  private let file: PageFile
+  private let folder: String
+  private let tables: [String: Table]
+  private var progress: [String: Progress] = [:]
+  private var rows: [String: (Row, Destination)?] = [:]
+  /// The rows of many-to-many relationships, by join table, in the order they came.
+  private(set) var joinRows: [(join: StoreLayout.Join, spool: SpoolFile)] = []
+  private var joinIndex: [String: Int] = [:]
+
+  /// Reads what `database` (between transactions) says of `layout`'s entity tables, then
+  /// opens its file at `path` to append pages.
+  /// - Throws: ``StoreError`` when the schema cannot be read or the file opened.
+  init(database: Database, path: String, layout: StoreLayout) throws(StoreError) {
+    var tables: [String: Table] = [:]
+    do {
+      var entitiesPerTable: [String: Int] = [:]
+      for entity in layout.model.entities {
+        if let table = layout.table(for: entity.name) {
+          entitiesPerTable[table.name, default: 0] += 1
+        }
+      }
+      for table in layout.tables {
+        if let found = try Self.describe(
+          table.name, in: database, shared: entitiesPerTable[table.name, default: 0] > 1)
+        {
+          tables[table.name] = found
+        }
+      }
+      file = try PageFile(path: path)
+    } catch {
+      throw StoreError(
+        .database, "cannot write the tables directly", path: path, underlying: error)
+    }
+    self.tables = tables
+    folder = (path as NSString).deletingLastPathComponent
+  }
+
+  /// `table` as a direct write needs it, or nil when its rows must go through SQLite: a table
+  /// whose `INTEGER PRIMARY KEY` is `Z_PK`, with no column that must not be NULL, no unique or
+  /// primary-key index SQLite keeps with the rows, no check, no generated column, and rows
+  /// kept by rowid.
+  private static func describe(_ table: String, in database: Database, shared: Bool)
+    throws(SQLiteError) -> Table?
+  {
+    let master = try database.prepare(
+      "SELECT rootpage, sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+    try master.bind(.text(table), at: 1)
+    let found = try master.allRows()
+    guard let entry = found.first, let root = entry[0].integerValue,
+      let sql = entry[1].textValue,
+      sql.range(
+        of: #"\bCHECK\s*\(|\bWITHOUT\s+ROWID\b|\)\s*STRICT\b"#,
+        options: [.regularExpression, .caseInsensitive]) == nil
+    else { return nil }
+    let info = try database.prepare(
+      "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)")
+    try info.bind(.text(table), at: 1)
+    var columns: [String: Int] = [:]
+    var affinities: [ColumnAffinity] = []
+    var rowid: Int?
+    for (index, column) in try info.allRows().enumerated() {
+      guard let name = column[0].textValue, column[2] == .integer(0),
+        column[4] == .integer(0)
+      else { return nil }
+      let type = column[1].textValue ?? ""
+      if column[3] != .integer(0) {
+        guard rowid == nil, name == "Z_PK", type.uppercased() == "INTEGER" else { return nil }
+        rowid = index
+      }
+      columns[name] = index
+      affinities.append(ColumnAffinity(declaredType: type))
+    }
+    let indexes = try database.prepare("SELECT origin FROM pragma_index_list(?)")
+    try indexes.bind(.text(table), at: 1)
+    guard let rowid, try indexes.allRows().allSatisfy({ $0[0] == .text("c") }) else {
+      return nil
+    }
+    return Table(
+      name: table, root: UInt32(root), columns: columns, affinities: affinities,
+      rowidColumn: rowid, shared: shared)
+  }
+
+  /// A row of `entity` to fill, whose insert statement binds `names` in order, and where it
+  /// goes; nil when its table takes no direct rows. Every column of the table must be among
+  /// `names` (a column left out would take its default).
+  /// - Throws: ``StoreError`` when the spool of an entity in a shared table cannot be made.
+  func row(for entity: String, table: String, names: [String]) throws(StoreError) -> (
+    Row, Destination
+  )? {
+    if let known = rows[entity] { return known }
+    var made: (Row, Destination)?
+    if let table = tables[table], Set(names) == Set(table.columns.keys) {
+      let progress = self.progress[table.name] ?? Progress(table, file: file)
+      self.progress[table.name] = progress
+      var run: Int?
+      if table.shared {
+        progress.runs.append(Run(entity: entity, spool: try SpoolFile(in: folder)))
+        run = progress.runs.count - 1
+      }
+      made = (
+        Row(
+          record: RowRecord(affinities: table.affinities, rowidColumn: table.rowidColumn),
+          columnOfParameter: names.map { table.columns[$0] }),
+        Destination(progress: progress, run: run, entity: entity)
+      )
+    }
+    rows[entity] = made
+    return made
+  }
+
+  /// Writes `row` (filled) as a row of `destination`'s entity; false, writing nothing, when
+  /// its key does not follow the last one that entity wrote there.
+  /// - Throws: ``StoreError`` when a page or spool cannot be written.
+  func take(_ row: inout Row, into destination: Destination) throws(StoreError) -> Bool {
+    let key = row.record.rowid
+    let progress = destination.progress
+    guard let run = destination.run else {
+      if let last = progress.writer.lastRowid, key <= last { return false }
+      row.record.encode()
+      do {
+        try row.record.bytes.withUnsafeBytes { try progress.writer.append(rowid: key, record: $0) }
+      } catch {
+        throw StoreError(
+          .database, "cannot write the table \(progress.table.name)", path: file.path,
+          underlying: error as? SQLiteError)
+      }
+      return true
+    }
+    if let last = progress.runs[run].last, key <= last { return false }
+    row.record.encode()
+    try progress.runs[run].spool.append(key, row.record.bytes)
+    progress.runs[run].last = key
+    return true
+  }
+
+  /// Keeps a many-to-many row of `join` for later: `source`'s row links `destination`, at
+  /// `order` in an ordered relationship.
+  func keep(_ join: StoreLayout.Join, source: Int64, destination: Int64, order: Int64?)
+    throws(StoreError)
+  {
+    let index: Int
+    if let known = joinIndex[join.name] {
+      index = known
+    } else {
+      index = joinRows.count
+      joinIndex[join.name] = index
+      joinRows.append((join, try SpoolFile(in: folder)))
+    }
+    try joinRows[index].spool.append(source, destination, order)
+  }
+
+  /// Writes every table: the rest of each tree, and the shared tables from their entities'
+  /// rows merged by key; then the file's pointer maps and header.
+  /// - Throws: ``StoreError`` when a page cannot be written, or (naming the object) when two
+  ///   entities of one table have the same key.
+  func finish() throws(StoreError) {
+    for (table, progress) in progress.sorted(by: { $0.key < $1.key }) {
+      do {
+        if progress.table.shared {
+          try merge(progress.runs, into: progress.table)
+        } else {
+          try progress.writer.finish()
+        }
+      } catch let error as StoreError {
+        throw error
+      } catch {
+        throw StoreError(
+          .database, "cannot write the table \(table)", path: file.path,
+          underlying: error as? SQLiteError)
+      }
+    }
+    do {
+      try file.finish()
+    } catch {
+      throw StoreError(
+        .database, "cannot write the store's pages", path: file.path, underlying: error)
+    }
+  }
+
+  private func merge(_ runs: [Run], into table: Table) throws {
+    let writer = TableTreeWriter(file: file, root: table.root)
+    var live: [Int] = []
+    for (index, run) in runs.enumerated() {
+      try run.spool.flush()
+      if try run.spool.advance() { live.append(index) }
+    }
+    while !live.isEmpty {
+      var least = live[0]
+      for index in live.dropFirst() where runs[index].spool.key < runs[least].spool.key {
+        least = index
+      }
+      let key = runs[least].spool.key
+      if let last = writer.lastRowid, key <= last {
+        // The same key from two entities: the later entity's row (ties go to the earlier run)
+        // is the one SQLite would refuse.
+        throw StoreError(
+          .database,
+          "cannot insert \(ObjectReference(entity: runs[least].entity, primaryKey: key))",
+          path: file.path,
+          underlying: SQLiteError.primaryKeyConflict(
+            table: table.name, column: "Z_PK", path: file.path))
+      }
+      try runs[least].spool.withBytes { try writer.append(rowid: key, record: $0) }
+      if try !runs[least].spool.advance() { live.removeAll { $0 == least } }
+    }
+    try writer.finish()
+  }
+}

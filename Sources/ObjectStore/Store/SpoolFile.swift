@@ -1,0 +1,132 @@
+import Foundation
+import SQLite
+
+/// Entries (a key and its bytes) written to a file that has no name, then read back in the
+/// order they were written: rows that must wait for their turn without being held in memory.
+///
+/// The file is removed from its folder as soon as it is made, so nothing of it outlives the
+/// process, however it ends.
+final class SpoolFile {
+  private let descriptor: Int32
+  /// Where the file was made (the error names it).
+  let folder: String
+  private var buffer: [UInt8] = []
+  private var written: Int64 = 0
+  private var readOffset: Int64 = 0
+  private var readBuffer: [UInt8] = []
+  private var readStart = 0
+  private static let bufferSize = 1 << 20
+
+  /// Makes a spool in `folder`.
+  /// - Throws: ``StoreError`` when no file can be made there.
+  init(in folder: String) throws(StoreError) {
+    self.folder = folder
+    var template = Array((folder + "/.graphvault-spool-XXXXXX").utf8CString)
+    let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard descriptor >= 0 else {
+      throw StoreError(
+        .database, "cannot make a spool file", path: folder,
+        underlying: SQLiteError.fileFailure(writing: true, path: folder))
+    }
+    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    self.descriptor = descriptor
+    buffer.reserveCapacity(Self.bufferSize)
+  }
+
+  deinit { close(descriptor) }
+
+  /// Appends an entry.
+  /// - Throws: ``StoreError`` when the file cannot be written.
+  func append(_ key: Int64, _ bytes: [UInt8]) throws(StoreError) {
+    withUnsafeBytes(of: key.littleEndian) { buffer.append(contentsOf: $0) }
+    withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
+    buffer.append(contentsOf: bytes)
+    if buffer.count >= Self.bufferSize { try flush() }
+  }
+
+  /// Appends an entry whose bytes are `first` and, when there is one, `second` (eight bytes
+  /// each, little-endian).
+  /// - Throws: ``StoreError`` when the file cannot be written.
+  func append(_ key: Int64, _ first: Int64, _ second: Int64?) throws(StoreError) {
+    withUnsafeBytes(of: key.littleEndian) { buffer.append(contentsOf: $0) }
+    let length: UInt32 = second == nil ? 8 : 16
+    withUnsafeBytes(of: length.littleEndian) { buffer.append(contentsOf: $0) }
+    withUnsafeBytes(of: first.littleEndian) { buffer.append(contentsOf: $0) }
+    if let second { withUnsafeBytes(of: second.littleEndian) { buffer.append(contentsOf: $0) } }
+    if buffer.count >= Self.bufferSize { try flush() }
+  }
+
+  /// Writes what waits; the entries can be read from the start once this is done.
+  /// - Throws: ``StoreError`` when the file cannot be written.
+  func flush() throws(StoreError) {
+    var done = 0
+    while done < buffer.count {
+      let wrote = buffer.withUnsafeBytes {
+        pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(written) + off_t(done))
+      }
+      if wrote < 0 && errno == EINTR { continue }
+      guard wrote > 0 else {
+        throw StoreError(
+          .database, "cannot write a spool file", path: folder,
+          underlying: SQLiteError.fileFailure(writing: true, path: folder))
+      }
+      done += wrote
+    }
+    written += Int64(buffer.count)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// The key of the entry ``advance()`` read.
+  private(set) var key: Int64 = 0
+  /// Where that entry's bytes are in the read buffer.
+  private var current: Range<Int> = 0..<0
+
+  /// Reads the next entry (``key``, ``withBytes(_:)``); false after the last.
+  /// - Throws: ``StoreError`` when the file cannot be read or ends inside an entry.
+  func advance() throws(StoreError) -> Bool {
+    readStart = current.upperBound
+    guard try fill(12) else { return false }
+    let (key, length) = readBuffer.withUnsafeBytes {
+      (
+        Int64(littleEndian: $0.loadUnaligned(fromByteOffset: readStart, as: Int64.self)),
+        Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: readStart + 8, as: UInt32.self)))
+      )
+    }
+    guard try fill(12 + length) else {
+      throw StoreError(.database, "a spool file ends inside an entry", path: folder)
+    }
+    self.key = key
+    current = (readStart + 12)..<(readStart + 12 + length)
+    return true
+  }
+
+  /// Runs `body` on the bytes of the entry ``advance()`` read.
+  func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try readBuffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[current])) }
+  }
+
+  /// Makes `count` bytes from `readStart` available; false at the end of the file.
+  private func fill(_ count: Int) throws(StoreError) -> Bool {
+    if readBuffer.count - readStart >= count { return true }
+    readBuffer.removeSubrange(0..<readStart)
+    readStart = 0
+    current = 0..<0
+    while readBuffer.count < count && readOffset < written {
+      let want = max(count - readBuffer.count, Self.bufferSize)
+      let old = readBuffer.count
+      readBuffer.append(contentsOf: repeatElement(0, count: want))
+      let got = readBuffer.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress! + old, want, off_t(readOffset))
+      }
+      guard got >= 0 else {
+        throw StoreError(
+          .database, "cannot read a spool file", path: folder,
+          underlying: SQLiteError.fileFailure(writing: false, path: folder))
+      }
+      readBuffer.removeLast(want - got)
+      readOffset += Int64(got)
+      if got == 0 { break }
+    }
+    return readBuffer.count - readStart >= count
+  }
+}

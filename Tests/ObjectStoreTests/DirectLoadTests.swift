@@ -1,0 +1,80 @@
+import Foundation
+import ObjectModel
+import SQLite
+import TestSupport
+import Testing
+
+@testable import ObjectStore
+
+@Suite("Entity tables written page by page")
+struct DirectLoadTests {
+  /// Loads `batches` into a new store at `path` (its tables written directly when `direct`),
+  /// finishes it with its indexes and triggers, and returns its rows and whether the pages
+  /// were still being written when the last batch was in.
+  static func load(_ batches: [ObjectBatch], at path: String, direct: Bool) throws -> (
+    rows: [String: [[SQLiteValue]]], stillDirect: Bool
+  ) {
+    let loader = try StoreLoaderTests.loader(at: path)
+    if direct { try loader.writeTablesDirectly() }
+    for batch in batches { try loader.insert(batch) }
+    let stillDirect = loader.direct != nil
+    try loader.finish(
+      indexesAndTriggers: try StoreSchema(model: LibraryModel.make()).schemaObjects,
+      journalMode: "delete")
+    let database = try Database(path: path)
+    let check = try database.prepare("PRAGMA integrity_check").allRows()
+    #expect(check == [[.text("ok")]])
+    return (try StoreLoaderTests.rows(database), stillDirect)
+  }
+
+  /// The same batches loaded directly and through SQL: the same rows in every table.
+  static func expectSameRows(_ batches: [ObjectBatch], stillDirect: Bool) throws {
+    let directory = try TemporaryDirectory()
+    let written = try load(batches, at: directory.path("direct.sqlite").path, direct: true)
+    let inserted = try load(batches, at: directory.path("sql.sqlite").path, direct: false)
+    #expect(written.stillDirect == stillDirect)
+    #expect(!inserted.stillDirect)
+    #expect(written.rows == inserted.rows)
+    #expect((written.rows["ZBOOK"]?.count ?? 0) == batches.map(\.count).reduce(0, +))
+  }
+
+  @Test func rowsWrittenPageByPageAreTheRowsSQLInserts() throws {
+    // Books and graphic novels share a table, their keys interleaved; the books come in two
+    // batches, the novels after them, with their many-to-many rows.
+    try Self.expectSameRows(
+      [
+        StoreLoaderTests.books(300) { Int64(2 * $0 + 1) },
+        StoreLoaderTests.books(200) { Int64(2 * $0 + 601) },
+        StoreLoaderTests.books(400, entity: "GraphicNovel") { Int64(2 * $0 + 2) },
+      ], stillDirect: true)
+  }
+
+  @Test func aKeyOutOfOrderSendsItsRowAndTheRestThroughSQL() throws {
+    // The second batch of books starts below where the first ended.
+    try Self.expectSameRows(
+      [
+        StoreLoaderTests.books(100) { Int64($0 + 101) },
+        StoreLoaderTests.books(100) { Int64($0 + 1) },
+        StoreLoaderTests.books(50, entity: "GraphicNovel") { Int64($0 + 201) },
+      ], stillDirect: false)
+  }
+
+  @Test func aValueSQLiteWouldKeepAsTextSendsItsRowAndTheRestThroughSQL() throws {
+    // A price that is no number stays text in its DECIMAL column, as SQLite stores it.
+    try Self.expectSameRows(
+      [StoreLoaderTests.books(100, price: { $0 == 48 ? "n/a" : "\($0).5" })], stillDirect: false)
+  }
+
+  @Test func twoObjectsOfOneTableWithOneKeyAreRefusedNamingTheLater() throws {
+    let directory = try TemporaryDirectory()
+    let loader = try StoreLoaderTests.loader(at: directory.path("twice.sqlite").path)
+    try loader.writeTablesDirectly()
+    try loader.insert(StoreLoaderTests.books(10) { Int64($0 + 1) })
+    try loader.insert(StoreLoaderTests.books(10, entity: "GraphicNovel") { Int64($0 + 10) })
+    let error = try #require(throws: StoreError.self) {
+      try loader.finish(indexesAndTriggers: [], journalMode: "delete")
+    }
+    #expect(error.description.contains("cannot insert GraphicNovel/p10"))
+    #expect(error.description.contains("UNIQUE constraint failed: ZBOOK.Z_PK"))
+  }
+}
