@@ -36,7 +36,9 @@ package final class PageFile {
   package let hasPointerMaps: Bool
   /// Pages in the database, those appended included.
   package private(set) var pageCount: UInt32
-  private let originalPageCount: UInt32
+  /// Pages the file held when it was opened or last handed back (``resume()``): the
+  /// pointer-map pages among them are read before they are changed.
+  private var pagesOnDisk: UInt32
   private var descriptor: Int32
   private let lockBytePage: UInt32
   private var pointerMaps: [UInt32: [UInt8]] = [:]
@@ -64,14 +66,20 @@ package final class PageFile {
     usableSize = pageSize - Int(header[20])
     hasPointerMaps = Self.read32(header, 52) != 0
     lockBytePage = UInt32(0x4000_0000 / pageSize + 1)
-    var count = Self.read32(header, 28)
-    if count == 0 || Self.read32(header, 24) != Self.read32(header, 92) {
-      var status = stat()
-      fstat(descriptor, &status)
-      count = UInt32(Int(status.st_size) / pageSize)
-    }
-    pageCount = count
-    originalPageCount = count
+    pageCount = 0
+    pagesOnDisk = 0
+    pageCount = Self.pageCount(header, descriptor: descriptor, pageSize: pageSize)
+    pagesOnDisk = pageCount
+  }
+
+  /// The page count the header gives when it is valid, else the file's size in pages (SQLite's
+  /// rule).
+  private static func pageCount(_ header: [UInt8], descriptor: Int32, pageSize: Int) -> UInt32 {
+    let count = read32(header, 28)
+    if count != 0 && read32(header, 24) == read32(header, 92) { return count }
+    var status = stat()
+    fstat(descriptor, &status)
+    return UInt32(Int(status.st_size) / pageSize)
   }
 
   deinit {
@@ -110,7 +118,7 @@ package final class PageFile {
     let map = pointerMapPage(of: page)
     if pointerMaps[map] == nil {
       var bytes = [UInt8](repeating: 0, count: pageSize)
-      if map <= originalPageCount { try read(map, into: &bytes) }
+      if map <= pagesOnDisk { try read(map, into: &bytes) }
       pointerMaps[map] = bytes
     }
     let offset = 5 * Int(page - map - 1)
@@ -121,13 +129,16 @@ package final class PageFile {
   }
 
   /// Writes what waits, the pointer-map pages, and the header's page count and change counter
-  /// (and the number that says the page count is valid), then closes the file.
+  /// (and the number that says the page count is valid), so that a connection may write the
+  /// file until ``resume()``: it appends its pages after these, and drops what it cached of
+  /// the file when its next transaction sees the new change counter.
   /// - Throws: ``SQLiteError`` when the file cannot be written.
-  package func finish() throws(SQLiteError) {
+  package func suspend() throws(SQLiteError) {
     try flush()
     for (page, bytes) in pointerMaps.sorted(by: { $0.key < $1.key }) {
       try writeNow(bytes, at: Int64(page - 1) * Int64(pageSize))
     }
+    pointerMaps.removeAll()
     var header = [UInt8](repeating: 0, count: 100)
     try readBytes(&header, at: 0)
     let counter = Self.read32(header, 24) &+ 1
@@ -135,6 +146,23 @@ package final class PageFile {
     Self.write32(pageCount, into: &header, at: 28)
     Self.write32(counter, into: &header, at: 92)
     try writeNow(header, at: 0)
+    pagesOnDisk = pageCount
+  }
+
+  /// Takes the file back after a connection committed to it: pages are appended after the
+  /// last one it holds now.
+  /// - Throws: ``SQLiteError`` when the header cannot be read.
+  package func resume() throws(SQLiteError) {
+    var header = [UInt8](repeating: 0, count: 100)
+    try readBytes(&header, at: 0)
+    pageCount = Self.pageCount(header, descriptor: descriptor, pageSize: pageSize)
+    pagesOnDisk = pageCount
+  }
+
+  /// Writes what waits as ``suspend()`` does, then closes the file.
+  /// - Throws: ``SQLiteError`` when the file cannot be written.
+  package func finish() throws(SQLiteError) {
+    try suspend()
     close(descriptor)
     descriptor = -1
   }

@@ -158,6 +158,12 @@ struct BatchInsertion {
         direct = nil
         record = try insertDirectly(into: load, row: &row, destination: destination)
         direct = (row, destination)
+        // The many-to-many rows of the rows written go in through SQL.
+        if joinTables.contains(where: { !$0.waiting.isEmpty }) {
+          try loader.handingOver {
+            for index in joinTables.indices { try flushJoins(index) }
+          }
+        }
         if record == batch.count {
           current = batch.count
           return
@@ -226,7 +232,7 @@ struct BatchInsertion {
         unbind(record)
         return record
       }
-      try takeJoins(of: record, keptBy: load)
+      try takeJoins(of: record, keepingAll: true)
     }
     return batch.count
   }
@@ -325,52 +331,55 @@ struct BatchInsertion {
   }
 
   /// Takes the many-to-many rows of `record` (records come here in order), inserting those of
-  /// a join table once they are a statement's worth, or keeping them in `load` while it
-  /// writes the tables.
-  private mutating func takeJoins(of record: Int, keptBy load: DirectLoad? = nil) throws {
+  /// a join table once they are a statement's worth, or (`keepingAll`, while the tables are
+  /// written directly) keeping them all for ``flushJoins(_:)``.
+  private mutating func takeJoins(of record: Int, keepingAll: Bool = false) throws {
     for (index, column) in batch.toMany.enumerated() {
       let next = toManyNext[index]
       guard Self.lists(record, at: next, in: column.records) else { continue }
       toManyNext[index] = next + 1
       for (destination, order) in column.rows[next] {
-        if let load {
-          try load.keep(
-            joinTables[index].join, source: batch.primaryKeys[record], destination: destination,
-            order: order)
-          continue
-        }
         joinTables[index].waiting.append(
           JoinRow(record: record, destination: destination, order: order))
-        if joinTables[index].waiting.count == joinTables[index].groupSize {
+        if !keepingAll && joinTables[index].waiting.count == joinTables[index].groupSize {
           try flushJoins(index)
         }
       }
     }
   }
 
-  /// Inserts the many-to-many rows waiting for join table `index`: in one statement when they
-  /// are a statement's worth, else (and when that statement fails) one at a time.
+  /// Inserts the many-to-many rows waiting for join table `index`: a statement's worth at a
+  /// time, the rest (and a statement's worth that fails) one at a time.
   private mutating func flushJoins(_ index: Int) throws {
     let table = joinTables[index]
     guard !table.waiting.isEmpty else { return }
     joinTables[index].waiting.removeAll(keepingCapacity: true)
     let width = table.hasOrder ? 3 : 2
-    if table.waiting.count == table.groupSize {
-      for (slot, row) in table.waiting.enumerated() {
+    var start = 0
+    while start + table.groupSize <= table.waiting.count {
+      let group = table.waiting[start..<(start + table.groupSize)]
+      start += table.groupSize
+      for (slot, row) in group.enumerated() {
         current = row.record
         try bindJoin(row, to: table.grouped, base: slot * width, hasOrder: table.hasOrder)
       }
       do {
         try table.grouped.run()
-        return
+        continue
       } catch  where error.isConstraint {
         table.grouped.reset()
       } catch {
-        current = table.waiting[0].record
+        current = group.first?.record ?? current
         throw Self.named(error, by: table.single)
       }
+      try insertJoinsAlone(group, of: table)
     }
-    for row in table.waiting {
+    try insertJoinsAlone(table.waiting[start...], of: table)
+  }
+
+  /// Inserts `rows` of `table` one statement each.
+  private mutating func insertJoinsAlone(_ rows: ArraySlice<JoinRow>, of table: JoinTable) throws {
+    for row in rows {
       current = row.record
       try bindJoin(row, to: table.single, base: 0, hasOrder: table.hasOrder)
       try table.single.run()

@@ -7,11 +7,13 @@ import SQLite
 ///
 /// SQLite inserting a restore's rows one by one was most of a restore's time; a table built
 /// bottom-up costs about what encoding its records does. The file has one writer at a time:
-/// while this one appends pages, the connection writes nothing, so the rows of many-to-many
-/// relationships wait in a spool (``SpoolFile``) and go in through SQL once the trees are
-/// written. A table shared by several entities (a hierarchy) gets their rows one entity after
-/// another, each in key order but interleaved with the others': each entity's rows wait in a
-/// spool of their own, and the table is written from all of them merged by key at the end.
+/// the rows of many-to-many relationships (whose tables SQLite keeps an index of) go in
+/// through SQL between two batches, the pages written so far handed over (``suspend()``) and
+/// taken back after the connection's commit (``resume()``); the trees' pages not yet reached
+/// from a root are pages SQLite never looks at. A table shared by several entities (a
+/// hierarchy) gets their rows one entity after another, each in key order but interleaved
+/// with the others': each entity's rows wait in a spool of their own (``SpoolFile``), and the
+/// table is written from all of them merged by key at the end.
 final class DirectLoad {
   /// What is known of an entity table that rows can be written into directly.
   struct Table {
@@ -65,9 +67,6 @@ final class DirectLoad {
   private let tables: [String: Table]
   private var progress: [String: Progress] = [:]
   private var rows: [String: (Row, Destination)?] = [:]
-  /// The rows of many-to-many relationships, by join table, in the order they came.
-  private(set) var joinRows: [(join: StoreLayout.Join, spool: SpoolFile)] = []
-  private var joinIndex: [String: Int] = [:]
 
   /// Reads what `database` (between transactions) says of `layout`'s entity tables, then
   /// opens its file at `path` to append pages.
@@ -195,20 +194,27 @@ final class DirectLoad {
     return true
   }
 
-  /// Keeps a many-to-many row of `join` for later: `source`'s row links `destination`, at
-  /// `order` in an ordered relationship.
-  func keep(_ join: StoreLayout.Join, source: Int64, destination: Int64, order: Int64?)
-    throws(StoreError)
-  {
-    let index: Int
-    if let known = joinIndex[join.name] {
-      index = known
-    } else {
-      index = joinRows.count
-      joinIndex[join.name] = index
-      joinRows.append((join, try SpoolFile(in: folder)))
+  /// Hands the file to the connection until ``resume()``: what was written so far, the
+  /// pointer maps and the header are written out (``PageFile/suspend()``).
+  /// - Throws: ``StoreError`` when the file cannot be written.
+  func suspend() throws(StoreError) {
+    do {
+      try file.suspend()
+    } catch {
+      throw StoreError(
+        .database, "cannot write the store's pages", path: file.path, underlying: error)
     }
-    try joinRows[index].spool.append(source, destination, order)
+  }
+
+  /// Takes the file back from the connection, which committed.
+  /// - Throws: ``StoreError`` when the file's header cannot be read.
+  func resume() throws(StoreError) {
+    do {
+      try file.resume()
+    } catch {
+      throw StoreError(
+        .database, "cannot read the store's header", path: file.path, underlying: error)
+    }
   }
 
   /// Writes every table: the rest of each tree, and the shared tables from their entities'
