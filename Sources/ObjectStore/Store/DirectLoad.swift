@@ -96,10 +96,10 @@ final class DirectLoad {
     folder = (path as NSString).deletingLastPathComponent
   }
 
-  /// `table` as a direct write needs it, or nil when its rows must go through SQLite: a table
-  /// whose `INTEGER PRIMARY KEY` is `Z_PK`, with no column that must not be NULL, no unique or
-  /// primary-key index SQLite keeps with the rows, no check, no generated column, and rows
-  /// kept by rowid.
+  /// `table` as a direct write needs it, or nil when its rows must go through SQLite: an
+  /// empty table whose `INTEGER PRIMARY KEY` is `Z_PK`, with no column that must not be NULL,
+  /// no unique or primary-key index SQLite keeps with the rows, no check, no generated column,
+  /// and rows kept by rowid.
   private static func describe(_ table: String, in database: Database, shared: Bool)
     throws(SQLiteError) -> Table?
   {
@@ -136,6 +136,11 @@ final class DirectLoad {
     guard let rowid, try indexes.allRows().allSatisfy({ $0[0] == .text("c") }) else {
       return nil
     }
+    // Its tree is built from nothing: a table holding rows already keeps them through SQL.
+    let empty = try database.prepare(
+      "SELECT NOT EXISTS (SELECT 1 FROM \(SchemaStatement.quote(table)))"
+    ).scalar()
+    guard empty == .integer(1) else { return nil }
     return Table(
       name: table, root: UInt32(root), columns: columns, affinities: affinities,
       rowidColumn: rowid, shared: shared)

@@ -44,18 +44,6 @@ final class SpoolFile {
     if buffer.count >= Self.bufferSize { try flush() }
   }
 
-  /// Appends an entry whose bytes are `first` and, when there is one, `second` (eight bytes
-  /// each, little-endian).
-  /// - Throws: ``StoreError`` when the file cannot be written.
-  func append(_ key: Int64, _ first: Int64, _ second: Int64?) throws(StoreError) {
-    withUnsafeBytes(of: key.littleEndian) { buffer.append(contentsOf: $0) }
-    let length: UInt32 = second == nil ? 8 : 16
-    withUnsafeBytes(of: length.littleEndian) { buffer.append(contentsOf: $0) }
-    withUnsafeBytes(of: first.littleEndian) { buffer.append(contentsOf: $0) }
-    if let second { withUnsafeBytes(of: second.littleEndian) { buffer.append(contentsOf: $0) } }
-    if buffer.count >= Self.bufferSize { try flush() }
-  }
-
   /// Writes what waits; the entries can be read from the start once this is done.
   /// - Throws: ``StoreError`` when the file cannot be written.
   func flush() throws(StoreError) {
