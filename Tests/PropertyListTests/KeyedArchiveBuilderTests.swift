@@ -158,7 +158,7 @@ struct KeyedArchiveBuilderTests {
   /// Random graphs: objects of a few classes holding every kind of value, shared, in cycles.
   @Test(arguments: 0..<40)
   func randomGraphsReadBackAsBuilt(seed: Int) throws {
-    var random = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+    var random = SeededRandom(seed: UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1)
     var builder = KeyedArchiveBuilder()
     let count = 1 + Int(random.next() % 30)
     let ids = (0..<count).map { builder.makeObject(classes: ["Node\($0 % 3)", "NSObject"]) }

@@ -1,4 +1,5 @@
 import PropertyList
+import TestSupport
 import Testing
 
 @Suite("Malformed binary property lists")
@@ -122,7 +123,7 @@ struct MalformedBinaryTests {
 
   @Test func thousandsOfByteFlipsNeverCrashOrHang() {
     let bytes = PropertyListValue.array((0..<5).map(SampleValues.record)).binaryPropertyList()
-    var generator = SplitMix64(seed: 42)
+    var generator = SeededRandom(seed: 42)
     var thrown = 0
     let trials = 5_000
     for _ in 0..<trials {
@@ -162,7 +163,7 @@ struct MalformedBinaryTests {
       }
       return .dictionary(result)
     }
-    var generator = SplitMix64(seed: 7)
+    var generator = SeededRandom(seed: 7)
     var decodedDamaged = 0
     for _ in 0..<5_000 {
       var damaged = bytes
@@ -201,18 +202,5 @@ struct MalformedBinaryTests {
         #expect(decoded != SampleValues.portable, "flip at \(position) bit \(bit)")
       }
     }
-  }
-}
-
-/// A small deterministic pseudo-random generator for damage tests.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

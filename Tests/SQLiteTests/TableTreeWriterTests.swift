@@ -3,19 +3,6 @@ import SQLite
 import TestSupport
 import Testing
 
-/// A deterministic generator (SplitMix64) for the random rows.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 @Suite("Tables written page by page without SQLite")
 struct TableTreeWriterTests {
   /// A value as a test row holds it, and how it is given to SQLite and to the writer.
@@ -96,7 +83,7 @@ struct TableTreeWriterTests {
   /// Random rows: small and large texts and blobs (some past a page, some past several),
   /// integers of every width, reals whole and not, NULLs.
   static func randomRows(count: Int, seed: UInt64) -> [(Int64, [Value])] {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SeededRandom(seed: seed)
     var rowid: Int64 = Int64.random(in: -5...5, using: &generator)
     var rows: [(Int64, [Value])] = []
     for _ in 0..<count {

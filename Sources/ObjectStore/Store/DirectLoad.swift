@@ -203,22 +203,21 @@ final class DirectLoad {
   /// pointer maps and the header are written out (``PageFile/suspend()``).
   /// - Throws: ``StoreError`` when the file cannot be written.
   func suspend() throws(StoreError) {
-    do {
-      try file.suspend()
-    } catch {
-      throw StoreError(
-        .database, "cannot write the store's pages", path: file.path, underlying: error)
-    }
+    try onFile("cannot write the store's pages") { () throws(SQLiteError) in try file.suspend() }
   }
 
   /// Takes the file back from the connection, which committed.
   /// - Throws: ``StoreError`` when the file's header cannot be read.
   func resume() throws(StoreError) {
+    try onFile("cannot read the store's header") { () throws(SQLiteError) in try file.resume() }
+  }
+
+  /// Runs `body` on the file, its failure a store error saying `what` failed.
+  private func onFile(_ what: String, _ body: () throws(SQLiteError) -> Void) throws(StoreError) {
     do {
-      try file.resume()
+      try body()
     } catch {
-      throw StoreError(
-        .database, "cannot read the store's header", path: file.path, underlying: error)
+      throw StoreError(.database, what, path: file.path, underlying: error)
     }
   }
 
@@ -242,12 +241,7 @@ final class DirectLoad {
           underlying: error as? SQLiteError)
       }
     }
-    do {
-      try file.finish()
-    } catch {
-      throw StoreError(
-        .database, "cannot write the store's pages", path: file.path, underlying: error)
-    }
+    try onFile("cannot write the store's pages") { () throws(SQLiteError) in try file.finish() }
   }
 
   private func merge(_ runs: [Run], into table: Table) throws {
