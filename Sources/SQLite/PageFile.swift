@@ -159,7 +159,9 @@ package final class PageFile {
     pagesOnDisk = pageCount
   }
 
-  /// Writes what waits as ``suspend()`` does, then closes the file.
+  /// Writes what waits as ``suspend()`` does, then closes the file. Call it between the
+  /// connection's transactions: closing a descriptor of a file drops every POSIX lock the
+  /// process holds on it, SQLite's included.
   /// - Throws: ``SQLiteError`` when the file cannot be written.
   package func finish() throws(SQLiteError) {
     try suspend()

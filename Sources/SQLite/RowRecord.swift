@@ -142,6 +142,10 @@ package struct RowRecord {
     }
   }
 
+  /// The longest row SQLite takes by default (`SQLITE_MAX_LENGTH`, for a string, a blob or a
+  /// row's record): a longer one is refused by an insert, and is not written here either.
+  package static let longestRecord = 1_000_000_000
+
   /// Integers SQLite keeps as integers in a REAL column: those that fit in six bytes.
   static let sixByteRange: ClosedRange<Int64> = -140_737_488_355_328...140_737_488_355_327
 

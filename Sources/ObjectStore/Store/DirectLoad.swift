@@ -183,6 +183,8 @@ final class DirectLoad {
     guard let run = destination.run else {
       if let last = progress.writer.lastRowid, key <= last { return false }
       row.record.encode()
+      // A row SQLite would refuse as too big goes to SQLite, which says so.
+      guard row.record.bytes.count <= RowRecord.longestRecord else { return false }
       do {
         try row.record.bytes.withUnsafeBytes { try progress.writer.append(rowid: key, record: $0) }
       } catch {
@@ -194,6 +196,7 @@ final class DirectLoad {
     }
     if let last = progress.runs[run].last, key <= last { return false }
     row.record.encode()
+    guard row.record.bytes.count <= RowRecord.longestRecord else { return false }
     try progress.runs[run].spool.append(key, row.record.bytes)
     progress.runs[run].last = key
     return true
