@@ -154,7 +154,8 @@ struct BatchInsertion {
     }
     var record = 0
     if let load = loader.direct {
-      if var (row, destination) = direct {
+      if let (taken, destination) = direct {
+        var row = taken
         direct = nil
         record = try insertDirectly(into: load, row: &row, destination: destination)
         direct = (row, destination)

@@ -23,8 +23,10 @@ final class DirectLoad {
     let columns: [String: Int]
     let affinities: [ColumnAffinity]
     let rowidColumn: Int
+    /// The entities that keep rows here (those that are not abstract).
+    let entities: Set<String>
     /// Whether more than one entity keeps rows here.
-    let shared: Bool
+    var shared: Bool { entities.count > 1 }
   }
 
   /// One entity's rows on their way into a shared table, in key order.
@@ -39,6 +41,8 @@ final class DirectLoad {
     let table: Table
     fileprivate let writer: TableTreeWriter
     fileprivate var runs: [Run] = []
+    /// Whether the table's pages are all written: it takes no more rows.
+    fileprivate var finished = false
 
     fileprivate init(_ table: Table, file: PageFile) {
       self.table = table
@@ -74,15 +78,15 @@ final class DirectLoad {
   init(database: Database, path: String, layout: StoreLayout) throws(StoreError) {
     var tables: [String: Table] = [:]
     do {
-      var entitiesPerTable: [String: Int] = [:]
-      for entity in layout.model.entities {
+      var entitiesPerTable: [String: Set<String>] = [:]
+      for entity in layout.model.entities where !entity.isAbstract {
         if let table = layout.table(for: entity.name) {
-          entitiesPerTable[table.name, default: 0] += 1
+          entitiesPerTable[table.name, default: []].insert(entity.name)
         }
       }
       for table in layout.tables {
         if let found = try Self.describe(
-          table.name, in: database, shared: entitiesPerTable[table.name, default: 0] > 1)
+          table.name, in: database, entities: entitiesPerTable[table.name, default: []])
         {
           tables[table.name] = found
         }
@@ -100,7 +104,7 @@ final class DirectLoad {
   /// empty table whose `INTEGER PRIMARY KEY` is `Z_PK`, with no column that must not be NULL,
   /// no unique or primary-key index SQLite keeps with the rows, no check, no generated column,
   /// and rows kept by rowid.
-  private static func describe(_ table: String, in database: Database, shared: Bool)
+  private static func describe(_ table: String, in database: Database, entities: Set<String>)
     throws(SQLiteError) -> Table?
   {
     let master = try database.prepare(
@@ -143,7 +147,7 @@ final class DirectLoad {
     guard empty == .integer(1) else { return nil }
     return Table(
       name: table, root: UInt32(root), columns: columns, affinities: affinities,
-      rowidColumn: rowid, shared: shared)
+      rowidColumn: rowid, entities: entities)
   }
 
   /// A row of `entity` to fill, whose insert statement binds `names` in order, and where it
@@ -154,8 +158,11 @@ final class DirectLoad {
     Row, Destination
   )? {
     if let known = rows[entity] { return known }
+    try finishSharedTables(besides: table)
     var made: (Row, Destination)?
-    if let table = tables[table], Set(names) == Set(table.columns.keys) {
+    if let table = tables[table], Set(names) == Set(table.columns.keys),
+      self.progress[table.name]?.finished != true
+    {
       let progress = self.progress[table.name] ?? Progress(table, file: file)
       self.progress[table.name] = progress
       var run: Int?
@@ -180,6 +187,7 @@ final class DirectLoad {
   func take(_ row: inout Row, into destination: Destination) throws(StoreError) -> Bool {
     let key = row.record.rowid
     let progress = destination.progress
+    if progress.finished { return false }
     guard let run = destination.run else {
       if let last = progress.writer.lastRowid, key <= last { return false }
       row.record.encode()
@@ -229,22 +237,40 @@ final class DirectLoad {
   /// - Throws: ``StoreError`` when a page cannot be written, or (naming the object) when two
   ///   entities of one table have the same key.
   func finish() throws(StoreError) {
-    for (table, progress) in progress.sorted(by: { $0.key < $1.key }) {
-      do {
-        if progress.table.shared {
-          try merge(progress.runs, into: progress.table)
-        } else {
-          try progress.writer.finish()
-        }
-      } catch let error as StoreError {
-        throw error
-      } catch {
-        throw StoreError(
-          .database, "cannot write the table \(table)", path: file.path,
-          underlying: error as? SQLiteError)
-      }
-    }
+    for (_, progress) in progress.sorted(by: { $0.key < $1.key }) { try finish(progress) }
     try onFile("cannot write the store's pages") { () throws(SQLiteError) in try file.finish() }
+  }
+
+  /// Writes the shared tables other than `table` whose every entity has given rows: the rows
+  /// of another table have begun, so theirs are all in (an archive's entities come one after
+  /// another). Merged now, while the next chunks decode, rather than after the last; a row
+  /// that comes for such a table after all goes through SQL.
+  private func finishSharedTables(besides table: String) throws(StoreError) {
+    for (name, progress) in progress
+    where name != table && progress.table.shared && !progress.finished
+      && progress.table.entities.isSubset(of: Set(progress.runs.map(\.entity)))
+    {
+      try finish(progress)
+    }
+  }
+
+  private func finish(_ progress: Progress) throws(StoreError) {
+    guard !progress.finished else { return }
+    progress.finished = true
+    do {
+      if progress.table.shared {
+        try merge(progress.runs, into: progress.table)
+        progress.runs.removeAll()
+      } else {
+        try progress.writer.finish()
+      }
+    } catch let error as StoreError {
+      throw error
+    } catch {
+      throw StoreError(
+        .database, "cannot write the table \(progress.table.name)", path: file.path,
+        underlying: error as? SQLiteError)
+    }
   }
 
   private func merge(_ runs: [Run], into table: Table) throws {
