@@ -153,7 +153,11 @@ final class DirectLoad {
   /// A row of `entity` to fill, whose insert statement binds `names` in order, and where it
   /// goes; nil when its table takes no direct rows. Every column of the table must be among
   /// `names` (a column left out would take its default).
-  /// - Throws: ``StoreError`` when the spool of an entity in a shared table cannot be made.
+  ///
+  /// A new entity's first row finishes the shared tables of others (``finishSharedTables(besides:)``).
+  /// - Throws: ``StoreError`` when the spool of an entity in a shared table cannot be made, or
+  ///   when a shared table finished now cannot be written (naming an object whose key two of
+  ///   its entities share).
   func row(for entity: String, table: String, names: [String]) throws(StoreError) -> (
     Row, Destination
   )? {
