@@ -66,8 +66,6 @@ package final class PageFile {
     usableSize = pageSize - Int(header[20])
     hasPointerMaps = Self.read32(header, 52) != 0
     lockBytePage = UInt32(0x4000_0000 / pageSize + 1)
-    pageCount = 0
-    pagesOnDisk = 0
     pageCount = Self.pageCount(header, descriptor: descriptor, pageSize: pageSize)
     pagesOnDisk = pageCount
   }
@@ -123,9 +121,7 @@ package final class PageFile {
     }
     let offset = 5 * Int(page - map - 1)
     pointerMaps[map]![offset] = kind.rawValue
-    for index in 0..<4 {
-      pointerMaps[map]![offset + 1 + index] = UInt8(truncatingIfNeeded: parent >> (24 - 8 * index))
-    }
+    Self.write32(parent, into: &pointerMaps[map]!, at: offset + 1)
   }
 
   /// Writes what waits, the pointer-map pages, and the header's page count and change counter
@@ -202,15 +198,7 @@ package final class PageFile {
   }
 
   private func writeNow(_ bytes: [UInt8], at offset: Int64) throws(SQLiteError) {
-    var done = 0
-    while done < bytes.count {
-      let wrote = bytes.withUnsafeBytes {
-        pwrite(descriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-      }
-      if wrote < 0 && errno == EINTR { continue }
-      guard wrote > 0 else { throw SQLiteError.fileFailure(writing: true, path: path) }
-      done += wrote
-    }
+    try PositionalWrite.write(bytes, to: descriptor, at: offset, path: path)
   }
 
   private static func failure(_ code: Int32, _ what: String, _ path: String) -> SQLiteError {
@@ -227,7 +215,13 @@ package final class PageFile {
       | UInt32(bytes[at + 3])
   }
 
+  /// Writes `value` big-endian at `at` of `bytes`, as SQLite writes page numbers.
   static func write32(_ value: UInt32, into bytes: inout [UInt8], at: Int) {
     for index in 0..<4 { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (24 - 8 * index)) }
+  }
+
+  /// Appends `value` big-endian to `bytes`.
+  static func append32(_ value: UInt32, to bytes: inout [UInt8]) {
+    for index in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (24 - 8 * index))) }
   }
 }

@@ -75,7 +75,7 @@ package final class TableTreeWriter {
     if local < size {
       let first = try writeOverflow(UnsafeRawBufferPointer(rebasing: record[local...]))
       leaf.overflows.append(first)
-      for index in 0..<4 { cell.append(UInt8(truncatingIfNeeded: first >> (24 - 8 * index))) }
+      PageFile.append32(first, to: &cell)
     }
     place(cell, in: &leaf, header: Self.leafHeader)
     leaf.lastKey = rowid
@@ -143,10 +143,11 @@ package final class TableTreeWriter {
     var page = [UInt8](repeating: 0, count: file.pageSize)
     for (index, number) in pages.enumerated() {
       let next = index + 1 < count ? pages[index + 1] : 0
-      for byte in 0..<4 { page[byte] = UInt8(truncatingIfNeeded: next >> (24 - 8 * byte)) }
+      PageFile.write32(next, into: &page, at: 0)
       let start = index * share
       let end = min(start + share, payload.count)
-      for position in 4..<page.count { page[position] = 0 }
+      // Only the last page is partly filled: the bytes past its payload are zeros.
+      for position in (4 + end - start)..<page.count { page[position] = 0 }
       page.withUnsafeMutableBytes {
         $0.baseAddress!.advanced(by: 4).copyMemory(
           from: payload.baseAddress!.advanced(by: start), byteCount: end - start)
@@ -184,9 +185,7 @@ package final class TableTreeWriter {
     }
     if let right = levels[level].right {
       interiorCell.removeAll(keepingCapacity: true)
-      for index in 0..<4 {
-        interiorCell.append(UInt8(truncatingIfNeeded: right >> (24 - 8 * index)))
-      }
+      PageFile.append32(right, to: &interiorCell)
       RowRecord.appendVarint(UInt64(bitPattern: levels[level].lastKey), to: &interiorCell)
       let room = free(in: levels[level], header: Self.interiorHeader)
       let kept = sealing ? 0 : Self.largestInteriorCell

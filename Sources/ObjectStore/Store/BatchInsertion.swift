@@ -62,8 +62,7 @@ struct BatchInsertion {
   private let loader: StoreLoader
   /// The store's connection, which tells how many rows a failed statement inserted.
   private let database: Database
-  /// The entity's table, and its row when the loader writes that table directly.
-  private let table: String
+  /// The entity's row and where it goes, when the loader writes its table directly.
   private var direct: (DirectLoad.Row, DirectLoad.Destination)?
   private let single: Statement
   private let grouped: Statement?
@@ -89,8 +88,8 @@ struct BatchInsertion {
     self.loader = loader
     database = loader.database
     let (single, columns, names) = try loader.insertStatement(for: batch.entity, layout: layout)
-    table = layout.table(for: batch.entity)?.name ?? ""
-    direct = try loader.direct?.row(for: batch.entity, table: table, names: names)
+    direct = try loader.direct?.row(
+      for: batch.entity, table: layout.table(for: batch.entity)?.name ?? "", names: names)
     self.single = single
     width = names.count
     groupSize = Self.rows(ofWidth: width, most: Self.rowsPerStatement)
@@ -155,6 +154,7 @@ struct BatchInsertion {
     var record = 0
     if let load = loader.direct {
       if let (taken, destination) = direct {
+        // Taken out while it is filled, so that its buffers are not shared.
         var row = taken
         direct = nil
         record = try insertDirectly(into: load, row: &row, destination: destination)
@@ -220,7 +220,7 @@ struct BatchInsertion {
 
   /// Writes the batch's rows into `load`'s pages, from the first, until one cannot go there;
   /// returns that row's place (the batch's count when all went). Their many-to-many rows wait
-  /// in `load`.
+  /// in the join tables' lists, for ``flushJoins(_:)``.
   private mutating func insertDirectly(
     into load: DirectLoad, row: inout DirectLoad.Row, destination: DirectLoad.Destination
   ) throws -> Int {
@@ -242,23 +242,21 @@ struct BatchInsertion {
   /// for it, exactly when it lists it.
   private mutating func unbind(_ record: Int) {
     for index in cursor.attributes.indices {
-      let next = cursor.attributes[index]
-      if next > 0 && batch.attributes[index].records[next - 1] == record {
-        cursor.attributes[index] = next - 1
-      }
+      Self.moveBack(&cursor.attributes[index], over: record, in: batch.attributes[index].records)
     }
     for index in cursor.toOne.indices {
-      let next = cursor.toOne[index]
-      if next > 0 && batch.toOne[index].records[next - 1] == record {
-        cursor.toOne[index] = next - 1
-      }
+      Self.moveBack(&cursor.toOne[index], over: record, in: batch.toOne[index].records)
     }
     for index in cursor.stored.indices {
-      let next = cursor.stored[index]
-      if next > 0 && batch.storedColumns[index].records[next - 1] == record {
-        cursor.stored[index] = next - 1
-      }
+      Self.moveBack(&cursor.stored[index], over: record, in: batch.storedColumns[index].records)
     }
+  }
+
+  /// Moves a column's cursor `next` back by one when the value before it is `record`'s (the
+  /// reverse of ``lists(_:at:in:)``'s step).
+  @inline(__always)
+  private static func moveBack(_ next: inout Int, over record: Int, in records: [Int]) {
+    if next > 0 && records[next - 1] == record { next -= 1 }
   }
 
   /// Whether a column of the batch, which lists its values' objects in `records` (in order),

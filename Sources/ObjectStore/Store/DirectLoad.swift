@@ -13,7 +13,8 @@ import SQLite
 /// from a root are pages SQLite never looks at. A table shared by several entities (a
 /// hierarchy) gets their rows one entity after another, each in key order but interleaved
 /// with the others': each entity's rows wait in a spool of their own (``SpoolFile``), and the
-/// table is written from all of them merged by key at the end.
+/// table is written from all of them merged by key once another table's rows begin (or at the
+/// end).
 final class DirectLoad {
   /// What is known of an entity table that rows can be written into directly.
   struct Table {

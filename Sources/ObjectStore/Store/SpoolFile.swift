@@ -47,18 +47,10 @@ final class SpoolFile {
   /// Writes what waits; the entries can be read from the start once this is done.
   /// - Throws: ``StoreError`` when the file cannot be written.
   func flush() throws(StoreError) {
-    var done = 0
-    while done < buffer.count {
-      let wrote = buffer.withUnsafeBytes {
-        pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(written) + off_t(done))
-      }
-      if wrote < 0 && errno == EINTR { continue }
-      guard wrote > 0 else {
-        throw StoreError(
-          .database, "cannot write a spool file", path: folder,
-          underlying: SQLiteError.fileFailure(writing: true, path: folder))
-      }
-      done += wrote
+    do {
+      try PositionalWrite.write(buffer, to: descriptor, at: written, path: folder)
+    } catch {
+      throw StoreError(.database, "cannot write a spool file", path: folder, underlying: error)
     }
     written += Int64(buffer.count)
     buffer.removeAll(keepingCapacity: true)
