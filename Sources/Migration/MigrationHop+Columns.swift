@@ -5,23 +5,10 @@ import ObjectStore
 /// the version reached (attribute and relationship columns by name), and the values kept as
 /// stored by what they mean rather than by the column that held them.
 struct ColumnObjects {
-  /// What a value kept as stored is for.
-  enum Meaning: Hashable {
-    /// An attribute's value in another storage class than its type's.
-    case attribute(String)
-    /// The object's place in the ordered to-many inverse of its to-one relationship.
-    case order(String)
-    /// The owner's primary key through a to-many relationship without an inverse (the entity
-    /// declaring it, its name).
-    case owner(String, String)
-    /// The object's place in that relationship, when ordered.
-    case ownerOrder(String, String)
-  }
-
   /// The objects; its stored columns are empty (they travel in ``stored``).
   var batch: ObjectBatch
   /// Values kept as stored, by meaning.
-  var stored: [(meaning: Meaning, column: ObjectBatch.StoredColumn)]
+  var stored: [(meaning: StoredShape.Meaning, column: ObjectBatch.StoredColumn)]
 }
 
 extension MigrationHop {
@@ -98,7 +85,7 @@ extension MigrationHop {
     defer { counts[rule.destination] = tally }
     tally.migrated += count
 
-    var stored: [(meaning: ColumnObjects.Meaning, column: ObjectBatch.StoredColumn)] = []
+    var stored: [(meaning: StoredShape.Meaning, column: ObjectBatch.StoredColumn)] = []
     for (meaning, column) in objects.stored {
       switch meaning {
       case .attribute(let name):
@@ -115,7 +102,7 @@ extension MigrationHop {
           }
           continue
         }
-        let moved: ColumnObjects.Meaning =
+        let moved: StoredShape.Meaning =
           if case .owner = meaning { .owner(mapped, names[0]) } else {
             .ownerOrder(mapped, names[0])
           }

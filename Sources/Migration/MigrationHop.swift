@@ -104,16 +104,6 @@ public struct MigrationHop: Sendable {
     var links: [LooseLink] = []
   }
 
-  /// A link not carried by an object in the same output: stored by the final writer.
-  package struct LooseLink: Sendable {
-    /// The object whose relationship it is.
-    package var from: ObjectReference
-    /// The relationship.
-    package var relationship: String
-    /// The link.
-    package var link: MigrationLink
-  }
-
   /// State shared by every object of one run through the hop.
   final class State {
     var counts: [String: Counts] = [:]

@@ -68,10 +68,10 @@ extension MigrationRun {
     -> ColumnObjects?
   {
     let shape = sourceShape(batch.entity)
-    var stored: [(meaning: ColumnObjects.Meaning, column: ObjectBatch.StoredColumn)] = []
+    var stored: [(meaning: StoredShape.Meaning, column: ObjectBatch.StoredColumn)] = []
     for column in batch.storedColumns {
       let label = "\(shape.table).\(column.name)"
-      switch shape.linkColumns[column.name] {
+      switch shape.meaning(ofColumn: column.name) {
       case .order(let name):
         // A place without its link is not read as one: it is a value the model does not
         // describe.
@@ -85,11 +85,7 @@ extension MigrationRun {
       case let meaning?:
         stored.append((meaning, column))
       case nil:
-        if let attribute = shape.attributeColumns[column.name] {
-          stored.append((.attribute(attribute), column))
-        } else {
-          droppedValues[label, default: 0] += column.records.count
-        }
+        droppedValues[label, default: 0] += column.records.count
       }
     }
     var objects = batch
@@ -99,41 +95,36 @@ extension MigrationRun {
 
   /// The stored columns of migrated `objects` in the new store's `layout`: attribute values
   /// kept as stored, and the places and owner keys of links (a place missing given as the
-  /// object's primary key, as ``MigrationWriter`` gives it); nil when an owner link is kept
+  /// object's primary key, as ``ObjectStore/ObjectValueWriter`` gives it); nil when an owner link is kept
   /// in another table.
   private func storedColumns(of objects: ColumnObjects, in layout: StoreLayout)
     -> [ObjectBatch.StoredColumn]?
   {
     let batch = objects.batch
-    var byMeaning: [ColumnObjects.Meaning: ObjectBatch.StoredColumn] = [:]
+    let shape = StoredShape(entity: batch.entity, layout: layout)
+    var byMeaning: [StoredShape.Meaning: ObjectBatch.StoredColumn] = [:]
     for (meaning, column) in objects.stored { byMeaning[meaning] = column }
     var columns: [ObjectBatch.StoredColumn] = []
     for (meaning, column) in objects.stored {
-      guard case .attribute(let name) = meaning,
-        let stored = layout.column(ofAttribute: name, in: batch.entity)
-      else { continue }
+      guard case .attribute = meaning, let stored = shape.column(for: meaning) else { continue }
       columns.append(
         ObjectBatch.StoredColumn(name: stored, records: column.records, values: column.values))
     }
-    let relationships = layout.model.relationships(of: batch.entity)
     for toOne in batch.toOne {
-      guard let relationship = relationships.first(where: { $0.name == toOne.name }),
-        let column = layout.orderColumn(ofToOne: relationship, in: batch.entity)
-      else { continue }
+      guard let column = shape.column(for: .order(toOne.name)) else { continue }
       columns.append(
         ObjectBatch.StoredColumn(
           name: column, records: toOne.records,
           values: .integers(
             Self.places(of: toOne.records, in: byMeaning[.order(toOne.name)], batch: batch))))
     }
-    let table = layout.table(for: batch.entity)?.name
     for (meaning, keys) in objects.stored {
       guard case .owner(let entity, let name) = meaning else { continue }
-      guard let owner = layout.ownerColumns(ofToMany: name, in: entity), owner.table.name == table
-      else { return nil }
+      // An owner's key kept in another table than the objects' is written object by object.
+      guard let column = shape.column(for: meaning) else { return nil }
       columns.append(
-        ObjectBatch.StoredColumn(name: owner.column, records: keys.records, values: keys.values))
-      if let order = owner.orderColumn {
+        ObjectBatch.StoredColumn(name: column, records: keys.records, values: keys.values))
+      if let order = shape.column(for: .ownerOrder(entity, name)) {
         columns.append(
           ObjectBatch.StoredColumn(
             name: order, records: keys.records,

@@ -88,114 +88,37 @@ package final class MigrationRun {
     }
   }
 
-  /// What an archived record of one entity needs to become a migrating object, worked out once.
-  struct SourceShape {
-    /// Per to-one relationship: whether the inverse is to-one too, and the order-key column of
-    /// an ordered inverse.
-    var toOne: [String: (isMirrored: Bool, orderColumn: String?)] = [:]
-    /// The destination entity of each to-many relationship.
-    var toManyDestinations: [String: String] = [:]
-    /// The attribute stored in each column.
-    var attributeColumns: [String: String] = [:]
-    /// The columns keeping owners of a to-many relationship without an inverse: the entity
-    /// declaring it, its name, and its order column when ordered.
-    var ownerColumns: [String: (entity: String, name: String, orderColumn: String?)] = [:]
-    /// What the order and owner columns among a record's stored values are for (a migration by
-    /// columns reads them by meaning).
-    var linkColumns: [String: ColumnObjects.Meaning] = [:]
-    var table = ""
-  }
-  private var sourceShapes: [String: SourceShape] = [:]
+  private var sourceShapes: [String: StoredShape] = [:]
 
-  func sourceShape(_ entity: String) -> SourceShape {
+  /// What the columns of `entity`'s archived rows mean.
+  func sourceShape(_ entity: String) -> StoredShape {
     if let known = sourceShapes[entity] { return known }
-    var shape = SourceShape()
-    let table = sourceLayout.table(for: entity)
-    shape.table = table?.name ?? entity
-    for relationship in sourceModel.relationships(of: entity) {
-      guard !relationship.isToMany else {
-        shape.toManyDestinations[relationship.name] = relationship.destination
-        continue
-      }
-      let inverse = sourceModel.inverse(of: relationship)
-      let orderColumn = sourceLayout.orderColumn(ofToOne: relationship, in: entity)
-      shape.toOne[relationship.name] = (inverse.map { !$0.isToMany } ?? false, orderColumn)
-      if let orderColumn { shape.linkColumns[orderColumn] = .order(relationship.name) }
-    }
-    for columns in table.map({ Array($0.attributes.values) }) ?? [] {
-      for column in columns { shape.attributeColumns[column.column] = column.attribute.name }
-    }
-    for (key, column) in table?.ownerKeys ?? [:] {
-      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-      guard parts.count == 2 else { continue }
-      shape.ownerColumns[column] = (parts[0], parts[1], table?.ownerOrderKeys[key])
-      shape.linkColumns[column] = .owner(parts[0], parts[1])
-      if let order = table?.ownerOrderKeys[key] {
-        shape.linkColumns[order] = .ownerOrder(parts[0], parts[1])
-      }
-    }
+    let shape = StoredShape(entity: entity, layout: sourceLayout)
     sourceShapes[entity] = shape
     return shape
   }
 
-  /// The archived object as a migrating object: its to-one links (with the order key of an
-  /// ordered inverse), its many-to-many rows, its values kept as stored.
+  /// The archived object as a migrating object (``StoredShape/value(of:manyToMany:)``), the
+  /// values of columns the archive's model does not describe counted as dropped.
   package func migrating(_ record: ObjectRecord, manyToMany: [String: [(Int64, Int64?)]])
     -> MigratingObject
   {
-    var object = MigratingObject(
-      entity: record.entity, primaryKey: record.primaryKey, version: record.version,
-      attributes: record.attributes)
     let shape = sourceShape(record.entity)
-    var columns = record.extraColumns
-    for (name, target) in record.toOne {
-      var link = MigrationLink(target: target)
-      if let known = shape.toOne[name] {
-        link.isMirrored = known.isMirrored
-        if let column = known.orderColumn,
-          case .integer(let order)? = columns.removeValue(forKey: column)
-        {
-          link.order = order
-        }
-      }
-      object.relationships[name] = [link]
+    var object = shape.value(of: record, manyToMany: manyToMany)
+    for column in object.unmodelled.keys {
+      droppedColumns["\(shape.table).\(column)", default: 0] += 1
     }
-    for (name, rows) in manyToMany {
-      // Join rows hold only primary keys: the destination is named by the relationship's
-      // entity (one hierarchy shares one key sequence, so the key finds the row).
-      let destination = shape.toManyDestinations[name] ?? ""
-      object.relationships[name] = rows.map { key, order in
-        MigrationLink(target: ObjectReference(entity: destination, primaryKey: key), order: order)
-      }
-    }
-    for (column, owner) in shape.ownerColumns {
-      let key = columns.removeValue(forKey: column)
-      let order = owner.orderColumn.flatMap { columns.removeValue(forKey: $0) }
-      guard case .integer(let primaryKey)? = key else { continue }
-      var order64: Int64?
-      if case .integer(let place)? = order { order64 = place }
-      object.owners.append(
-        MigratingObject.OwnerLink(
-          owner: ObjectReference(entity: owner.entity, primaryKey: primaryKey),
-          relationship: owner.name, order: order64))
-    }
-    for (column, value) in columns {
-      if let attribute = shape.attributeColumns[column] {
-        object.storedAsIs[attribute] = value
-      } else {
-        droppedColumns["\(shape.table).\(column)", default: 0] += 1
-      }
-    }
+    object.unmodelled = [:]
     return object
   }
 
   /// Migrates one archived object through every hop: the objects and loose links it becomes
   /// at the target version.
   package func migrate(_ object: MigratingObject) throws(MigrationError) -> (
-    objects: [MigratingObject], links: [MigrationHop.LooseLink]
+    objects: [MigratingObject], links: [LooseLink]
   ) {
     var objects = [object]
-    var links: [MigrationHop.LooseLink] = []
+    var links: [LooseLink] = []
     for (index, hop) in plan.hops.enumerated() {
       var output = MigrationHop.Output()
       let stages = plan.stages(of: hop).filter { $0.perObject != nil }

@@ -19,7 +19,7 @@ final class RestoreSink: ArchiveSink {
   private var archived: ArchivedStore!
   private var loader: StoreLoader?
   private var run: MigrationRun?
-  private var writer: MigrationWriter?
+  private var writer: ObjectValueWriter?
   private var targetSchema: StoreSchema?
   private var schemaObjects: [CoreDataStore.SchemaObject] = []
   private var droppedHistory: [String: Int] = [:]
@@ -80,7 +80,7 @@ final class RestoreSink: ArchiveSink {
     try loader.createTables(schemaObjects)
     try loader.prepare(model: plan.target, entityRows: schema.entityRows(maxima: [:]))
     self.loader = loader
-    writer = try MigrationWriter(loader: loader)
+    writer = try ObjectValueWriter(loader: loader)
   }
 
   /// Tables an application added beside Core Data's (with their indexes and triggers): carried
