@@ -30,15 +30,9 @@ import PropertyList
 /// thrown (``ArchiveFormatError``, naming the member); when collecting (verify), problems are
 /// kept in ``problems`` and the scan goes on where it can.
 package final class ArchiveScanner: @unchecked Sendable {
-  /// What the scan gives, in archive order.
-  package enum Event {
-    /// Everything before the objects, checked.
-    case begin(ArchivedStore)
-    /// One chunk of objects.
-    case objects(DecodedChunk, member: String)
-    /// One chunk of rows of a table the model does not describe.
-    case rows([[String: AttributeValue]], table: String, member: String)
-  }
+  /// What the scan gives, in archive order: everything before the objects, checked; then each
+  /// chunk of objects and of rows of a table the model does not describe, with its member.
+  package typealias Event = StreamEvent<ArchivedStore>
 
   /// How a scan treats what it finds.
   package struct Options: Sendable {
@@ -522,13 +516,13 @@ package final class ArchiveScanner: @unchecked Sendable {
       let decoded = try RecordDecoder(model: store.model, member: path).decodeObjects(bytes)
       try check(decoded, entity: entity, member: path, store: store)
       // Kept even when there are none, so that ranges the index gives it are refused.
-      if case .batch(let batch) = decoded {
+      if case .columns(let batch) = decoded {
         ranges.updateValue(ChunkRanges(batch), forKey: path)
       } else {
         ranges.updateValue(nil, forKey: path)
       }
       objects[entity, default: 0] += decoded.count
-      pending.append(.objects(decoded, member: path))
+      pending.append(.objects(decoded, place: path))
     } catch let error as ArchiveFormatError {
       damagedEntities.insert(entity)
       try problem(error)
@@ -537,7 +531,7 @@ package final class ArchiveScanner: @unchecked Sendable {
 
   /// Checks a chunk's objects: entity, keys, stored columns, many-to-many rows, to-one targets.
   private func check(
-    _ decoded: DecodedChunk, entity: String, member: String, store: ArchivedStore
+    _ decoded: ObjectChunk, entity: String, member: String, store: ArchivedStore
   ) throws(ArchiveFormatError) {
     func bad(_ detail: String) -> ArchiveFormatError { ArchiveFormatError(member: member, detail) }
     let model = store.model
@@ -574,7 +568,7 @@ package final class ArchiveScanner: @unchecked Sendable {
       return relationship
     }
     switch decoded {
-    case .batch(let batch):
+    case .columns(let batch):
       guard batch.entity == entity else { throw bad("the chunk holds objects of \(batch.entity)") }
       if let problem = ledger!.add(keys: batch.primaryKeys, of: entity) { throw bad(problem) }
       for column in batch.storedColumns where !permitted.contains(column.name) {
@@ -624,6 +618,8 @@ package final class ArchiveScanner: @unchecked Sendable {
             to: relationship.destination)
         }
       }
+    case .objects:
+      preconditionFailure("an archive's chunks decode to columns or records")
     }
   }
 
@@ -676,7 +672,7 @@ package final class ArchiveScanner: @unchecked Sendable {
         highestRowKeys[table] = key
       }
     }
-    pending.append(.rows(rows, table: table, member: path))
+    pending.append(.rows(rows, table: table, place: path))
   }
 
   // MARK: The end

@@ -240,7 +240,7 @@ package final class ChainScanner: ArchiveEventSource {
         ArchiveLayout.entity(ofObjectsMember: member) == entity
       else { return nil }
       heads[index] = nil
-      guard case .batch(let batch) = chunk else {
+      guard case .columns(let batch) = chunk else {
         try problem(
           "\(links[index].name): \(member)", "a chain's archives hold their objects by column")
         continue
@@ -328,7 +328,7 @@ package final class ChainScanner: ArchiveEventSource {
       && picks.enumerated().allSatisfy { $0.offset == $0.element.row }
     let batch = whole ? sources[0] : ObjectBatch.gathering(sources, picks)
     try record(batch, member: member)
-    pending.append(.objects(.batch(batch), member: member))
+    pending.append(.objects(.columns(batch), place: member))
     return true
   }
 
@@ -389,7 +389,7 @@ package final class ChainScanner: ArchiveEventSource {
         }
         guard !kept.isEmpty else { continue }
         tables[table, default: 0] += kept.count
-        pending.append(.rows(kept, table: table, member: "\(links[index].name): \(member)"))
+        pending.append(.rows(kept, table: table, place: "\(links[index].name): \(member)"))
         return
       case .objects(_, let member):
         try problem(

@@ -173,7 +173,8 @@ package struct RecordDecoder {
   package func decodeChunk(_ bytes: [UInt8]) throws(ArchiveFormatError) -> [(
     ObjectRecord, [String: [(Int64, Int64?)]]
   )] {
-    try decodeObjects(bytes).records
+    // A decoded chunk is columns or records, never object values.
+    try decodeObjects(bytes).storedRecords ?? []
   }
 
   /// The objects of a chunk of either format, as its top object tells: format 1's array of
@@ -181,12 +182,12 @@ package struct RecordDecoder {
   /// once per chunk; format 2's dictionary of columns as an ``ObjectBatch``
   /// (``decodeBatch(_:)``).
   /// - Throws: ``ArchiveFormatError`` naming the member and what is wrong.
-  package func decodeObjects(_ bytes: [UInt8]) throws(ArchiveFormatError) -> DecodedChunk {
+  package func decodeObjects(_ bytes: [UInt8]) throws(ArchiveFormatError) -> ObjectChunk {
     do {
       let reader = try BinaryPropertyListReader(bytes: bytes)
       switch try reader.kind(of: reader.topObject) {
       case .array: return .records(try records(in: reader))
-      case .dictionary: return .batch(try decodeBatch(try reader.decode()))
+      case .dictionary: return .columns(try decodeBatch(try reader.decode()))
       case .scalar: throw bad("the chunk is neither an array of records nor a chunk of columns")
       }
     } catch let error as ArchiveFormatError {

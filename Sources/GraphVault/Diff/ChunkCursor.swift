@@ -13,10 +13,11 @@ final class ChunkCursor: DiffCursor {
     case batch(IndexedBatch)
     case records([(ObjectRecord, [String: [(Int64, Int64?)]])])
 
-    init(_ decoded: DecodedChunk) {
+    init(_ decoded: ObjectChunk) {
       switch decoded {
-      case .batch(let batch): self = .batch(IndexedBatch(batch))
+      case .columns(let batch): self = .batch(IndexedBatch(batch))
       case .records(let records): self = .records(records)
+      case .objects: preconditionFailure("an archive's chunks decode to columns or records")
       }
     }
 

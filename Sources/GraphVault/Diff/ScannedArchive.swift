@@ -1,6 +1,7 @@
 import ArchiveFormat
 import Foundation
 import ObjectModel
+import ObjectStore
 
 /// One archive of a streamed comparison (``StreamedDiff``): read, checked and decoded by the
 /// one scanner restore uses (``ArchiveScanner``), on a thread of its own, and taken an entity
@@ -18,7 +19,7 @@ final class ScannedArchive {
   private var scanner: any ArchiveEventSource { chain.source }
   private let events: Prefetcher<ArchiveScanner.Event>
   /// The chunk read but not yet taken: the first of the next entity.
-  private var head: (chunk: DecodedChunk, member: String, entity: String)?
+  private var head: (chunk: ObjectChunk, member: String, entity: String)?
   /// Whether the scan has passed its last object chunk.
   private var objectsEnded = false
   /// Where the objects taken are counted.
@@ -68,7 +69,7 @@ final class ScannedArchive {
   }
 
   /// The next object chunk when it is `entity`'s (nil once `entity`'s chunks are all taken).
-  func nextChunk(of entity: String) throws -> DecodedChunk? {
+  func nextChunk(of entity: String) throws -> ObjectChunk? {
     guard try nextEntity() == entity, let chunk = head?.chunk else { return nil }
     head = nil
     meter?.add(objects: chunk.count)
@@ -92,17 +93,17 @@ final class ScannedArchive {
       target: try RestoreService.RestoreTarget(options: RestoreOptions()), path: storePath)
     try sink.begin(store)
     if let head {
-      try sink.insert(head.chunk, member: head.member)
+      try sink.take(head.chunk, from: head.member)
       meter?.add(objects: head.chunk.count)
       self.head = nil
     }
     while let event = try nextEvent() {
       switch event {
       case .objects(let chunk, let member):
-        try sink.insert(chunk, member: member)
+        try sink.take(chunk, from: member)
         meter?.add(objects: chunk.count)
       case .rows(let rows, let table, let member):
-        try sink.insert(rows: rows, into: table, member: member)
+        try sink.take(rows: rows, of: table, from: member)
       case .begin: continue
       }
     }

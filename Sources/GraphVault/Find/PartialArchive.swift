@@ -90,11 +90,11 @@ enum PartialArchive {
     into loader: StoreLoader
   ) throws {
     let chunk = try decoder.decodeObjects(bytes)
-    if case .batch(let batch) = chunk {
+    if case .columns(let batch) = chunk {
       try member.ranges?.check(batch, member: member.path)
       try loader.insert(batch)
     } else {
-      for (record, manyToMany) in chunk.records {
+      for (record, manyToMany) in chunk.storedRecords ?? [] {
         try loader.insert(record, manyToMany: manyToMany)
       }
     }

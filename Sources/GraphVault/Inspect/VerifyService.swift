@@ -1,6 +1,7 @@
 import ArchiveFormat
 import Foundation
 import ObjectModel
+import ObjectStore
 import PropertyList
 
 /// What `graphvault verify` found.
@@ -63,7 +64,7 @@ public enum VerifyService {
           options: options)
         chain = opened
         scanner = opened.source
-        try opened.source.run(into: sink) { error, member in
+        try ObjectPipeline(source: opened.source.objectSource, sink: sink).run { error, member in
           // What the store would refuse: a problem of the archive, as the scan's are.
           let failure = VaultError(wrapping: error)
           guard failure.kind == .invalidInput else { throw failure }

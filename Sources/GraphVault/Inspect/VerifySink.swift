@@ -9,7 +9,7 @@ import ObjectStore
 /// constraints, their indexes) and the values under the unique indexes of the model's tables
 /// (``UniquenessCheck``). So `verify` fails exactly where `restore` would, without holding the
 /// objects.
-final class VerifySink: ArchiveSink {
+final class VerifySink: ObjectSink {
   /// Where the objects checked are counted.
   private let meter: ProgressMeter?
   private var loader: StoreLoader?
@@ -29,20 +29,22 @@ final class VerifySink: ArchiveSink {
     uniqueness = try UniquenessCheck(schema: store.schema, layout: store.layout)
   }
 
-  func insert(_ objects: DecodedChunk, member: String) throws {
+  func take(_ objects: ObjectChunk, from member: String) throws {
     meter?.begin(ArchiveLayout.entity(ofObjectsMember: member) ?? member)
     meter?.add(objects: objects.count)
     guard let uniqueness else { return }
     switch objects {
-    case .batch(let batch):
+    case .columns(let batch):
       try uniqueness.add(batch)
     case .records(let records):
       guard let entity = records.first?.0.entity, uniqueness.concerns(entity) else { return }
       for (record, _) in records { try uniqueness.add(record) }
+    case .objects:
+      preconditionFailure("an archive's chunks decode to columns or records")
     }
   }
 
-  func insert(rows: [[String: AttributeValue]], into table: String, member: String) throws {
+  func take(rows: [[String: AttributeValue]], of table: String, from member: String) throws {
     for row in rows { try loader?.insertRow(into: table, row) }
   }
 

@@ -246,13 +246,13 @@ public enum RestoreService {
 
   /// What `scanner` passes, loaded by a ``RestoreSink`` into the store at `temporary` (only
   /// read and migrated when nil: a dry run) at `target`'s version: the restore's result, named
-  /// by `destination`.
+  /// by `destination`. The archive is read, checked and decoded on a second thread.
   private static func run(
     _ scanner: any ArchiveEventSource, into temporary: String?, destination: String,
     target: RestoreTarget, options: RestoreOptions
   ) throws -> RestoreResult {
     let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
-    try scanner.run(into: sink)
+    try ObjectPipeline(source: scanner.objectSource, sink: sink).run()
     return RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,

@@ -8,7 +8,7 @@ import PropertyList
 /// Where a restore's objects go once the archive's scan passed them: straight into a store at
 /// the archive's version, through a migration into a store at the target version, or (a dry
 /// run) through the migration only.
-final class RestoreSink: ArchiveSink {
+final class RestoreSink: ObjectSink {
   /// The persistent-history tables: their rows name entities and columns of the archive's
   /// model, so they do not survive a model change.
   static let historyTables = StoreSchema.persistentHistoryTables
@@ -109,10 +109,10 @@ final class RestoreSink: ArchiveSink {
 
   /// Restores a chunk's objects: a batch straight into a store at the archive's version, or
   /// migrated by columns where the hops allow it, else object by object.
-  func insert(_ objects: DecodedChunk, member: String) throws {
+  func take(_ objects: ObjectChunk, from member: String) throws {
     meter?.begin(ArchiveLayout.entity(ofObjectsMember: member) ?? member)
     defer { meter?.add(objects: objects.count) }
-    if case .batch(let batch) = objects {
+    if case .columns(let batch) = objects {
       guard let run else {
         try loader?.insert(batch)
         return
@@ -125,11 +125,14 @@ final class RestoreSink: ArchiveSink {
       case .objectByObject: break
       }
     }
-    for (record, manyToMany) in objects.records { try insert(record, manyToMany: manyToMany) }
+    // An archive's chunks are columns or records.
+    for (record, manyToMany) in objects.storedRecords ?? [] {
+      try insert(record, manyToMany: manyToMany)
+    }
   }
 
   /// Restores the rows of a table the model does not describe.
-  func insert(rows: [[String: AttributeValue]], into table: String, member: String) throws {
+  func take(rows: [[String: AttributeValue]], of table: String, from member: String) throws {
     meter?.begin("table \(table)")
     if run != nil && Self.historyTables.contains(table) {
       droppedHistory[table, default: 0] += rows.count
