@@ -1,3 +1,4 @@
+import Foundation
 import ObjectModel
 import ObjectStore
 
@@ -28,7 +29,7 @@ package struct ArchivedStore {
   /// `tables/` members only for these.
   package var otherTables: Set<String> {
     let known = Set(
-      (layout.tables.map(\.name) + layout.joins.map(\.name) + Self.bookkeepingTables).map {
+      (layout.tables.map(\.name) + layout.joins.map(\.name) + StoreSchema.bookkeepingTables).map {
         $0.uppercased()
       })
     return Set(
@@ -38,7 +39,20 @@ package struct ArchivedStore {
         return table.name
       })
   }
+}
 
-  /// Core Data's bookkeeping tables.
-  package static let bookkeepingTables = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+extension ArchivedStore {
+  /// The store the archive was taken from, as the head of its objects' stream: its schema,
+  /// bookkeeping, identity (a new one when the header has none) and journal mode (WAL when
+  /// the header does not say); its objects come table by table in key order.
+  package var storeHead: StoreHead {
+    var head = StoreHead(
+      model: model, schemaObjects: schema.objects, snapshot: schema.snapshot,
+      hasPersistentHistory: schema.hasPersistentHistory, entityRows: entityRows,
+      metadata: metadata, modelCache: modelCache,
+      uuid: header.sourceUUID ?? UUID().uuidString, journalMode: header.journalMode ?? "wal")
+    head.expectedObjects = header.expectedObjects?.values.reduce(0, +)
+    head.comesInKeyOrder = true
+    return head
+  }
 }

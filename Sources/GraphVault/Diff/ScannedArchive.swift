@@ -89,9 +89,8 @@ final class ScannedArchive {
   /// the entities already taken are left out. The archive is checked as a restore checks it.
   /// - Throws: ``VaultError`` when the archive is refused or the store cannot be written.
   func restoreRest(to storePath: String) throws {
-    let sink = RestoreSink(
-      target: try RestoreService.RestoreTarget(options: RestoreOptions()), path: storePath)
-    try sink.begin(store)
+    let sink = StoreSink(path: storePath)
+    try sink.begin(store.storeHead)
     if let head {
       try sink.take(head.chunk, from: head.member)
       meter?.add(objects: head.chunk.count)

@@ -123,7 +123,7 @@ struct InPlaceMigration {
     for row in store.entityRows { maxima[row.name] = row.maxPrimaryKey }
     entityRows = schema.entityRows(maxima: maxima)
     self.historyTables = historyTables
-    (metadata, hashNote) = RestoreSink.metadata(store.metadataBytes, for: target)
+    (metadata, hashNote) = ObjectMigration.metadata(store.metadataBytes, for: target)
   }
 
   /// Runs the migration on `database` (inside the transaction the caller commits).
@@ -174,7 +174,7 @@ struct InPlaceMigration {
       let count = try database.prepare("SELECT count(*) FROM \(table)").scalar().integerValue ?? 0
       guard count > 0 else { continue }
       try database.execute("DELETE FROM \(table)")
-      notes.append(RestoreSink.historyNote(table: table, count: Int(count)))
+      notes.append(ObjectMigration.historyNote(table: table, count: Int(count)))
     }
     if let hashNote { notes.append(hashNote) }
     try database.execute("DELETE FROM Z_PRIMARYKEY")

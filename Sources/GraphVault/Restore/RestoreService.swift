@@ -219,6 +219,15 @@ public enum RestoreService {
       models = sources.models
     }
 
+    /// The migration stage's target, when a model is given.
+    var migration: ObjectMigration.Target? {
+      self.set.map {
+        ObjectMigration.Target(
+          set: $0, version: version, mapping: mapping, models: models, stages: stages,
+          sourceName: sourceName)
+      }
+    }
+
     /// The model the archive is restored into when it is migrated (the version asked for,
     /// else the set's current one); nil when restored at its own version.
     var model: ObjectModel? {
@@ -244,18 +253,29 @@ public enum RestoreService {
     return (result, scanner.store?.model)
   }
 
-  /// What `scanner` passes, loaded by a ``RestoreSink`` into the store at `temporary` (only
-  /// read and migrated when nil: a dry run) at `target`'s version: the restore's result, named
-  /// by `destination`. The archive is read, checked and decoded on a second thread.
+  /// What `scanner` passes, loaded into the store at `temporary` (only read and migrated when
+  /// nil: a dry run) at `target`'s version: the restore's result, named by `destination`.
+  ///
+  /// `scanner → progress → the archived store's head → migration (when a model is given) →
+  /// a new store (or nothing)`: the archive read, checked and decoded on a second thread.
   private static func run(
     _ scanner: any ArchiveEventSource, into temporary: String?, destination: String,
     target: RestoreTarget, options: RestoreOptions
   ) throws -> RestoreResult {
-    let sink = RestoreSink(target: target, path: temporary, meter: options.meter)
-    try ObjectPipeline(source: scanner.objectSource, sink: sink).run()
+    let metered = MeteringStage<ArchivedStore>(options.meter) {
+      $0.header.expectedObjects?.values.reduce(0, +)
+    }
+    let heads = metered.then(HeadStage { (archived: ArchivedStore) in archived.storeHead })
+    let migration = target.migration.map(ObjectMigration.init)
+    let stage: any ObjectStage<ArchivedStore, StoreHead> = migration.map { heads.then($0) } ?? heads
+    let sink: any ObjectSink<StoreHead> =
+      temporary.map { StoreSink(path: $0) } ?? DiscardingSink<StoreHead>()
+    try ObjectPipeline(source: scanner.objectSource, stage: stage, sink: sink).run()
+    if let temporary { try migration?.finishStore(at: temporary) }
     return RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
-      modelVersion: sink.modelVersion, migration: sink.report, dryRun: temporary == nil,
+      modelVersion: migration?.modelVersion ?? scanner.store?.model.versionName,
+      migration: migration?.report, dryRun: temporary == nil,
       leftOut: scanner.store?.schema.dropped ?? [])
   }
 }

@@ -3,6 +3,9 @@ extension StoreSchema {
   /// `ATRANSACTIONSTRING`).
   package static let persistentHistoryTables = Set(PersistentHistory.entities.map { "A" + $0.name })
 
+  /// Core Data's bookkeeping tables.
+  package static let bookkeepingTables = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+
   /// The schema's statements as schema objects (tables, indexes, triggers), in creation order,
   /// each with its type, name and table as `sqlite_master` has them.
   package var schemaObjects: [CoreDataStore.SchemaObject] {

@@ -1,0 +1,69 @@
+import ObjectModel
+
+/// An object stream's sink that makes a new store at `path` (a private file its caller
+/// publishes): the schema's tables, then the objects (a chunk of columns bound as it is,
+/// records and object values row by row, links where the layout keeps them), then the
+/// bookkeeping, indexes and triggers.
+///
+/// When the head says that the objects come whole and in key order, the entity tables'
+/// pages are written without SQLite (``StoreLoader/writeTablesDirectly()``).
+package final class StoreSink: ObjectSink {
+  private let path: String
+  private var head: StoreHead?
+  private var loader: StoreLoader?
+  private var writer: ObjectValueWriter?
+
+  /// A sink making the store at `path`.
+  package init(path: String) { self.path = path }
+
+  /// The store's path.
+  package var storePath: String { path }
+
+  package func begin(_ head: StoreHead) throws {
+    self.head = head
+    let loader = try StoreLoader(path: path)
+    try loader.createTables(head.schemaObjects)
+    try loader.prepare(model: head.model, entityRows: head.entityRows)
+    if head.finalEntityRows == nil {
+      try writeBookkeeping(head.entityRows, into: loader)
+    }
+    if head.comesInKeyOrder { try loader.writeTablesDirectly() }
+    self.loader = loader
+  }
+
+  package func take(_ chunk: ObjectChunk, from place: String) throws {
+    guard let loader else { return }
+    switch chunk {
+    case .columns(let batch):
+      try loader.insert(batch)
+    case .records(let records):
+      for (record, manyToMany) in records { try loader.insert(record, manyToMany: manyToMany) }
+    case .objects(let objects, let links):
+      let writer = try writer ?? ObjectValueWriter(loader: loader)
+      self.writer = writer
+      for object in objects { try writer.write(object) }
+      for link in links { try writer.write(link) }
+    }
+  }
+
+  package func take(rows: [[String: AttributeValue]], of table: String, from place: String)
+    throws
+  {
+    for row in rows { try loader?.insertRow(into: table, row) }
+  }
+
+  package func finish() throws {
+    guard let head, let loader else { return }
+    if let final = head.finalEntityRows { try writeBookkeeping(final(), into: loader) }
+    try loader.finish(indexesAndTriggers: head.schemaObjects, journalMode: head.journalMode)
+  }
+
+  private func writeBookkeeping(_ entityRows: [CoreDataStore.EntityRow], into loader: StoreLoader)
+    throws
+  {
+    guard let head else { return }
+    try loader.writeBookkeeping(
+      entityRows: entityRows, uuid: head.uuid, metadata: head.metadata,
+      modelCache: head.modelCache)
+  }
+}
