@@ -97,7 +97,7 @@ extension CoreDataStore {
   }
 
   /// A reader of the rows of one concrete entity (its sub-entities' rows left out).
-  private func reader(of entity: String, layout: StoreLayout) throws -> TableReader {
+  func reader(of entity: String, layout: StoreLayout) throws -> TableReader {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }

@@ -120,9 +120,12 @@ struct TableReader {
   }
 
   /// Reads the rows into one reused ``ObjectRow``: the same values as ``readRows(_:)``,
-  /// without a dictionary per row.
-  func readObjectRows(_ body: (ObjectRow) throws -> Void) throws {
-    defer { statement.reset() }
+  /// without a dictionary per row. At most `limit` rows a call: returns true when it stopped
+  /// there, the statement kept where it is for the next call; false once every row was read.
+  @discardableResult
+  func readObjectRows(upTo limit: Int = .max, _ body: (ObjectRow) throws -> Void) throws -> Bool {
+    var stopped = false
+    defer { if !stopped { statement.reset() } }
     let row = ObjectRow()
     var current = -1
     // The row's buffers are filled as locals and handed back: one access to the row each.
@@ -131,7 +134,9 @@ struct TableReader {
     var bytes: [UInt8] = []
     var targets: [ObjectReference?] = []
     var extras: [String: AttributeValue] = [:]
-    while try statement.step() {
+    var read = 0
+    while read < limit, try statement.step() {
+      read += 1
       let number = Int(statement.int64(at: 1))
       let plan = try plan(for: number)
       if number != current {
@@ -176,6 +181,8 @@ struct TableReader {
       swap(&extras, &row.extraColumns)
       try body(row)
     }
+    stopped = read == limit
+    return stopped
   }
 
   /// Appends the current row's value of column `index` to `bytes` when it is one a row keeps
