@@ -10,29 +10,14 @@ enum StoreMigration {
   /// The name of the migrated store in the scratch folder.
   static let storeName = "migrated.sqlite"
 
-  /// Backs the store at `storePath` (whose model is `model`) up into `scratch`, uncompressed:
-  /// the archive a migration restores from. Returns its path.
-  static func unmigratedArchive(
-    of storePath: String, model: ObjectModel, in scratch: ScratchFolder, meter: ProgressMeter?
-  ) throws -> String {
-    var backup = BackupService.Options()
-    backup.output = Location(
-      path: scratch.path(
-        "unmigrated.gvault", standingFor: "a private copy of \(ScratchFolder.describe(storePath))"))
-    backup.compression = .none
-    backup.model = model
-    backup.meter = meter
-    return try BackupService.backup(storePath: storePath, options: backup).archive
-  }
-
   /// Migrates `store` (whose model is `model`, called `sourceName` in messages: "the model of
   /// old.gvault") into `target` at `scratch/migrated.sqlite`, along `modelPath`'s versions
   /// when given and `model` is one of them, else by one hop inferred from `model` straight to
   /// `target` (lightweight). Returns `from → to`.
   ///
-  /// One road, no copy between: the store's members, as a backup writes them (format 2), go
-  /// from a second thread through a ``MemberPipe`` to the scan and migrating load a restore
-  /// runs; no archive is written, compressed or read back.
+  /// One road, no copy between: the store's objects, read in one transaction on a second
+  /// thread (``ObjectStore/StoreSource``), go through the migration stage into the new store,
+  /// as an archive's go in a migrating restore; nothing is encoded or decoded.
   /// - Throws: ``VaultError`` 78 when there is no path from one model to the other.
   static func migrate(
     _ store: CoreDataStore, model: ObjectModel, named sourceName: String,
@@ -40,15 +25,8 @@ enum StoreMigration {
   ) throws(VaultError) -> String {
     try vault {
       let restore = try options(named: sourceName, into: target, modelPath: modelPath)
-      let pipe = MemberPipe()
-      let writing = BackupService.startWritingMembers(of: store, model: model, into: pipe)
-      defer {
-        // Whatever happened here, the writer stops and lets go of the store before it is used.
-        pipe.cancel()
-        writing.wait()
-      }
       let result = try RestoreService.restore(
-        members: pipe, named: "a private copy of \(ScratchFolder.describe(store.path))",
+        objects: try StoreSource(store: store, model: model),
         to: scratch.path(storeName, standingFor: "the copy migrated from \(sourceName)"),
         options: restore)
       return describe(result)

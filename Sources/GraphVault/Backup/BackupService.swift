@@ -238,49 +238,6 @@ public enum BackupService {
     }
   }
 
-  /// Writes the members a full backup of `store` (described by `model`) holds into `pipe`, in
-  /// one read transaction, index last, as archive format 2 (no change ledger): what a reader in
-  /// this process scans as it would scan the archive (``StoreMigration``).
-  package static func writeMembers(
-    of store: CoreDataStore, model: ObjectModel, into pipe: MemberPipe
-  )
-    throws
-  {
-    var options = Options()
-    options.formatVersion = 2
-    options.compression = .none
-    let layout = try store.layout(for: model)
-    var written = Written()
-    let (objects, rows) = try store.read { store in
-      try write(
-        store: store, model: model, layout: layout, options: options, now: Date(), tip: nil,
-        twin: nil, into: pipe, written: &written)
-    }
-    try pipe.write(
-      ArchiveLayout.index,
-      plist: pipe.index(formatVersion: options.formatVersion, counts: objects, rows: rows))
-  }
-
-  /// Starts ``writeMembers(of:model:into:)`` on a thread of its own, which ends `pipe` with
-  /// its outcome (``MemberPipe/finish()`` or ``MemberPipe/fail(_:)``); the semaphore is
-  /// signalled once it is done with `store`.
-  package static func startWritingMembers(
-    of store: CoreDataStore, model: ObjectModel, into pipe: MemberPipe
-  ) -> DispatchSemaphore {
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) let store = store
-    Thread.detachNewThread {
-      do {
-        try writeMembers(of: store, model: model, into: pipe)
-        pipe.finish()
-      } catch {
-        pipe.fail(error)
-      }
-      done.signal()
-    }
-    return done
-  }
-
   /// What ``write(store:model:layout:options:now:tip:into:written:)`` decided: the parent of
   /// an incremental archive, or why a full one was written instead.
   struct Written {

@@ -7,9 +7,10 @@ import ObjectStore
 /// as Core Data migrates a store when an app opens it with a newer model.
 ///
 /// Under the store's write lock (``StoreWriteLock``: other processes' transactions are waited
-/// for, then 75; the write-ahead log folded in first), the store is read whole into a private
-/// archive, restored from it through the migration into a new store beside it, and the new
-/// store renamed over the old one: the old store, with every committed transaction, stays
+/// for, then 75; the write-ahead log folded in first), a change Core Data makes in SQL is
+/// made in SQL in place (``InPlaceMigration``); any other goes as one object stream, `the
+/// store → migration → a new store beside it` (``ObjectStore/StoreSource``, the migration
+/// stage, ``ObjectStore/StoreSink``), and the new store is renamed over the old one: the old store, with every committed transaction, stays
 /// whole until the rename, so a run killed at any moment leaves the old store or the new one,
 /// never a mix, and what a killed run left beside it the next run removes. A WAL store stays
 /// WAL; its file's mode and owner are kept.
@@ -121,10 +122,6 @@ public enum MigrateService {
       if !options.dryRun {
         try StoreUsers.requireNone(of: storePath, before: "replace", wait: options.wait ?? 0)
       }
-      let scratch = try ScratchFolder()
-      options.meter?.startPhase("reading \(storePath)")
-      let archive = try StoreMigration.unmigratedArchive(
-        of: storePath, model: current, in: scratch, meter: options.meter)
       var restore = RestoreOptions()
       restore.versionSet = set
       restore.modelVersion = target
@@ -148,7 +145,7 @@ public enum MigrateService {
       let result: RestoreResult
       do {
         result = try RestoreService.restore(
-          archive: Location(path: archive), to: storePath, options: restore)
+          objects: try StoreSource(store: store, model: current), to: storePath, options: restore)
       } catch {
         if keeping { unlink(original) }
         throw error

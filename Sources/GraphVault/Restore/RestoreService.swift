@@ -154,21 +154,29 @@ public enum RestoreService {
     }
   }
 
-  /// The members `source` gives (a backup handed over in this process, ``MemberPipe``),
-  /// scanned as an archive's are and restored to `destination` as a whole archive is (an
-  /// existing file refused unless ``RestoreOptions/force``); `name` is what messages call them.
+  /// The objects of a store (`source`, read in one transaction) restored to `destination` as a
+  /// whole archive is: migrated into the options' model when one is given (a dry run only
+  /// migrates), an existing file refused unless ``RestoreOptions/force``. What `migrate` and
+  /// a comparison across models make of a store, with no archive between.
   package static func restore(
-    members source: any MemberSource, named name: String, to destination: String,
-    options: RestoreOptions
+    objects source: StoreSource, to destination: String, options: RestoreOptions
   ) throws -> RestoreResult {
     let target = try RestoreTarget(options: options)
+    let metered = MeteringStage<StoreHead>(options.meter) { $0.expectedObjects }
+    func result(_ migration: ObjectMigration?, dryRun: Bool) -> RestoreResult {
+      RestoreResult(
+        store: destination, objects: source.objectCounts, tables: source.rowCounts,
+        modelVersion: migration?.modelVersion ?? source.model.versionName,
+        migration: migration?.report, dryRun: dryRun, leftOut: [])
+    }
+    if options.dryRun {
+      return result(try pump(source, through: metered, into: nil, target: target), dryRun: true)
+    }
     let claim = try StoreDestination(
       destination, for: "restore", reading: nil, force: options.force, wait: options.wait)
     defer { claim.release() }
     return try StoreFile.build(at: destination, wait: options.wait ?? 0) { temporary in
-      try run(
-        ArchiveScanner(stream: source), into: temporary, destination: destination,
-        target: target, options: options)
+      result(try pump(source, through: metered, into: temporary, target: target), dryRun: false)
     }
   }
 
@@ -255,9 +263,6 @@ public enum RestoreService {
 
   /// What `scanner` passes, loaded into the store at `temporary` (only read and migrated when
   /// nil: a dry run) at `target`'s version: the restore's result, named by `destination`.
-  ///
-  /// `scanner → progress → the archived store's head → migration (when a model is given) →
-  /// a new store (or nothing)`: the archive read, checked and decoded on a second thread.
   private static func run(
     _ scanner: any ArchiveEventSource, into temporary: String?, destination: String,
     target: RestoreTarget, options: RestoreOptions
@@ -266,16 +271,29 @@ public enum RestoreService {
       $0.header.expectedObjects?.values.reduce(0, +)
     }
     let heads = metered.then(HeadStage { (archived: ArchivedStore) in archived.storeHead })
-    let migration = target.migration.map(ObjectMigration.init)
-    let stage: any ObjectStage<ArchivedStore, StoreHead> = migration.map { heads.then($0) } ?? heads
-    let sink: any ObjectSink<StoreHead> =
-      temporary.map { StoreSink(path: $0) } ?? DiscardingSink<StoreHead>()
-    try ObjectPipeline(source: scanner.objectSource, stage: stage, sink: sink).run()
-    if let temporary { try migration?.finishStore(at: temporary) }
+    let migration = try pump(
+      scanner.objectSource, through: heads, into: temporary, target: target)
     return RestoreResult(
       store: destination, objects: scanner.objects, tables: scanner.tables,
       modelVersion: migration?.modelVersion ?? scanner.store?.model.versionName,
       migration: migration?.report, dryRun: temporary == nil,
       leftOut: scanner.store?.schema.dropped ?? [])
+  }
+
+  /// The restore's pipeline: `source → heads → migration (when a model is given) → a new
+  /// store at temporary (nothing when nil)`, the source read on a second thread; then the
+  /// custom stages' `after` on the new store. Returns the migration stage, which says what
+  /// it did.
+  private static func pump<Head, Heads: ObjectStage>(
+    _ source: any ObjectSource<Head>, through heads: Heads, into temporary: String?,
+    target: RestoreTarget
+  ) throws -> ObjectMigration? where Heads.Input == Head, Heads.Output == StoreHead {
+    let migration = target.migration.map(ObjectMigration.init)
+    let stage: any ObjectStage<Head, StoreHead> = migration.map { heads.then($0) } ?? heads
+    let sink: any ObjectSink<StoreHead> =
+      temporary.map { StoreSink(path: $0) } ?? DiscardingSink<StoreHead>()
+    try ObjectPipeline(source: source, stage: stage, sink: sink).run()
+    if let temporary { try migration?.finishStore(at: temporary) }
+    return migration
   }
 }
