@@ -92,6 +92,10 @@ package final class ObjectMigration: ObjectStage {
       journalMode: head.journalMode)
     migrated.finalEntityRows = { [run] in schema.entityRows(maxima: run.maxima) }
     migrated.expectedObjects = head.expectedObjects
+    // Each entity's objects stay in key order through the hops; a store's sink writes their
+    // pages itself until one cannot go that way (an object made in a hop, a link stored in
+    // another row), and that one and the rest go through SQL.
+    migrated.comesInKeyOrder = head.comesInKeyOrder
     return migrated
   }
 

@@ -1,10 +1,13 @@
 import Migration
 import ObjectModel
 import ObjectStore
+import SQLite
+import TestSupport
 import Testing
 
 /// The migration stage of an object stream (``ObjectMigration``): the head it gives on, the
-/// chunks and rows it lets through, and its report. Models, batches and heads only: no store.
+/// chunks and rows it lets through, and its report (models, batches and heads only, no
+/// store); and what a store's sink makes of what it gives.
 @Suite("The migration stage")
 struct ObjectMigrationTests {
   /// The head of a stream of objects of `model`, as a whole archive gives it.
@@ -48,7 +51,7 @@ struct ObjectMigrationTests {
     let stage = try Self.stage(to: "2")
     let head = try stage.begin(try Self.head(try ColumnMigrationTests.first()))
     #expect(head.model == (try ColumnMigrationTests.second()))
-    #expect(!head.comesInKeyOrder && head.expectedObjects == 4 && head.uuid == "SHOP")
+    #expect(head.comesInKeyOrder && head.expectedObjects == 4 && head.uuid == "SHOP")
     #expect(head.schemaObjects.contains { $0.name == "ZLABEL" })
     #expect(!head.schemaObjects.contains { $0.name == "ZTAG" })
     #expect(head.finalEntityRows?().contains { $0.name == "Label" } == true)
@@ -97,5 +100,86 @@ struct ObjectMigrationTests {
       report.notes.contains {
         $0.hasSuffix("ZLEGACY: 2 values in a column the model does not describe were dropped")
       })
+  }
+}
+
+extension ObjectMigrationTests {
+  /// A source of a head and chunks given here.
+  final class Chunks: ObjectSource {
+    let head: StoreHead
+    var chunks: [ObjectChunk]
+    var began = false
+
+    init(_ head: StoreHead, _ chunks: [ObjectChunk]) {
+      self.head = head
+      self.chunks = chunks
+    }
+
+    var isSound: Bool { chunks.isEmpty }
+
+    func next() throws -> StreamEvent<StoreHead>? {
+      guard began else {
+        began = true
+        return .begin(head)
+      }
+      guard !chunks.isEmpty else { return nil }
+      return .objects(chunks.removeFirst(), place: "chunk")
+    }
+  }
+
+  @Test func migratedObjectsWrittenPageByPageAreTheRowsSQLWrites() throws {
+    let directory = try TemporaryDirectory()
+    let first = try ColumnMigrationTests.first()
+    let items = try ColumnMigrationTests.items(try ColumnMigrationTests.layout(first))
+    var later = ObjectBatch(entity: "Item", primaryKeys: [5, 6], versions: [1, 1])
+    later.attributes = [
+      ObjectBatch.Attribute(
+        name: "count", type: .integer32, records: [0, 1], values: .integers([1, 2]))
+    ]
+    // Enough items that their pages are written while the stream runs.
+    let many = (0..<3_000).map { "item \($0) " + String(repeating: "·", count: 60) }
+    var more = ObjectBatch(
+      entity: "Item", primaryKeys: (7...3_006).map(Int64.init), versions: many.map { _ in 1 })
+    more.attributes = [
+      ObjectBatch.Attribute(
+        name: "name", type: .string, records: Array(many.indices),
+        values: .texts(
+          ObjectBatch.Bytes(
+            copying: Array(many.joined().utf8),
+            ranges: many.reduce(into: [Range<Int>]()) { ranges, name in
+              let start = ranges.last?.upperBound ?? 0
+              ranges.append(start..<start + name.utf8.count)
+            })))
+    ]
+    var shelves = ObjectBatch(entity: "Shelf", primaryKeys: [1, 2], versions: [1, 1])
+    shelves.attributes = [
+      ObjectBatch.Attribute(
+        name: "label", type: .string, records: [0],
+        values: .texts(ObjectBatch.Bytes(copying: Array("top".utf8), ranges: [0..<3])))
+    ]
+    // Columns only (every page written directly, up to the bookkeeping written at the end);
+    // or columns, then records, which go object by object through SQL from there on.
+    for chunks: [ObjectChunk] in [
+      [.columns(items), .columns(more), .columns(shelves)],
+      [.columns(items), .records(later.records), .columns(more), .columns(shelves)],
+    ] {
+      var stores: [[String]] = []
+      for direct in [false, true] {
+        var head = try Self.head(first)
+        head.comesInKeyOrder = direct
+        let path = directory.path("\(chunks.count)-\(direct).sqlite").path
+        try ObjectPipeline(
+          source: Chunks(head, chunks), stage: try Self.stage(to: "2"),
+          sink: StoreSink(path: path)
+        ).run()
+        let database = try Database(path: path)
+        #expect(try database.prepare("PRAGMA integrity_check").allRows() == [[.text("ok")]])
+        stores.append(try storeRows(path))
+      }
+      #expect(stores[0].contains { $0.hasPrefix("Z_PRIMARYKEY: ") })
+      #expect(
+        stores[0].filter { $0.hasPrefix("ZITEM: ") }.count == (chunks.count == 3 ? 3_004 : 3_006))
+      #expect(stores[1] == stores[0])
+    }
   }
 }

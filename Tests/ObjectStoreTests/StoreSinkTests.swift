@@ -92,6 +92,33 @@ struct StoreSinkTests {
     #expect(store.entityRows.first { $0.name == "Book" }?.maxPrimaryKey == 140)
   }
 
+  @Test func bookkeepingKnownOnlyAtTheEndWaitsForThePagesWrittenDirectly() throws {
+    let directory = try TemporaryDirectory()
+    let model = try LibraryModel.make()
+    var stores: [[String: [[SQLiteValue]]]] = []
+    for direct in [false, true] {
+      var head = try Self.head(model)
+      let schema = try StoreSchema(model: model)
+      head.finalEntityRows = { schema.entityRows(maxima: ["Book": 3_000]) }
+      // A model cache of several pages: SQLite allocates pages for it.
+      head.modelCache = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+      head.comesInKeyOrder = direct
+      let path = directory.path("\(direct).sqlite").path
+      let sink = StoreSink(path: path)
+      try sink.begin(head)
+      try sink.take(.columns(StoreLoaderTests.books(3_000)), from: "books")
+      try sink.finish()
+      let database = try Database(path: path)
+      #expect(try database.prepare("PRAGMA integrity_check").allRows() == [[.text("ok")]])
+      stores.append(try StoreLoaderTests.rows(database))
+    }
+    #expect(
+      stores[0]["Z_MODELCACHE"]?.first?.last
+        == .blob(stores[1]["Z_MODELCACHE"]?.first?.last?.blobValue ?? []))
+    #expect(stores[0]["ZBOOK"]?.count == 3_000)
+    #expect(stores[1] == stores[0])
+  }
+
   @Test func objectsInKeyOrderWrittenPageByPageReadAsTheRowsSQLInserts() throws {
     let directory = try TemporaryDirectory()
     let model = try LibraryModel.make()

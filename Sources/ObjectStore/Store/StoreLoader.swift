@@ -118,10 +118,12 @@ package final class StoreLoader {
       entityNumbers: CoreDataStore.entityNumbers(for: model, rows: entityRows))
   }
 
-  /// Writes `Z_PRIMARYKEY`, `Z_METADATA` and, when given, `Z_MODELCACHE`.
+  /// Writes `Z_PRIMARYKEY`, `Z_METADATA` and, when given, `Z_MODELCACHE` (ending the direct
+  /// writes first: SQLite allocates pages for them).
   package func writeBookkeeping(
     entityRows: [CoreDataStore.EntityRow], uuid: String, metadata: [UInt8], modelCache: [UInt8]?
   ) throws(StoreError) {
+    try endDirectWrites()
     try run("cannot write Z_PRIMARYKEY and Z_METADATA") {
       try Self.insert(entityRows: entityRows, into: database)
       let meta = try database.prepare(
