@@ -11,8 +11,9 @@ import SQLite
 package final class StoreSource: ObjectSource {
   /// At most this many objects a chunk.
   package static let objectsPerChunk = 20_000
-  /// A chunk ends once its texts and blobs hold this many bytes.
-  package static let bytesPerChunk = 8 << 20
+  /// A chunk ends once its texts and blobs hold this many bytes (an archive's chunks end at
+  /// as many).
+  package static let bytesPerChunk = 4 << 20
 
   private let store: CoreDataStore
   /// The model the objects are read in.
