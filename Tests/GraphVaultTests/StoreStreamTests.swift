@@ -12,6 +12,15 @@ import Testing
 struct StoreStreamTests {
   static let fixtures = SharedFixtures.packageRoot.appendingPathComponent("Fixtures")
   static let modelSet = fixtures.appendingPathComponent("Library.xcdatamodeld").path
+  /// The sample model's first version, frozen.
+  static let firstArchive = fixtures.appendingPathComponent("Archives/Library-1.gvault").path
+
+  /// A store at the sample model's first version, restored from its frozen archive.
+  static func firstStore(in directory: TemporaryDirectory) throws -> CoreDataStore {
+    let path = directory.path("old.sqlite").path
+    try RestoreService.restore(archive: Location(path: firstArchive), to: path)
+    return try CoreDataStore(path: path)
+  }
 
   @Test func aStoresObjectsStreamedIntoANewStoreAreWhatItsArchiveRestores() throws {
     let directory = try TemporaryDirectory()
@@ -35,16 +44,13 @@ struct StoreStreamTests {
 
   @Test func aStoreMigratedAsAStreamIsTheStoreItsArchiveMigratesInto() throws {
     let directory = try TemporaryDirectory()
-    let archive = Self.fixtures.appendingPathComponent("Archives/Library-1.gvault").path
-    let old = directory.path("old.sqlite").path
-    try RestoreService.restore(archive: Location(path: archive), to: old)
     var migrating = RestoreOptions()
     migrating.modelPath = Self.modelSet
     let viaArchive = directory.path("via-archive.sqlite").path
     let restored = try RestoreService.restore(
-      archive: Location(path: archive), to: viaArchive, options: migrating)
+      archive: Location(path: Self.firstArchive), to: viaArchive, options: migrating)
 
-    let store = try CoreDataStore(path: old)
+    let store = try Self.firstStore(in: directory)
     let model = try #require(try ModelSource.versions(at: Self.modelSet).versions.first)
     let viaStream = directory.path("via-stream.sqlite").path
     let streamed = try RestoreService.restore(
@@ -52,15 +58,13 @@ struct StoreStreamTests {
     #expect(streamed.migration?.to == restored.migration?.to)
     #expect(streamed.migration?.hops.count == 2)
     #expect(streamed.migration?.hops.map(\.objects) == restored.migration?.hops.map(\.objects))
-    // The stores differ in nothing but the identity a restore gives a store without one.
+    // Equal to the row, bookkeeping and the store's identity included.
     #expect(try storeRows(viaStream) == storeRows(viaArchive))
   }
 
   @Test func aMigrationRefusedMidStreamLeavesNothingBehind() throws {
     let directory = try TemporaryDirectory()
-    let archive = Self.fixtures.appendingPathComponent("Archives/Library-1.gvault").path
-    let old = directory.path("old.sqlite").path
-    try RestoreService.restore(archive: Location(path: archive), to: old)
+    let store = try Self.firstStore(in: directory)
     let edited = directory.path("Library.xcdatamodeld")
     try FileManager.default.copyItem(atPath: Self.modelSet, toPath: edited.path)
     // Version 3 gains a required attribute without a default: no book can fill it.
@@ -74,7 +78,6 @@ struct StoreStreamTests {
     ).write(to: contents, atomically: false, encoding: .utf8)
     var migrating = RestoreOptions()
     migrating.modelPath = edited.path
-    let store = try CoreDataStore(path: old)
     let destination = directory.path("new.sqlite").path
     let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
     let error = try #require(throws: (any Error).self) {
