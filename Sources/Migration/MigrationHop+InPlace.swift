@@ -2,8 +2,8 @@ import ObjectModel
 
 extension MigrationHop {
   /// What a hop asks of one attribute's stored values when it is done in SQL on the store
-  /// itself: nothing (`fill` nil, optional), a default for the objects that hold none, or no
-  /// object left without one.
+  /// itself: its values kept under another name, a default for the objects that hold none, or
+  /// no object left without one.
   package struct InPlaceAttribute: Sendable, Equatable {
     /// The concrete entity whose objects it is about.
     package let entity: String
@@ -13,13 +13,17 @@ extension MigrationHop {
     package let fill: AttributeValue?
     /// Whether an object must hold a value (one without is refused, as the hop refuses it).
     package let isRequired: Bool
+    /// The attribute's name in the source version, when the hop renames it (by its renaming
+    /// identifier or a mapping): its values stay where they are, under the new name.
+    package var renamedFrom: String? = nil
   }
 
-  /// The attributes to fill or check when the hop changes nothing but attributes added or
-  /// removed (every entity and relationship kept under its own name, every kept attribute of the
-  /// same type, not mapped, converted, generated or promoted out of a bucket, nothing extracted):
-  /// then the hop can be done in SQL on the store, as Core Data's lightweight migration does
-  /// such a change, and gives what the hop gives object by object. Nil for any other hop.
+  /// The attributes to rename, fill or check when the hop changes nothing but attributes added,
+  /// removed or renamed (every entity and relationship kept under its own name, every kept
+  /// attribute of the same type, not mapped, converted, generated or promoted out of a bucket,
+  /// nothing extracted): then the hop can be done in SQL on the store, as Core Data's
+  /// lightweight migration does such a change, and gives what the hop gives object by object.
+  /// Nil for any other hop.
   package var inPlaceAttributes: [InPlaceAttribute]? {
     guard extractions.isEmpty,
       Set(source.entities.map(\.name)) == Set(destination.entities.map(\.name)),
@@ -36,15 +40,14 @@ extension MigrationHop {
         guard attribute.generate == nil, attribute.extendedSource == nil, attribute.map.isEmpty
         else { return nil }
         if let source = attribute.source {
-          guard source == attribute.name, attribute.sourceType == attribute.type else {
-            return nil
-          }
+          guard attribute.sourceType == attribute.type else { return nil }
         }
-        if attribute.fill != nil || !attribute.isOptional {
+        let renamedFrom = attribute.source.flatMap { $0 == attribute.name ? nil : $0 }
+        if attribute.fill != nil || !attribute.isOptional || renamedFrom != nil {
           attributes.append(
             InPlaceAttribute(
               entity: entity, attribute: attribute.name, fill: attribute.fill,
-              isRequired: !attribute.isOptional))
+              isRequired: !attribute.isOptional, renamedFrom: renamedFrom))
         }
       }
     }

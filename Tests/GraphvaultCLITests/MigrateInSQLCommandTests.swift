@@ -184,18 +184,54 @@ struct MigrateInSQLCommandTests {
     #expect(try sqlRows(store, "PRAGMA integrity_check") == ["ok"])
   }
 
-  @Test func aChangeSQLCannotMakeIsMigratedByCopyAsBefore() throws {
+  /// An attribute renamed (by its renaming identifier) keeps its values in its column under the
+  /// new name: `ALTER TABLE … RENAME COLUMN`, in place, holding what the migrating restore
+  /// writes, report included.
+  @Test func anAttributeRenamedIsRenamedInSQLAndHoldsWhatAMigratingRestoreWrites() throws {
     let renamed = workspace.path("Renamed.xcdatamodeld").path
     try Self.writeModel(at: renamed) {
       $0.replacingOccurrences(
         of: #"<attribute name="sales" "#,
         with: #"<attribute name="copiesSold" elementID="sales" "#)
     }
+    let backup = try BuiltTool.run(["backup", store, "--output", archive, "-q"])
+    #expect(backup.status == 0, "\(backup.stderr)")
+    let restored = workspace.path("restored.sqlite").path
+    let restore = try BuiltTool.run([
+      "restore", archive, "--to", restored, "--model", renamed, "--json",
+    ])
+    #expect(restore.status == 0, "\(restore.stderr)")
     let sales = try sqlRows(store, "SELECT ZSALES FROM ZBOOK ORDER BY Z_PK")
     let before = try inode(store)
-    let result = try BuiltTool.run(["migrate", store, "--model", renamed, "-q"])
+    let result = try BuiltTool.run(["migrate", store, "--model", renamed, "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try inode(store) == before, "the store was replaced, not changed in place")
+    #expect(try sqlRows(store, "SELECT ZCOPIESSOLD FROM ZBOOK ORDER BY Z_PK") == sales)
+    #expect(try rowsByColumnName(store) == rowsByColumnName(restored))
+    if SharedFixtures.isAvailable {
+      let compared = try SharedFixtures.storediff([restored, store])
+      #expect(compared.status == 0, "\(compared.stdout)\(compared.stderr)")
+    }
+    #expect(try sqlRows(store, "PRAGMA integrity_check") == ["ok"])
+    #expect(try indexes(store) == indexes(restored))
+    let migrated = try migration(result.stdout)
+    #expect(migrated != nil)
+    #expect(migrated == (try migration(restore.stdout)))
+  }
+
+  @Test func aChangeSQLCannotMakeIsMigratedByCopyAsBefore() throws {
+    // A type changed, even without loss, is a conversion of every value.
+    let widened = workspace.path("Widened.xcdatamodeld").path
+    try Self.writeModel(at: widened) {
+      $0.replacingOccurrences(
+        of: #"<attribute name="edition" optional="YES" attributeType="Integer 32""#,
+        with: #"<attribute name="edition" optional="YES" attributeType="Integer 64""#)
+    }
+    let editions = try sqlRows(store, "SELECT ZEDITION FROM ZBOOK ORDER BY Z_PK")
+    let before = try inode(store)
+    let result = try BuiltTool.run(["migrate", store, "--model", widened, "-q"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try inode(store) != before)
-    #expect(try sqlRows(store, "SELECT ZCOPIESSOLD FROM ZBOOK ORDER BY Z_PK") == sales)
+    #expect(try sqlRows(store, "SELECT ZEDITION FROM ZBOOK ORDER BY Z_PK") == editions)
   }
 }

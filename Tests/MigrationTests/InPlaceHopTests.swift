@@ -27,6 +27,7 @@ struct InPlaceHopTests {
   static func describe(_ rule: MigrationHop.InPlaceAttribute) -> String {
     "\(rule.entity).\(rule.attribute)\(rule.fill.map { " = \($0)" } ?? "")"
       + (rule.isRequired ? ", required" : "")
+      + (rule.renamedFrom.map { ", was \($0)" } ?? "")
   }
 
   func hop(_ from: [AttributeDescription], _ to: [AttributeDescription]) throws -> MigrationHop {
@@ -48,9 +49,24 @@ struct InPlaceHopTests {
     #expect(rules?.map(Self.describe) == ["Item.name, required"])
   }
 
-  @Test func renamesTypeChangesAndNewEntitiesAreNotDoneInPlace() throws {
+  @Test func anAttributeRenamedIsDoneInPlaceUnderItsNewName() throws {
     let renamed = AttributeDescription(name: "title", type: .string, renamingIdentifier: "name")
-    #expect(try hop([Self.name], [renamed]).inPlaceAttributes == nil)
+    #expect(
+      try hop([Self.name], [renamed]).inPlaceAttributes?.map(Self.describe) == [
+        "Item.title, was name"
+      ])
+    let required = AttributeDescription(
+      name: "title", type: .string, isOptional: false, renamingIdentifier: "name")
+    #expect(
+      try hop([Self.name, Self.count], [required]).inPlaceAttributes?.map(Self.describe) == [
+        "Item.title, required, was name"
+      ])
+  }
+
+  @Test func typeChangesAndNewEntitiesAreNotDoneInPlace() throws {
+    let renamedAndWidened = AttributeDescription(
+      name: "total", type: .integer64, renamingIdentifier: "count")
+    #expect(try hop([Self.count], [renamedAndWidened]).inPlaceAttributes == nil)
     let widened = AttributeDescription(name: "count", type: .integer64)
     #expect(try hop([Self.count], [widened]).inPlaceAttributes == nil)
     let source = try Self.model([Self.name], version: "1")

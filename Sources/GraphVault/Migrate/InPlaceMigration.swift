@@ -5,21 +5,22 @@ import ObjectStore
 import SQLite
 
 /// A migration done in SQL on the store itself, as Core Data's lightweight migration does a
-/// change that only adds or drops attributes (and the indexes that go with them): columns
-/// added and dropped with `ALTER TABLE`, defaults given to the objects that hold no value,
+/// change that only adds, drops or renames attributes (and the indexes that go with them):
+/// columns added, dropped and renamed with `ALTER TABLE`, defaults given to the objects that
+/// hold no value,
 /// indexes made and dropped, the metadata, model cache and `Z_PRIMARYKEY` rewritten — all in
 /// one transaction under the store's write lock, so a run killed at any moment leaves the store
 /// as it was or migrated. What it writes is what the migrating restore writes for the same
 /// plan: the same objects and values, the same bookkeeping, the same report.
 ///
-/// Anything else (renames, type changes, entities added, removed or renumbered, relationships
+/// Anything else (entity renames, type changes, entities added, removed or renumbered, relationships
 /// changed, triggers changed, columns the model does not describe, several hops, custom stages)
 /// is not one: ``init(plan:store:current:)`` gives nil, and the store is migrated by copy.
 struct InPlaceMigration {
   let plan: MigrationPlan
   private let hop: MigrationHop
-  /// `DROP INDEX`, `ALTER TABLE … DROP COLUMN`, `ALTER TABLE … ADD COLUMN`, `CREATE INDEX`, in
-  /// that order.
+  /// `DROP INDEX`, `ALTER TABLE … DROP COLUMN`, `… RENAME COLUMN`, `… ADD COLUMN`, `CREATE
+  /// INDEX`, in that order.
   private let statements: [String]
   /// The attributes given a default or checked, with their table, column and entity number.
   private let attributes:
@@ -60,7 +61,20 @@ struct InPlaceMigration {
         layout.tables.first { $0.name == table }?.attributes.values.flatMap { $0.map(\.column) }
           ?? [])
     }
+    // Renamed attributes keep their values: their columns are renamed, by table (the entities
+    // of a hierarchy rename an inherited attribute once).
+    var renamed: [String: [String: String]] = [:]
+    for rule in rules {
+      guard let from = rule.renamedFrom else { continue }
+      guard let table = newLayout.table(for: rule.entity)?.name,
+        let oldColumn = oldLayout.column(ofAttribute: from, in: rule.entity),
+        let newColumn = newLayout.column(ofAttribute: rule.attribute, in: rule.entity),
+        renamed[table]?[newColumn].map({ $0 == oldColumn }) ?? true
+      else { return nil }
+      if oldColumn != newColumn { renamed[table, default: [:]][newColumn] = oldColumn }
+    }
     var drops: [String] = []
+    var renames: [String] = []
     var adds: [String] = []
     var dropped: Set<String> = []
     for (table, columns) in expectedSnapshot.tables.sorted(by: { $0.key < $1.key }) {
@@ -69,15 +83,21 @@ struct InPlaceMigration {
       let newNames = Set(columns.map(\.name))
       let addable = attributeColumns(newLayout, table)
       let droppable = attributeColumns(oldLayout, table)
+      let renamedHere = renamed[table] ?? [:]
       for column in columns {
         if let type = oldTypes[column.name] {
-          guard type == column.type else { return nil }
+          guard type == column.type, !renamedHere.values.contains(column.name) else { return nil }
+        } else if let source = renamedHere[column.name] {
+          guard oldTypes[source] == column.type, !newNames.contains(source) else { return nil }
+          renames.append("ALTER TABLE \(table) RENAME COLUMN \(source) TO \(column.name)")
+          dropped.insert(source)
         } else {
           guard addable.contains(column.name) else { return nil }
           adds.append("ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
         }
       }
-      for column in old.map(\.name) where !newNames.contains(column) {
+      for column in old.map(\.name)
+      where !newNames.contains(column) && !renamedHere.values.contains(column) {
         guard droppable.contains(column) else { return nil }
         drops.append("ALTER TABLE \(table) DROP COLUMN \(column)")
         dropped.insert(column)
@@ -102,7 +122,7 @@ struct InPlaceMigration {
       $0.type == "index" && oldIndexes[$0.name] != $0.sql
     }.map(\.sql)
     var attributes: [(MigrationHop.InPlaceAttribute, String, String, Int)] = []
-    for rule in rules {
+    for rule in rules where rule.fill != nil || rule.isRequired {
       guard let table = newLayout.table(for: rule.entity)?.name,
         let column = newLayout.column(ofAttribute: rule.attribute, in: rule.entity),
         let number = target.entityNumbers[rule.entity]
@@ -111,7 +131,7 @@ struct InPlaceMigration {
     }
     self.plan = plan
     self.hop = hop
-    statements = dropIndexes + drops + adds + createIndexes
+    statements = dropIndexes + drops + renames + adds + createIndexes
     self.attributes = attributes
     entities = target.entities.filter { !$0.isAbstract }.compactMap { entity in
       guard let table = newLayout.table(for: entity.name)?.name,
