@@ -5,8 +5,8 @@ import ObjectModel
 /// records and object values row by row, links where the layout keeps them), then the
 /// bookkeeping, indexes and triggers.
 ///
-/// When the head says that the objects come whole and in key order, the entity tables'
-/// pages are written without SQLite (``StoreLoader/writeTablesDirectly()``).
+/// When the head says that the objects come in key order, the entity tables' pages are
+/// written without SQLite (``StoreLoader/writeTablesDirectly()``) until one cannot be.
 package final class StoreSink: ObjectSink {
   private let path: String
   private var head: StoreHead?
@@ -15,9 +15,6 @@ package final class StoreSink: ObjectSink {
 
   /// A sink making the store at `path`.
   package init(path: String) { self.path = path }
-
-  /// The store's path.
-  package var storePath: String { path }
 
   package func begin(_ head: StoreHead) throws {
     self.head = head
