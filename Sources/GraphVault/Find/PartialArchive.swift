@@ -33,7 +33,8 @@ enum PartialArchive {
     // The header's format is checked with the rest of what comes before the objects.
     let front = try archive.readStore()
     guard let wanted = try wanted(front.model) else { return nil }
-    let loader = try StoreLoader.restoring(front, at: path)
+    let head = front.storeHead
+    let loader = try StoreLoader(making: head, at: path)
     // A predicate that does not fit the model loads every object, for the search to name
     // the mistake as it would in a whole archive.
     let filter = wanted.selection.flatMap { try? SelectionFilter($0, model: front.model) }
@@ -80,7 +81,7 @@ enum PartialArchive {
         try loader.insert(batch.picking(rows: rows))
       }
     }
-    try loader.finish(restoring: front)
+    try loader.finish(making: head)
     return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
   }
 

@@ -4,7 +4,7 @@ import ObjectModel
 import ObjectStore
 
 /// The part of a framed archive a selection reaches, loaded into a private store made as a
-/// restore makes it (``ObjectStore/StoreLoader/restoring(_:at:uuid:)``) so that `merge`,
+/// restore makes it (``ObjectStore/StoreLoader/init(making:at:)``, the archive's head) so that `merge`,
 /// `fixture` and `restore --entity` read it as they read a whole restore (``FixtureCutter``
 /// choosing in SQL, ``MergePlan`` reading through a context), without restoring every object:
 ///
@@ -119,14 +119,15 @@ struct SelectionArchive {
     }
     // The private store is the source's, but for the rows not read: its entity numbers name
     // the owner columns rows keep, and its schema has a place for every column.
-    let loader = try StoreLoader.restoring(front, at: path)
+    let head = front.storeHead
+    let loader = try StoreLoader(making: head, at: path)
     var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
     do {
       try reading.run(selection, filter: filter, insertable: insertable(header.sourceUUID))
     } catch is NotByParts {
       return nil
     }
-    try loader.finish(restoring: front)
+    try loader.finish(making: head)
     return (model, header.sourceUUID)
   }
 

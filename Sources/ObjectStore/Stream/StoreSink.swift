@@ -18,12 +18,7 @@ package final class StoreSink: ObjectSink {
 
   package func begin(_ head: StoreHead) throws {
     self.head = head
-    let loader = try StoreLoader(path: path)
-    try loader.createTables(head.schemaObjects)
-    try loader.prepare(model: head.model, entityRows: head.entityRows)
-    if head.finalEntityRows == nil {
-      try writeBookkeeping(head.entityRows, into: loader)
-    }
+    let loader = try StoreLoader(making: head, at: path)
     if head.comesInKeyOrder { try loader.writeTablesDirectly() }
     self.loader = loader
   }
@@ -51,16 +46,6 @@ package final class StoreSink: ObjectSink {
 
   package func finish() throws {
     guard let head, let loader else { return }
-    if let final = head.finalEntityRows { try writeBookkeeping(final(), into: loader) }
-    try loader.finish(indexesAndTriggers: head.schemaObjects, journalMode: head.journalMode)
-  }
-
-  private func writeBookkeeping(_ entityRows: [CoreDataStore.EntityRow], into loader: StoreLoader)
-    throws
-  {
-    guard let head else { return }
-    try loader.writeBookkeeping(
-      entityRows: entityRows, uuid: head.uuid, metadata: head.metadata,
-      modelCache: head.modelCache)
+    try loader.finish(making: head)
   }
 }
