@@ -27,9 +27,7 @@ extension CoreDataStore {
 
   /// The column that is `table`'s rowid (its one `INTEGER PRIMARY KEY`), or nil.
   func rowKeyColumn(_ table: String) throws -> String? {
-    guard (try? database.prepare("SELECT rowid FROM \(quoted(table)) LIMIT 0")) != nil else {
-      return nil
-    }
+    guard keepsRowID(table) else { return nil }
     let statement = try database.prepare("SELECT name, type, pk FROM pragma_table_info(?)")
     try statement.bind(.text(table), at: 1)
     var keys: [(name: String, type: String)] = []
@@ -135,10 +133,7 @@ extension CoreDataStore {
         "SELECT \(quoted(keyColumn)), * FROM \(quoted(set.table))\(condition) ORDER BY 1",
         bound, seed: seed, body)
     case .table(nil):
-      let hasRowID =
-        (try? database.prepare("SELECT rowid FROM \(quoted(set.table)) LIMIT 0")) != nil
-      let statement = try database.prepare(
-        "SELECT * FROM \(quoted(set.table))" + (hasRowID ? " ORDER BY rowid" : ""))
+      let statement = try rowsStatement(of: set.table)
       defer { statement.reset() }
       var hasher = RowHasher(seed: seed)
       let columns = statement.columnCount

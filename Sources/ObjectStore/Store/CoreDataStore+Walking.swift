@@ -83,9 +83,7 @@ extension CoreDataStore {
   /// Core Data's bookkeeping: persistent-history tables, tables an app added.
   package func otherTables(besides layout: StoreLayout) throws(StoreError) -> [String] {
     let known = Set(
-      layout.tables.map(\.name) + layout.joins.map(\.name) + [
-        "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE",
-      ])
+      layout.tables.map(\.name) + layout.joins.map(\.name) + StoreSchema.bookkeepingTables)
     return try schemaObjects().filter { $0.type == "table" && !known.contains($0.name) }.map(\.name)
   }
 
@@ -228,10 +226,28 @@ extension CoreDataStore {
   package func forEachRow(in table: String, _ body: ([String: AttributeValue]) throws -> Void)
     throws
   {
-    let hasRowID = (try? database.prepare("SELECT rowid FROM \(table) LIMIT 0")) != nil
-    let statement = try database.prepare(
-      "SELECT * FROM \(table)" + (hasRowID ? " ORDER BY rowid" : ""))
-    try Self.forEachStoredRow(statement, body)
+    try Self.forEachStoredRow(try rowsStatement(of: table), body)
+  }
+
+  /// Whether `table` keeps its rows by rowid (it is not `WITHOUT ROWID`).
+  func keepsRowID(_ table: String) -> Bool {
+    (try? database.prepare("SELECT rowid FROM \(SchemaStatement.quote(table)) LIMIT 0")) != nil
+  }
+
+  /// A statement reading every row of `table`, in rowid order where it keeps one.
+  func rowsStatement(of table: String) throws -> Statement {
+    try database.prepare(
+      "SELECT * FROM \(SchemaStatement.quote(table))"
+        + (keepsRowID(table) ? " ORDER BY rowid" : ""))
+  }
+
+  /// The row `statement` is on, by column (`names`, the statement's), as stored; NULLs absent.
+  static func storedRow(of statement: Statement, names: [String]) -> [String: AttributeValue] {
+    var row: [String: AttributeValue] = [:]
+    for (index, name) in names.enumerated() {
+      if let value = statement.storedValue(at: index) { row[name] = value }
+    }
+    return row
   }
 
   /// Steps `statement`, giving each row by column name as stored (NULLs absent).
@@ -240,13 +256,7 @@ extension CoreDataStore {
   ) throws {
     let names = statement.columnNames
     defer { statement.reset() }
-    while try statement.step() {
-      var row: [String: AttributeValue] = [:]
-      for (index, name) in names.enumerated() {
-        if let value = statement.storedValue(at: index) { row[name] = value }
-      }
-      try body(row)
-    }
+    while try statement.step() { try body(storedRow(of: statement, names: names)) }
   }
 
   /// A cursor over a join table's rows in owner order, read one row at a time; only the rows

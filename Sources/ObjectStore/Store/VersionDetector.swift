@@ -59,7 +59,7 @@ package enum VersionDetector {
   /// Whether a table, index or trigger comes from the model (not history tracking, not the
   /// bookkeeping tables).
   static func isModelObject(_ name: String) -> Bool {
-    !["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"].contains(name) && !name.hasPrefix("A")
+    !StoreSchema.bookkeepingTables.contains(name) && !name.hasPrefix("A")
       && !name.hasPrefix("Z_TRANSACTION")
   }
 }

@@ -82,8 +82,7 @@ package final class StoreSource: ObjectSource {
       if let rows = try nextRows() { return rows }
       if let table = tables.first {
         tables.removeFirst()
-        let statement = try store.database.prepare(
-          "SELECT * FROM \(table)" + (try hasRowID(table) ? " ORDER BY rowid" : ""))
+        let statement = try store.rowsStatement(of: table)
         rows = (table, statement, statement.columnNames)
         continue
       }
@@ -152,11 +151,7 @@ package final class StoreSource: ObjectSource {
     guard let (table, statement, names) = rows else { return nil }
     var batch: [[String: AttributeValue]] = []
     while batch.count < 1024, try statement.step() {
-      var row: [String: AttributeValue] = [:]
-      for (index, name) in names.enumerated() {
-        if let value = statement.storedValue(at: index) { row[name] = value }
-      }
-      batch.append(row)
+      batch.append(CoreDataStore.storedRow(of: statement, names: names))
     }
     if batch.count < 1024 {
       statement.reset()
@@ -165,9 +160,5 @@ package final class StoreSource: ObjectSource {
     guard !batch.isEmpty else { return nil }
     rowCounts[table, default: 0] += batch.count
     return .rows(batch, table: table, place: "table \(table)")
-  }
-
-  private func hasRowID(_ table: String) throws -> Bool {
-    (try? store.database.prepare("SELECT rowid FROM \(table) LIMIT 0")) != nil
   }
 }
