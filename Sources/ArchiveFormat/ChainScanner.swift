@@ -76,7 +76,7 @@ package final class ChainScanner: ArchiveEventSource {
     ended = Array(repeating: false, count: links.count)
     let newest = links[links.count - 1].store
     let model = newest.model
-    entities = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }
+    entities = model.numberedEntities
       .filter { !$0.isAbstract }.map(\.name)
     ledger = KeyLedger(model: model)
     // Each link's set is built on its own: a KeySet's blocks are shared by its copies.

@@ -155,11 +155,16 @@ public struct ObjectModel: Hashable, Sendable, Codable {
   /// The root entities (no parent), sorted by name.
   public var rootEntities: [EntityDescription] { entities.filter { $0.parent == nil } }
 
-  /// Core Data's entity numbering (`Z_ENT`): roots by name, each followed at once by its
-  /// sub-entities, depth first; numbers start at 1.
+  /// Every entity in the order of Core Data's numbering (`Z_ENT`): roots by name, each followed
+  /// at once by its sub-entities, depth first. The order a backup writes entities in.
+  public var numberedEntities: [EntityDescription] {
+    rootEntities.flatMap { hierarchy(from: $0.name) }
+  }
+
+  /// Core Data's entity numbering (`Z_ENT`): ``numberedEntities``' order, from 1.
   public var entityNumbers: [String: Int] {
     var numbers: [String: Int] = [:]
-    for (offset, entity) in rootEntities.flatMap({ hierarchy(from: $0.name) }).enumerated() {
+    for (offset, entity) in numberedEntities.enumerated() {
       numbers[entity.name] = offset + 1
     }
     return numbers

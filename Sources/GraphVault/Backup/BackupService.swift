@@ -436,7 +436,7 @@ public enum BackupService {
 
     let encoder = RecordEncoder(model: model)
     var counts: [String: Int] = [:]
-    for entity in model.rootEntities.flatMap({ model.hierarchy(from: $0.name) })
+    for entity in model.numberedEntities
     where !entity.isAbstract {
       let lineage = Set(model.lineage(of: entity.name).map(\.name))
       let joins = layout.joins.filter { lineage.contains($0.entity) }

@@ -24,7 +24,7 @@ struct ConstraintKeys: Equatable {
     var chosen: [String: String] = [:]
     var compound: [String: [String]] = [:]
     if differentStores {
-      let ordered = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }
+      let ordered = model.numberedEntities
       for entity in ordered where !entity.uniquenessConstraints.isEmpty {
         // A key on the entity or an ancestor (given or chosen) already matches it.
         guard !model.lineage(of: entity.name).contains(where: { keys[$0.name] != nil }) else {

@@ -326,7 +326,7 @@ public enum DiffService {
   /// - Throws: ``VaultError`` (64) for a name the model lacks.
   static func comparedEntities(_ model: ObjectModel, _ names: [String] = []) throws -> [String] {
     let chosen = Set(try ExportService.selectedEntities(model, names))
-    return model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map(\.name).filter {
+    return model.numberedEntities.map(\.name).filter {
       chosen.contains($0)
     }
   }

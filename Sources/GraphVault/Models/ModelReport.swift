@@ -153,7 +153,7 @@ public struct ModelReport: Codable, Sendable {
     let numbers = model.entityNumbers
     let hashes = model.versionHashes
     let unreproduced = model.unreproducedVersionHashes
-    return model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
+    return model.numberedEntities.map { entity in
       Entity(
         name: entity.name, parent: entity.parent, abstract: entity.isAbstract,
         number: numbers[entity.name] ?? 0,

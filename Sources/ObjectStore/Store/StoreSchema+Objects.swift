@@ -21,7 +21,7 @@ extension StoreSchema {
   /// `Z_PRIMARYKEY` rows for this schema's entities (and the persistent-history entities when
   /// it has them), each root with its highest primary key from `maxima` (by root entity name).
   package func entityRows(maxima: [String: Int64]) -> [CoreDataStore.EntityRow] {
-    var rows = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }.map { entity in
+    var rows = model.numberedEntities.map { entity in
       CoreDataStore.EntityRow(
         number: entityNumbers[entity.name] ?? 0, name: entity.name,
         parent: entity.parent.flatMap { entityNumbers[$0] } ?? 0,

@@ -41,7 +41,7 @@ package final class StoreSource: ObjectSource {
     self.store = store
     self.model = model
     layout = try store.layout(for: model)
-    entities = model.rootEntities.flatMap { model.hierarchy(from: $0.name) }
+    entities = model.numberedEntities
       .filter { !$0.isAbstract }.map(\.name)
   }
 
