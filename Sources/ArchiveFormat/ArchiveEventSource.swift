@@ -3,7 +3,7 @@ import ObjectStore
 /// What reads an archive's content in order, checked: one archive (``ArchiveScanner``) or a
 /// chain of incremental archives read as one (``ChainScanner``). The source of an object
 /// stream whose head is the archived store.
-package protocol ArchiveEventSource: ObjectSource where Head == ArchivedStore {
+package protocol ArchiveEventSource: PulledSource where Head == ArchivedStore {
   /// The problems found so far (when collecting).
   var problems: [ArchiveFormatError] { get }
   /// Objects given per entity.

@@ -105,7 +105,8 @@ struct ObjectMigrationTests {
 
 extension ObjectMigrationTests {
   /// A source of a head and chunks given here.
-  final class Chunks: ObjectSource {
+  final class Chunks: PulledSource {
+    typealias Head = StoreHead
     let head: StoreHead
     var chunks: [ObjectChunk]
     var began = false

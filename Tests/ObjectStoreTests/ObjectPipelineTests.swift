@@ -10,7 +10,8 @@ import Testing
 struct ObjectPipelineTests {
   /// A source giving a head, then `chunks` chunks of `size` books (keys in order) and a table's
   /// rows; it can fail at a chunk, and says whether it ended sound.
-  final class ListSource: ObjectSource {
+  final class ListSource: PulledSource {
+    typealias Head = String
     let chunks: Int
     let size: Int
     let failingAt: Int?
@@ -44,6 +45,38 @@ struct ObjectPipelineTests {
         return .rows([["ZNAME": .string("history")]], table: "ACHANGE", place: "tables/ACHANGE/1")
       }
       return nil
+    }
+  }
+
+  /// A source that runs a loop of its own and hands each event on (as a backup does inside its
+  /// read transaction): what it handed on, and how its loop ended.
+  final class PushingSource: ObjectSource {
+    typealias Head = String
+    let chunks: Int
+    private(set) var handed = 0
+    private(set) var stoppedBy: (any Error)?
+    private(set) var threads = Set<String>()
+    private(set) var isSound = false
+
+    init(chunks: Int) { self.chunks = chunks }
+
+    func produce(_ emit: (StreamEvent<String>) throws -> Void) throws {
+      threads.insert(ObjectPipelineTests.thread)
+      do {
+        try emit(.begin("pushed"))
+        for chunk in 0..<chunks {
+          let keys = [Int64(chunk + 1)]
+          try emit(
+            .objects(
+              .columns(ObjectBatch(entity: "Tag", primaryKeys: keys, versions: [1])),
+              place: "objects/Tag/\(chunk + 1)"))
+          handed += 1
+        }
+        isSound = true
+      } catch {
+        stoppedBy = error
+        throw error
+      }
     }
   }
 
@@ -128,6 +161,27 @@ struct ObjectPipelineTests {
     let stage = HeadStage { (head: String) in head + "!" }.then(SplittingStage())
     try ObjectPipeline(source: ListSource(chunks: 1, size: 2), stage: stage, sink: sink).run()
     #expect(sink.log == ["begin LIBRARY!", "Book 1", "Book 2", "1 objects from the end", "finish"])
+  }
+
+  @Test func aSourceRunningItsOwnLoopHandsItsEventsOnInOrderFromAThreadOfItsOwn() throws {
+    let source = PushingSource(chunks: 3)
+    let sink = RecordingSink()
+    try ObjectPipeline(source: source, sink: sink).run()
+    #expect(sink.log == ["begin pushed", "Tag 1", "Tag 2", "Tag 3", "finish"])
+    #expect(source.threads.count == 1)
+    #expect(!source.threads.contains(Self.thread))
+  }
+
+  @Test func aSourceRunningItsOwnLoopStopsAtItsNextHandOverOnceTheSinkFailed() throws {
+    let source = PushingSource(chunks: 1_000)
+    let sink = RecordingSink(failingAt: "objects/Tag/2")
+    #expect(throws: StoreError.self) { try ObjectPipeline(source: source, sink: sink).run() }
+    // The pipeline waited for the loop to end: it stopped where it stood, a chunk or two ahead
+    // of the sink, and is not sound.
+    #expect(source.stoppedBy is CancellationError)
+    #expect(source.handed < 5)
+    #expect(!source.isSound)
+    #expect(!sink.log.contains("finish"))
   }
 
   @Test func theSourceIsReadOnAThreadOfItsOwnWhileTheSinkWritesOnTheCallers() throws {

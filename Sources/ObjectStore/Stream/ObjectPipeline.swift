@@ -1,5 +1,6 @@
 /// Runs an object stream: the source on a second thread, the stages and the sink on this one,
-/// so that reading, checking and decoding take one core while the sink writes on the other.
+/// so that reading, checking and decoding (or, in a backup, reading and encoding) take one
+/// core while the sink writes on the other.
 ///
 /// ```swift
 /// try ObjectPipeline(source: scanner, stage: HeadStage(\.storeHead).then(migration), sink: store)
@@ -35,7 +36,9 @@ package struct ObjectPipeline<Head, Output> {
   package func run(failed: (any Error, String) throws -> Void = { error, _ in throw error })
     throws
   {
-    let events = Prefetcher(depth: depth) { [source] in try source.next() }
+    let events = Prefetcher(depth: depth) { [source] hand in
+      try source.produce { try hand($0) }
+    }
     defer { events.cancel() }
     var place = source.headPlace
     while let event = try events.next() {
