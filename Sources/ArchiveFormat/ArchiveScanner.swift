@@ -618,7 +618,7 @@ package final class ArchiveScanner: @unchecked Sendable {
             to: relationship.destination)
         }
       }
-    case .objects:
+    case .objects, .encoded:
       preconditionFailure("an archive's chunks decode to columns or records")
     }
   }

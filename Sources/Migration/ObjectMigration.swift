@@ -101,6 +101,7 @@ package final class ObjectMigration: ObjectStage {
 
   package func pass(_ chunk: ObjectChunk) throws -> [ObjectChunk] {
     guard let run else { return [chunk] }
+    if case .encoded(let encoded) = chunk { return try pass(encoded.decoded()) }
     if case .columns(let batch) = chunk {
       switch try run.migrate(batch, into: targetLayout) {
       case .migrated(let migrated): return [.columns(migrated)]

@@ -17,7 +17,8 @@ final class ChunkCursor: DiffCursor {
       switch decoded {
       case .columns(let batch): self = .batch(IndexedBatch(batch))
       case .records(let records): self = .records(records)
-      case .objects: preconditionFailure("an archive's chunks decode to columns or records")
+      case .objects, .encoded:
+        preconditionFailure("an archive's chunks decode to columns or records")
       }
     }
 

@@ -39,7 +39,7 @@ final class VerifySink: ObjectSink {
     case .records(let records):
       guard let entity = records.first?.0.entity, uniqueness.concerns(entity) else { return }
       for (record, _) in records { try uniqueness.add(record) }
-    case .objects:
+    case .objects, .encoded:
       preconditionFailure("an archive's chunks decode to columns or records")
     }
   }

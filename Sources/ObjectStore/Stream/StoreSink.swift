@@ -35,6 +35,8 @@ package final class StoreSink: ObjectSink {
       self.writer = writer
       for object in objects { try writer.write(object) }
       for link in links { try writer.write(link) }
+    case .encoded(let encoded):
+      try take(encoded.decoded(), from: place)
     }
   }
 
