@@ -55,10 +55,12 @@ struct SegmentedObjectsTests {
       return try SegmentedObjects.write(
         .init(
           entity: "Book", joins: layout.joins.filter { $0.entity == "Book" }, model: model,
-          layout: layout), store: store, worker: worker, into: &chunk,
-        keysPerSegment: keysPerSegment, heldBytes: heldBytes, twinFirst: twin != nil,
-        twinFailsAfter: twinFailsAfter
-      ) { progress += $0 }
+          layout: layout), store: store, worker: worker, keysPerSegment: keysPerSegment,
+        heldBytes: heldBytes, twinFirst: twin != nil, twinFailsAfter: twinFailsAfter
+      ) { encoded in
+        try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
+        progress += encoded.count
+      }
     }
     return (written, progress)
   }

@@ -187,8 +187,8 @@ public enum BackupService {
         archive: archive, modificationTime: Int64(now.timeIntervalSince1970), seal: seal,
         frames: frames, formatVersion: options.formatVersion,
         tally: seal == nil ? nil : { tally.count })
-      let (objects, rows): ([String: Int], [String: Int])
-      var written = Written()
+      let source: BackupSource
+      let sink = ArchiveSink(members: members, formatVersion: options.formatVersion)
       do {
         defer { members.drain() }
         // The ledger's rows and the objects are read on a second connection too, opened
@@ -200,15 +200,10 @@ public enum BackupService {
           ? SnapshotTwin(
             path: readable.path, busyTimeout: SnapshotTwin.busyTimeout, twinOf: store,
             identity: identity) : nil
-        (objects, rows) = try store.read { store in
-          try write(
-            store: store, model: model, layout: layout, options: options, now: now, tip: tip,
-            twin: twin, into: members, written: &written)
-        }
-        try members.write(
-          ArchiveLayout.index,
-          plist: try members.index(counts: objects, rows: rows))
-        try members.finish()
+        source = BackupSource(
+          store: store, model: model, layout: layout, options: options, now: now, tip: tip,
+          twin: twin)
+        try ObjectPipeline(source: source, sink: sink).run()
         try archive.close()
         if let frames, let index = members.entries.last?.place {
           try frames.finish(index: index)
@@ -225,8 +220,9 @@ public enum BackupService {
       } catch {
         throw unpublished(error, at: output.location)
       }
+      let written = source.written
       var result = BackupResult(
-        archive: output.location, objects: objects, tables: rows, bytes: size,
+        archive: output.location, objects: sink.objects, tables: sink.rows, bytes: size,
         modelVersion: model.versionName)
       if let parent = written.parent {
         result.kind = "incremental"
@@ -238,8 +234,8 @@ public enum BackupService {
     }
   }
 
-  /// What ``write(store:model:layout:options:now:tip:into:written:)`` decided: the parent of
-  /// an incremental archive, or why a full one was written instead.
+  /// What a backup's source (``BackupSource``) decided: the parent of an incremental archive,
+  /// or why a full one was written instead.
   struct Written {
     var parent: ArchiveHeader.Parent?
     var fullBecause: String?
@@ -260,9 +256,6 @@ public enum BackupService {
     }
     return name
   }
-
-  /// How many objects go by between two updates of the progress meter (a power of two).
-  static let progressStep = 4096
 
   /// The lock every backup into a folder shares and a prune of it takes alone.
   static let folderLock = "graphvault-folder"
@@ -350,183 +343,6 @@ public enum BackupService {
       throw VaultError(.destinationExists, "the archive exists already (\(output))")
     }
     return .folder(backend, name, output)
-  }
-
-  private static func write(
-    store: CoreDataStore, model: ObjectModel, layout: StoreLayout, options: Options, now: Date,
-    tip: Result<ChainTip, ChainTip.NoParent>?, twin: SnapshotTwin?, into members: any MemberSink,
-    written: inout Written
-  ) throws -> ([String: Int], [String: Int]) {
-    // Everything below is read in the backup's one read transaction, bookkeeping included:
-    // Z_MAX must agree with the rows, whatever an app commits meanwhile. The twin reads that
-    // snapshot too, on its own thread, begun now that the transaction has begun, or not at all.
-    let worker = twin.map(TwinWorker.init(twin:))
-    defer { worker?.close() }
-    let modelCache = try store.modelCacheBytes()
-    let bookkeeping = try store.currentBookkeeping()
-    // The ledger first: an incremental archive holds what it found changed.
-    var plan: LedgerPlan?
-    if options.formatVersion >= ArchiveLayout.ledgerFormat {
-      switch tip {
-      case .success(let tip)?:
-        if tip.fingerprint != model.fingerprint {
-          written.fullBecause = "the store's model is not that of \(tip.parent.name)"
-        } else {
-          switch try LedgerPlan.incremental(
-            store: store, layout: layout, tip: tip, modelCache: modelCache, worker: worker)
-          {
-          case .success(let found):
-            plan = found
-            written.parent = tip.parent
-          case .failure(let reason): written.fullBecause = reason.reason
-          }
-        }
-      case .failure(let reason)?: written.fullBecause = reason.reason
-      case nil: break
-      }
-      if plan == nil {
-        plan = try LedgerPlan.full(
-          store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed,
-          worker: worker)
-      }
-    }
-    let changes = written.parent == nil ? nil : plan?.ledger
-    // Counted in the same transaction as the rows are read: the header records them for a
-    // restore's progress, and the scan of a restore holds the archive to them. An incremental
-    // archive's are its changed objects, counted as written.
-    let expected = changes == nil ? try store.objectCounts(layout: layout) : nil
-    options.meter?.setTotal(
-      objects: expected?.values.reduce(0, +)
-        ?? changes?.written.filter { $0.key.hasPrefix("objects/") }.values.map(\.count)
-        .reduce(0, +) ?? 0)
-    let header = ArchiveHeader(
-      expectedObjects: expected, formatVersion: options.formatVersion,
-      created: PropertyListDate(secondsSince1970: now.timeIntervalSince1970),
-      compression: options.compression, tool: "graphvault \(ToolInfo.version)",
-      sourcePath: options.recordedSourcePath
-        ?? URL(fileURLWithPath: store.path).standardizedFileURL.path,
-      sourceUUID: bookkeeping.uuid, journalMode: try store.journalMode(), model: model,
-      parent: written.parent)
-    try members.write(ArchiveLayout.header, plist: header.plist)
-    try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(model))
-    try members.write(ArchiveLayout.storeMetadata, bookkeeping.metadata)
-    try members.write(
-      ArchiveLayout.storeSchema,
-      plist: .array(
-        try store.schemaObjects().map {
-          [
-            "type": .string($0.type), "name": .string($0.name), "table": .string($0.table),
-            "sql": .string($0.sql),
-          ]
-        }))
-    try members.write(
-      ArchiveLayout.storePrimaryKeys,
-      plist: .array(
-        bookkeeping.entityRows.map {
-          [
-            "ent": .integer(Int64($0.number)), "name": .string($0.name),
-            "super": .integer(Int64($0.parent)),
-            "max": .integer($0.maxPrimaryKey),
-          ]
-        }))
-    if let modelCache, plan?.carriesModelCache ?? true {
-      try members.write(ArchiveLayout.storeModelCache, modelCache)
-    }
-    if let plan { try members.write(ArchiveLayout.changes, plist: plan.ledger.plist) }
-
-    let encoder = RecordEncoder(model: model)
-    var counts: [String: Int] = [:]
-    for entity in model.numberedEntities
-    where !entity.isAbstract {
-      let lineage = Set(model.lineage(of: entity.name).map(\.name))
-      let joins = layout.joins.filter { lineage.contains($0.entity) }
-      // An incremental archive holds the objects written since its parent, read by key a
-      // few hundred at a time with their join rows; a full one every object, in one pass.
-      let root = "objects/\(model.root(of: entity.name)?.name ?? entity.name)"
-      let keys = changes.flatMap { $0.replaced.contains(root) ? nil : $0.written[root] ?? [] }
-      if keys?.isEmpty == true { continue }
-      var chunk = ChunkWriter(members: members) { ArchiveLayout.objects(entity.name, chunk: $0) }
-      options.meter?.begin(entity.name)
-      // A full archive's columns are read and encoded by segments of keys, on the twin's
-      // connection as well as this one.
-      if keys == nil && options.formatVersion >= 2 {
-        counts[entity.name] = try SegmentedObjects.write(
-          .init(entity: entity.name, joins: joins, model: model, layout: layout), store: store,
-          worker: worker, into: &chunk
-        ) { options.meter?.add(objects: $0) }.objects
-        continue
-      }
-      var columns = ColumnChunkEncoder(model: model)
-      var count = 0
-      // One buffer of join rows per relationship, refilled for each object.
-      var manyToMany = joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
-      var cursors: [JoinCursor] = []
-      try forEachObjectRow(store, of: entity.name, layout: layout, keys: keys) { part in
-        cursors = try joins.map { try store.joinCursor($0, owners: part) }
-      } body: { row in
-        for (index, cursor) in cursors.enumerated() {
-          try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
-        }
-        if options.formatVersion == 1 {
-          try chunk.add { encoder.encode(row, manyToMany: manyToMany, into: &$0) }
-        } else {
-          if columns.add(row, manyToMany: manyToMany), let (bytes, spans) = columns.encoded() {
-            try chunk.write(bytes, ranges: columns.ranges(), spans: spans)
-            columns.reset()
-          }
-        }
-        count += 1
-        // Progress is counted a few thousand objects at a time, never per object.
-        if count & (progressStep - 1) == 0 { options.meter?.add(objects: progressStep) }
-      }
-      if let (bytes, spans) = columns.encoded() {
-        try chunk.write(bytes, ranges: columns.ranges(), spans: spans)
-      }
-      try chunk.finish()
-      counts[entity.name] = count
-      options.meter?.add(objects: count & (progressStep - 1))
-    }
-    var rows: [String: Int] = [:]
-    for table in try store.otherTables(besides: layout) {
-      let name = "tables/\(table)"
-      // An incremental archive holds a table's rows written since its parent, or, for a
-      // table without a key that changed, all of them.
-      let keys = changes?.written[name]
-      if let changes, keys == nil, !changes.replaced.contains(name) { continue }
-      options.meter?.begin("table \(table)")
-      var chunk = ChunkWriter(members: members) { ArchiveLayout.rows(table, chunk: $0) }
-      var count = 0
-      let add = { (row: [String: AttributeValue]) in
-        try chunk.add { RecordEncoder.encodeRow(row, into: &$0) }
-        count += 1
-      }
-      if let keys, let column = changes?.tableKeys[name] {
-        try store.forEachRow(in: table, keyColumn: column, keys: keys, add)
-      } else {
-        try store.forEachRow(in: table, add)
-      }
-      try chunk.finish()
-      rows[table] = count
-    }
-    return (counts, rows)
-  }
-
-  /// Calls `body` with the objects of `entity`: every one, or those of `keys` (ascending) a
-  /// part at a time, `part` called with each part's keys before its objects (every object:
-  /// once, with nil).
-  private static func forEachObjectRow(
-    _ store: CoreDataStore, of entity: String, layout: StoreLayout, keys: [Int64]?,
-    part: ([Int64]?) throws -> Void, body: (ObjectRow) throws -> Void
-  ) throws {
-    guard let keys else {
-      try part(nil)
-      try store.forEachObjectRow(of: entity, layout: layout, body)
-      return
-    }
-    for slice in CoreDataStore.parts(of: keys).map(Array.init) {
-      try part(slice)
-      try store.forEachObjectRow(of: entity, layout: layout, keys: slice, body)
-    }
   }
 }
 

@@ -3,12 +3,12 @@ import Foundation
 import ObjectModel
 import ObjectStore
 
-/// Writes every object of one concrete entity as format 2 chunks, read and encoded by segments
+/// Reads every object of one concrete entity as format 2 chunks, read and encoded by segments
 /// of keys: on the backup's connection alone, or on it and the twin's (``TwinWorker``) at once,
-/// each taking the next segment in turn. The chunks go to the archive in key order whoever
-/// encoded them: the backup's thread writes each segment's chunks once those before are
-/// written, and holds a segment encoded ahead (its own, or the twin's) only up to a bound,
-/// beyond which the side ahead waits.
+/// each taking the next segment in turn. The chunks are handed on in key order whoever
+/// encoded them: the backup's thread hands each segment's chunks on once those before are,
+/// and holds a segment encoded ahead (its own, or the twin's) only up to a bound, beyond which
+/// the side ahead waits.
 ///
 /// A segment ends its last chunk early (segments are cut by keys, chunks by objects and
 /// bytes), whoever encodes it, so an archive's chunks do not depend on whether the twin helped.
@@ -20,14 +20,6 @@ package enum SegmentedObjects {
   static let mostSegments: Int64 = 4_096
   /// The bytes of chunks either side holds before the archive takes them.
   package static let heldBytes = 8 << 20
-
-  /// One encoded chunk and what the index keeps of it.
-  struct Encoded {
-    let bytes: [UInt8]
-    let ranges: ChunkRanges?
-    let spans: [ColumnSpan]
-    let objects: Int
-  }
 
   /// The keys of a segment: from `from`, below `below` when given.
   struct Segment {
@@ -54,7 +46,7 @@ package enum SegmentedObjects {
 
   /// What a write did.
   package struct Written {
-    /// The objects written.
+    /// The objects handed on.
     package var objects = 0
     /// The segments the entity's keys were cut into.
     package var segments = 0
@@ -62,17 +54,18 @@ package enum SegmentedObjects {
     package var segmentsOnTwin = 0
   }
 
-  /// Writes the objects of `source.entity` in `store` through `chunk`, with the twin `worker`
-  /// taking segments too when given; `progress` is told each chunk's objects as it is written.
+  /// Hands the objects of `source.entity` in `store` to `emit`, chunk by chunk in key order, with
+  /// the twin `worker` taking segments too when given.
   ///
   /// For tests: segments of `keysPerSegment` keys; each side holding up to `heldBytes` ahead;
   /// `twinFirst` has this side wait until the twin took its first segment (or gave up), and
   /// `twinFailsAfter` has the twin throw after encoding that many segments.
-  /// - Throws: what reading either connection or writing the archive throws.
+  /// - Throws: what reading either connection or `emit` throws.
+  @discardableResult
   package static func write(
-    _ source: Source, store: CoreDataStore, worker: TwinWorker?, into chunk: inout ChunkWriter,
+    _ source: Source, store: CoreDataStore, worker: TwinWorker?,
     keysPerSegment: Int64 = keysPerSegment, heldBytes: Int = heldBytes, twinFirst: Bool = false,
-    twinFailsAfter: Int? = nil, progress: (Int) -> Void
+    twinFailsAfter: Int? = nil, emit: (EncodedColumns) throws -> Void
   ) throws -> Written {
     let segments = cut(
       try store.primaryKeyBounds(of: source.entity, layout: source.layout),
@@ -113,9 +106,8 @@ package enum SegmentedObjects {
         while next < segments.count {
           let (chunks, finished) = try board.take(from: next)
           for encoded in chunks {
-            try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
-            written.objects += encoded.objects
-            progress(encoded.objects)
+            try emit(encoded)
+            written.objects += encoded.count
           }
           guard finished else { return }
           next += 1
@@ -169,11 +161,10 @@ package enum SegmentedObjects {
     }
   }
 
-  /// Reads and encodes the objects of one segment from `store`, handing each chunk (with how
-  /// many objects it holds) to `emit`.
+  /// Reads and encodes the objects of one segment from `store`, handing each chunk to `emit`.
   static func encode(
     _ source: Source, _ segment: Segment, from store: CoreDataStore,
-    emit: (Encoded) throws -> Void
+    emit: (EncodedColumns) throws -> Void
   ) throws {
     var columns = ColumnChunkEncoder(model: source.model)
     let cursors = try source.joins.map {
@@ -181,30 +172,27 @@ package enum SegmentedObjects {
     }
     // One buffer of join rows per relationship, refilled for each object.
     var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
-    var inChunk = 0
     try store.forEachObjectRow(
       of: source.entity, layout: source.layout, from: segment.from, below: segment.below
     ) { row in
       for (index, cursor) in cursors.enumerated() {
         try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
       }
-      inChunk += 1
-      if columns.add(row, manyToMany: manyToMany), let (bytes, spans) = columns.encoded() {
-        try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
+      if columns.add(row, manyToMany: manyToMany),
+        let encoded = EncodedColumns(&columns, entity: source.entity)
+      {
+        try emit(encoded)
         columns.reset()
-        inChunk = 0
       }
     }
-    if let (bytes, spans) = columns.encoded() {
-      try emit(Encoded(bytes: bytes, ranges: columns.ranges(), spans: spans, objects: inChunk))
-    }
+    if let encoded = EncodedColumns(&columns, entity: source.entity) { try emit(encoded) }
   }
 
   /// The segments' state, shared by the two sides: which are taken, the chunks each holds
   /// until they are written, which are done, and the first failure.
   private final class Board: @unchecked Sendable {
     private struct Held {
-      var chunks: [Encoded] = []
+      var chunks: [EncodedColumns] = []
       var done = false
       var byTwin = false
     }
@@ -245,7 +233,7 @@ package enum SegmentedObjects {
     /// Holds a chunk of segment `index` until it is written; the twin waits while it holds
     /// more than ``SegmentedObjects/heldBytes``.
     /// - Throws: `CancellationError` once the work stopped (on the twin's side).
-    func push(_ encoded: Encoded, to index: Int, byTwin: Bool) throws {
+    func push(_ encoded: EncodedColumns, to index: Int, byTwin: Bool) throws {
       try condition.withLock {
         segments[index].chunks.append(encoded)
         segments[index].byTwin = byTwin
@@ -282,7 +270,7 @@ package enum SegmentedObjects {
 
     /// The chunks segment `index` holds (handed over), and whether it is done.
     /// - Throws: the twin's failure.
-    func take(from index: Int) throws -> ([Encoded], Bool) {
+    func take(from index: Int) throws -> ([EncodedColumns], Bool) {
       try condition.withLock {
         if let failure { throw failure }
         let chunks = segments[index].chunks
