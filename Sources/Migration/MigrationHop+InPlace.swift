@@ -18,15 +18,15 @@ extension MigrationHop {
     package var renamedFrom: String? = nil
   }
 
-  /// The attributes to rename, fill or check when the hop changes nothing but attributes added,
-  /// removed or renamed (every entity and relationship kept under its own name, every kept
-  /// attribute of the same type, not mapped, converted, generated or promoted out of a bucket,
-  /// nothing extracted): then the hop can be done in SQL on the store, as Core Data's
-  /// lightweight migration does such a change, and gives what the hop gives object by object.
-  /// Nil for any other hop.
+  /// The attributes to rename, fill or check when the hop keeps every entity and relationship
+  /// under its own name and changes nothing but attributes added, removed or renamed (every
+  /// kept attribute of the same type, not mapped, converted, generated or promoted out of a
+  /// bucket, nothing extracted), besides entities and relationships added: then the hop can be
+  /// done in SQL on the store, as Core Data's lightweight migration does such a change, and
+  /// gives what the hop gives object by object (whether the store's tables allow it is the
+  /// store's side to judge). Nil for any other hop.
   package var inPlaceAttributes: [InPlaceAttribute]? {
-    guard extractions.isEmpty,
-      Set(source.entities.map(\.name)) == Set(destination.entities.map(\.name)),
+    guard extractions.isEmpty, entityMap.count == source.entities.count,
       entityMap.allSatisfy({ $0.key == $0.value })
     else { return nil }
     var attributes: [InPlaceAttribute] = []

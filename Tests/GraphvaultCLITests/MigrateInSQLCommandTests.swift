@@ -191,6 +191,82 @@ struct MigrateInSQLCommandTests {
     #expect(try sqlRows(store, "PRAGMA integrity_check") == ["ok"])
   }
 
+  /// An entity added (`Shelf`, with a to-many to Book and its to-one inverse) whose place in
+  /// Core Data's numbering comes before Tag, Writer and Author: its table made, Book's new
+  /// column added, and the entities after it renumbered in SQL (their rows' `Z_ENT`, Book's
+  /// author entity column, renamed and rewritten, the books–tags join table and its columns
+  /// renamed), holding what the migrating restore writes.
+  @Test func anEntityAddedIsAddedInSQLRenumberingTheEntitiesAfterIt() throws {
+    let shelved = workspace.path("Shelved.xcdatamodeld").path
+    try Self.writeModel(at: shelved) {
+      $0.replacingOccurrences(
+        of: #"<entity name="Tag" "#,
+        with: """
+          <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
+                  <attribute name="label" optional="YES" attributeType="String"/>
+                  <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
+              </entity>
+              <entity name="Tag" 
+          """
+      ).replacingOccurrences(
+        of: #"<relationship name="tags" "#,
+        with: """
+          <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
+                  <relationship name="tags" 
+          """)
+    }
+    let before = try sqlRows(store, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+    #expect(before.contains("4|Tag") && before.contains("6|Author"))
+    let authors = try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE Z5_AUTHOR = 6")
+    try expectMigratedInPlaceAsARestoreMigrates(into: shelved)
+    #expect(
+      try sqlRows(store, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        "1|Book", "2|GraphicNovel", "3|Page", "4|Shelf", "5|Tag", "6|Writer", "7|Author",
+      ])
+    #expect(try sqlRows(store, "SELECT DISTINCT Z_ENT FROM ZTAG") == ["5"])
+    #expect(try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE Z6_AUTHOR = 7") == authors)
+    #expect(try sqlRows(store, "SELECT count(*) FROM ZSHELF") == ["0"])
+    #expect(
+      try sqlRows(store, "SELECT name FROM pragma_table_info('Z_1TAGS') ORDER BY 1") == [
+        "Z_1BOOKS", "Z_5TAGS",
+      ])
+  }
+
+  /// A sub-entity added inside a hierarchy (`Manga`, under GraphicNovel, with a many-to-many to
+  /// Tag): its attribute's column added to Book's table, a join table made for it, and Page,
+  /// Tag, Writer and Author renumbered after it, holding what the migrating restore writes.
+  @Test func aSubentityAddedWithAManyToManyIsAddedInSQL() throws {
+    let manga = workspace.path("Manga.xcdatamodeld").path
+    try Self.writeModel(at: manga) {
+      $0.replacingOccurrences(
+        of: #"<entity name="Page" "#,
+        with: """
+          <entity name="Manga" representedClassName="Manga" parentEntity="GraphicNovel" syncable="YES" codeGenerationType="class">
+                  <attribute name="volume" optional="YES" attributeType="Integer 16" defaultValueString="1" usesScalarValueType="YES"/>
+                  <relationship name="genres" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="mangas" inverseEntity="Tag"/>
+              </entity>
+              <entity name="Page" 
+          """
+      ).replacingOccurrences(
+        of: #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags""#,
+        with: """
+          <relationship name="mangas" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Manga" inverseName="genres" inverseEntity="Manga"/>
+                  <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags"
+          """)
+    }
+    try expectMigratedInPlaceAsARestoreMigrates(into: manga)
+    #expect(
+      try sqlRows(store, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        "1|Book|0", "2|GraphicNovel|1", "3|Manga|2", "4|Page|0", "5|Tag|0", "6|Writer|0",
+        "7|Author|6",
+      ])
+    #expect(try sqlRows(store, "SELECT DISTINCT Z_ENT FROM ZPAGE") == ["4"])
+    #expect(try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE ZVOLUME IS NOT NULL") == ["0"])
+    #expect(
+      try sqlRows(store, "SELECT name FROM sqlite_master WHERE name LIKE 'Z\\_%MANGAS' ESCAPE '\\'")
+        .count == 1)
+  }
+
   /// An attribute renamed (by its renaming identifier) keeps its values in its column under the
   /// new name: `ALTER TABLE … RENAME COLUMN`, in place, holding what the migrating restore
   /// writes, report included.

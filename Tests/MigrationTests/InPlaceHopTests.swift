@@ -63,16 +63,41 @@ struct InPlaceHopTests {
       ])
   }
 
-  @Test func typeChangesAndNewEntitiesAreNotDoneInPlace() throws {
+  @Test func typeChangesAreNotDoneInPlace() throws {
     let renamedAndWidened = AttributeDescription(
       name: "total", type: .integer64, renamingIdentifier: "count")
     #expect(try hop([Self.count], [renamedAndWidened]).inPlaceAttributes == nil)
     let widened = AttributeDescription(name: "count", type: .integer64)
     #expect(try hop([Self.count], [widened]).inPlaceAttributes == nil)
+  }
+
+  /// An entity added (with a relationship to a kept one) leaves the kept entities' rules as they
+  /// were; one removed or renamed has its objects dropped or moved, which only the hop does.
+  @Test func entitiesAddedAreDoneInPlaceAndEntitiesRemovedOrRenamedAreNot() throws {
     let source = try Self.model([Self.name], version: "1")
-    var entities = try Self.model([Self.name], version: "2").entities
-    entities.append(EntityDescription(name: "Tag", attributes: [Self.name]))
+    var entities = try Self.model([Self.name, Self.count], version: "2").entities
+    entities.append(
+      EntityDescription(
+        name: "Tag", attributes: [Self.name],
+        relationships: [RelationshipDescription(name: "item", destination: "Item", maxCount: 1)]))
     let grown = try ObjectModel(name: "Shop", versionName: "2", entities: entities)
-    #expect(try MigrationHop(from: source, to: grown, mapping: nil).inPlaceAttributes == nil)
+    #expect(try MigrationHop(from: source, to: grown, mapping: nil).inPlaceAttributes == [])
+    let shrunk = try ObjectModel(
+      name: "Shop", versionName: "2", entities: source.entities.filter { $0.name == "Shelf" })
+    #expect(try MigrationHop(from: source, to: shrunk, mapping: nil).inPlaceAttributes == nil)
+    let renamed = try ObjectModel(
+      name: "Shop", versionName: "2",
+      entities: source.entities.map { entity in
+        guard entity.name == "Shelf" else {
+          return EntityDescription(
+            name: entity.name, attributes: entity.attributes,
+            relationships: [
+              RelationshipDescription(name: "shelf", destination: "Rack", maxCount: 1)
+            ])
+        }
+        return EntityDescription(
+          name: "Rack", renamingIdentifier: "Shelf", attributes: entity.attributes)
+      })
+    #expect(try MigrationHop(from: source, to: renamed, mapping: nil).inPlaceAttributes == nil)
   }
 }

@@ -5,22 +5,27 @@ import ObjectStore
 import SQLite
 
 /// A migration done in SQL on the store itself, as Core Data's lightweight migration does a
-/// change that only adds, drops or renames attributes (and the indexes that go with them):
-/// columns added, dropped and renamed with `ALTER TABLE`, defaults given to the objects that
-/// hold no value,
-/// indexes made and dropped, the metadata, model cache and `Z_PRIMARYKEY` rewritten — all in
-/// one transaction under the store's write lock, so a run killed at any moment leaves the store
-/// as it was or migrated. What it writes is what the migrating restore writes for the same
-/// plan: the same objects and values, the same bookkeeping, the same report.
+/// change that only adds, drops or renames attributes, adds entities and relationships (and
+/// the indexes that go with them): columns added, dropped and renamed with `ALTER TABLE`,
+/// defaults given to the objects that hold no value, new entities' and relationships' tables
+/// made, indexes made and dropped, the metadata, model cache and `Z_PRIMARYKEY` rewritten — all
+/// in one transaction under the store's write lock, so a run killed at any moment leaves the
+/// store as it was or migrated. What it writes is what the migrating restore writes for the
+/// same plan: the same objects and values, the same bookkeeping, the same report.
 ///
-/// Anything else (entity renames, type changes, entities added, removed or renumbered, relationships
-/// changed, triggers changed, columns the model does not describe, several hops, custom stages)
-/// is not one: ``init(plan:store:current:)`` gives nil, and the store is migrated by copy.
+/// An entity added where Core Data's numbering puts it before others moves their numbers
+/// (`Z_ENT`): the rows' numbers, the to-one columns holding a destination's number and the
+/// columns and join tables named after one follow.
+///
+/// Anything else (entity or relationship renames or removals, type changes, a to-one that comes
+/// to need its destination's entity, triggers changed, columns the model does not describe,
+/// several hops, custom stages) is not one: ``init(plan:store:current:)`` gives nil, and the
+/// store is migrated by copy.
 struct InPlaceMigration {
   let plan: MigrationPlan
   private let hop: MigrationHop
-  /// `DROP INDEX`, `ALTER TABLE … DROP COLUMN`, `… RENAME COLUMN`, `… ADD COLUMN`, `CREATE
-  /// INDEX`, in that order.
+  /// `DROP INDEX`, `ALTER TABLE … DROP COLUMN`, `… RENAME TO`, `… RENAME COLUMN`, `… ADD
+  /// COLUMN`, `CREATE TABLE`, the entity numbers moved, `CREATE INDEX`, in that order.
   private let statements: [String]
   /// The attributes given a default or checked, with their table, column and entity number.
   private let attributes:
@@ -45,12 +50,18 @@ struct InPlaceMigration {
     }.sorted()
     let schema = try StoreSchema(model: target, persistentHistory: !historyTables.isEmpty)
     let expected = schema.schemaObjects
-    // Entities keep their numbers: rows keep their Z_ENT.
-    let numbers = store.entityNumbers(for: target)
-    guard target.entities.allSatisfy({ numbers[$0.name] == target.entityNumbers[$0.name] }),
-      Set(present.filter { $0.type == "table" }.map(\.name))
-        == Set(expected.filter { $0.type == "table" }.map(\.name))
+    // Every entity keeps its parent (and so its table); entities may be added.
+    guard current.entities.allSatisfy({ target.entity(named: $0.name)?.parent == $0.parent })
     else { return nil }
+    // Entities take the target's numbers: where an added one comes before others, theirs move.
+    let numbers = store.entityNumbers(for: current)
+    var moved: [Int: Int] = [:]
+    for entity in current.entities {
+      guard let old = numbers[entity.name], let new = target.entityNumbers[entity.name] else {
+        return nil
+      }
+      if old != new { moved[old] = new }
+    }
     let snapshot = try store.schema()
     let expectedSnapshot = try SchemaSnapshot(of: schema)
     let oldLayout = try store.layout(for: current)
@@ -73,15 +84,32 @@ struct InPlaceMigration {
       else { return nil }
       if oldColumn != newColumn { renamed[table, default: [:]][newColumn] = oldColumn }
     }
+    guard
+      let relationships = Self.structure(
+        old: oldLayout, new: newLayout, current: current, renamed: &renamed)
+    else { return nil }
     var drops: [String] = []
+    var tableRenames: [String] = []
     var renames: [String] = []
     var adds: [String] = []
+    var creates: [String] = []
     var dropped: Set<String> = []
+    var kept: Set<String> = []
     for (table, columns) in expectedSnapshot.tables.sorted(by: { $0.key < $1.key }) {
-      guard let old = snapshot.tables[table] else { return nil }
+      let oldName = relationships.joinRenames[table] ?? table
+      guard let old = snapshot.tables[oldName] else {
+        // A table of its own for an added hierarchy or relationship.
+        guard relationships.newTables.contains(table),
+          let sql = expected.first(where: { $0.type == "table" && $0.name == table })?.sql
+        else { return nil }
+        creates.append(sql)
+        continue
+      }
+      kept.insert(oldName)
+      if oldName != table { tableRenames.append("ALTER TABLE \(oldName) RENAME TO \(table)") }
       let oldTypes = Dictionary(old.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
       let newNames = Set(columns.map(\.name))
-      let addable = attributeColumns(newLayout, table)
+      let addable = attributeColumns(newLayout, table).union(relationships.addable[table] ?? [])
       let droppable = attributeColumns(oldLayout, table)
       let renamedHere = renamed[table] ?? [:]
       for column in columns {
@@ -99,8 +127,23 @@ struct InPlaceMigration {
       for column in old.map(\.name)
       where !newNames.contains(column) && !renamedHere.values.contains(column) {
         guard droppable.contains(column) else { return nil }
-        drops.append("ALTER TABLE \(table) DROP COLUMN \(column)")
+        drops.append("ALTER TABLE \(oldName) DROP COLUMN \(column)")
         dropped.insert(column)
+      }
+    }
+    guard Set(snapshot.tables.keys) == kept else { return nil }
+    // The rows' entity numbers and the to-one columns holding a destination's, moved at once.
+    var renumbering: [String] = []
+    if !moved.isEmpty {
+      let cases = moved.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }
+        .joined(separator: " ")
+      let list = moved.keys.sorted().map(String.init).joined(separator: ", ")
+      for (table, column) in [(String, String)](
+        newLayout.tables.map { ($0.name, "Z_ENT") } + relationships.entityColumns)
+      where kept.contains(relationships.joinRenames[table] ?? table) {
+        renumbering.append(
+          "UPDATE \(table) SET \(column) = CASE \(column) \(cases) END WHERE \(column) IN (\(list))"
+        )
       }
     }
     // Triggers stay as they are (derived attributes unchanged); indexes follow the model.
@@ -131,7 +174,8 @@ struct InPlaceMigration {
     }
     self.plan = plan
     self.hop = hop
-    statements = dropIndexes + drops + renames + adds + createIndexes
+    statements =
+      dropIndexes + drops + tableRenames + renames + adds + creates + renumbering + createIndexes
     self.attributes = attributes
     entities = target.entities.filter { !$0.isAbstract }.compactMap { entity in
       guard let table = newLayout.table(for: entity.name)?.name,
@@ -144,6 +188,114 @@ struct InPlaceMigration {
     entityRows = schema.entityRows(maxima: maxima)
     self.historyTables = historyTables
     (metadata, hashNote) = ObjectMigration.metadata(store.metadataBytes, for: target)
+  }
+
+  /// What the hop does to tables and relationship columns besides attributes.
+  private struct Structure {
+    /// Tables of added hierarchies and of added many-to-many relationships.
+    var newTables: Set<String> = []
+    /// Per table, the columns of added relationships (empty for every object there now).
+    var addable: [String: Set<String>] = [:]
+    /// The to-one columns of kept relationships holding a destination's entity number (the
+    /// table's name and the column's, in the target).
+    var entityColumns: [(String, String)] = []
+    /// Kept join tables by their name in the target: their name in the store.
+    var joinRenames: [String: String] = [:]
+  }
+
+  /// How `new` (the target's layout) keeps `old`'s relationship columns and tables: each kept
+  /// relationship's columns, those named after an entity number renamed into `renamed` (by
+  /// table, the target's name to the store's), and added relationships' columns and tables.
+  /// Nil when a relationship is removed or changed, or a kept to-one comes to need its
+  /// destination's entity number (values the store does not hold).
+  private static func structure(
+    old: StoreLayout, new: StoreLayout, current: ObjectModel,
+    renamed: inout [String: [String: String]]
+  ) -> Structure? {
+    var structure = Structure()
+    func isAdded(_ entity: String, _ relationship: String) -> Bool {
+      !current.relationships(of: entity).contains { $0.name == relationship }
+    }
+    func rename(_ table: String, _ from: String?, _ to: String?) -> Bool {
+      guard let from, let to else { return from == nil && to == nil }
+      if from != to { renamed[table, default: [:]][to] = from }
+      return true
+    }
+    for table in new.tables {
+      guard current.entity(named: table.rootEntity) != nil else {
+        structure.newTables.insert(table.name)
+        continue
+      }
+      guard let before = old.tables.first(where: { $0.name == table.name }) else { return nil }
+      for (entity, columns) in before.toOne {
+        for column in columns
+        where !(table.toOne[entity] ?? []).contains(where: {
+          $0.relationship.name == column.relationship.name
+        }) {
+          return nil
+        }
+      }
+      for (entity, columns) in table.toOne {
+        for column in columns {
+          let name = column.relationship.name
+          guard let kept = before.toOne[entity]?.first(where: { $0.relationship.name == name })
+          else {
+            guard isAdded(entity, name) else { return nil }
+            structure.addable[table.name, default: []].formUnion(
+              [column.column] + (column.entityColumn.map { [$0] } ?? []))
+            continue
+          }
+          guard kept.relationship.destination == column.relationship.destination,
+            kept.column == column.column, rename(table.name, kept.entityColumn, column.entityColumn)
+          else { return nil }
+          if let entityColumn = column.entityColumn {
+            structure.entityColumns.append((table.name, entityColumn))
+          }
+        }
+      }
+      // Order keys, and the owner's key and place of a to-many without an inverse (named
+      // after the owner's entity number), by relationship.
+      for (keys, kept) in [
+        (table.orderKeys, before.orderKeys), (table.ownerKeys, before.ownerKeys),
+        (table.ownerOrderKeys, before.ownerOrderKeys),
+      ] {
+        guard Set(kept.keys).isSubset(of: keys.keys) else { return nil }
+        for (key, column) in keys {
+          if let was = kept[key] {
+            _ = rename(table.name, was, column)
+            continue
+          }
+          let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+          guard parts.count == 2, isAdded(parts[0], parts[1]) else { return nil }
+          structure.addable[table.name, default: []].insert(column)
+        }
+      }
+    }
+    for join in new.joins {
+      guard
+        let kept = old.joins.first(where: {
+          $0.entity == join.entity && $0.relationship.name == join.relationship.name
+        })
+      else {
+        guard isAdded(join.entity, join.relationship.name) else { return nil }
+        structure.newTables.insert(join.name)
+        continue
+      }
+      guard kept.relationship.destination == join.relationship.destination,
+        rename(join.name, kept.sourceColumn, join.sourceColumn),
+        rename(join.name, kept.destinationColumn, join.destinationColumn),
+        rename(join.name, kept.orderColumn, join.orderColumn)
+      else { return nil }
+      structure.joinRenames[join.name] = kept.name
+    }
+    guard
+      old.joins.allSatisfy({ kept in
+        new.joins.contains {
+          $0.entity == kept.entity && $0.relationship.name == kept.relationship.name
+        }
+      })
+    else { return nil }
+    return structure
   }
 
   /// Runs the migration on `database` (inside the transaction the caller commits).
