@@ -5,7 +5,7 @@ extension MigrationHop {
   /// itself: its values kept under another name, a default for the objects that hold none, or
   /// no object left without one.
   package struct InPlaceAttribute: Sendable, Equatable {
-    /// The concrete entity whose objects it is about.
+    /// The concrete entity whose objects it is about (in the destination version).
     package let entity: String
     /// The attribute (in the destination version).
     package let attribute: String
@@ -16,22 +16,26 @@ extension MigrationHop {
     /// The attribute's name in the source version, when the hop renames it (by its renaming
     /// identifier or a mapping): its values stay where they are, under the new name.
     package var renamedFrom: String? = nil
+    /// The entity's name in the source version, when the hop renames it.
+    package var sourceEntity: String? = nil
   }
 
-  /// The attributes to rename, fill or check when the hop keeps every entity and relationship
-  /// under its own name and changes nothing but attributes added, removed or renamed (every
-  /// kept attribute of the same type, not mapped, converted, generated or promoted out of a
-  /// bucket, nothing extracted), besides entities and relationships added: then the hop can be
-  /// done in SQL on the store, as Core Data's lightweight migration does such a change, and
-  /// gives what the hop gives object by object (whether the store's tables allow it is the
-  /// store's side to judge). Nil for any other hop.
+  /// Each source entity's name in the destination version, for every one that survives.
+  package var keptEntities: [String: String] { entityMap }
+
+  /// The attributes to rename, fill or check when the hop keeps every relationship it keeps
+  /// under its own name, every entity it keeps under its own name or renamed, and changes
+  /// nothing but attributes added, removed or renamed (every kept attribute of the same type,
+  /// not mapped, converted, generated or promoted out of a bucket, nothing extracted), besides
+  /// entities and relationships added or removed: then the hop can be done in SQL on the store,
+  /// as Core Data's lightweight migration does such a change, and gives what the hop gives
+  /// object by object (whether the store's tables allow it, and how what is removed is
+  /// counted, is the store's side to judge). Nil for any other hop.
   package var inPlaceAttributes: [InPlaceAttribute]? {
-    guard extractions.isEmpty, entityMap.count == source.entities.count,
-      entityMap.allSatisfy({ $0.key == $0.value })
-    else { return nil }
+    guard extractions.isEmpty else { return nil }
     var attributes: [InPlaceAttribute] = []
     for (entity, rule) in rules.sorted(by: { $0.key < $1.key }) {
-      guard rule.destination == entity, rule.extractions.isEmpty, rule.ownerLinks.isEmpty,
+      guard rule.extractions.isEmpty, rule.ownerLinks.isEmpty,
         rule.relationships.allSatisfy({ name, targets in
           targets.count == 1 && targets[0].name == name
         })
@@ -46,8 +50,9 @@ extension MigrationHop {
         if attribute.fill != nil || !attribute.isOptional || renamedFrom != nil {
           attributes.append(
             InPlaceAttribute(
-              entity: entity, attribute: attribute.name, fill: attribute.fill,
-              isRequired: !attribute.isOptional, renamedFrom: renamedFrom))
+              entity: rule.destination, attribute: attribute.name, fill: attribute.fill,
+              isRequired: !attribute.isOptional, renamedFrom: renamedFrom,
+              sourceEntity: rule.destination == entity ? nil : entity))
         }
       }
     }

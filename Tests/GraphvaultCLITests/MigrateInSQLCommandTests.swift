@@ -248,7 +248,8 @@ struct MigrateInSQLCommandTests {
               <entity name="Page" 
           """
       ).replacingOccurrences(
-        of: #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags""#,
+        of:
+          #"<relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags""#,
         with: """
           <relationship name="mangas" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Manga" inverseName="genres" inverseEntity="Manga"/>
                   <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags"
@@ -265,6 +266,51 @@ struct MigrateInSQLCommandTests {
     #expect(
       try sqlRows(store, "SELECT name FROM sqlite_master WHERE name LIKE 'Z\\_%MANGAS' ESCAPE '\\'")
         .count == 1)
+  }
+
+  /// An entity renamed by its renaming identifier (Tag → Label, which Core Data's numbering
+  /// puts before Page): its table renamed, Page renumbered, the books–tags join table's Tag
+  /// column renamed, holding what the migrating restore writes.
+  @Test func anEntityRenamedIsRenamedInSQL() throws {
+    let labelled = workspace.path("Labelled.xcdatamodeld").path
+    try Self.writeModel(at: labelled) {
+      $0.replacingOccurrences(
+        of: #"<entity name="Tag" representedClassName="Tag""#,
+        with: #"<entity name="Label" representedClassName="Label" elementID="Tag""#
+      ).replacingOccurrences(of: #"destinationEntity="Tag""#, with: #"destinationEntity="Label""#)
+        .replacingOccurrences(of: #"inverseEntity="Tag""#, with: #"inverseEntity="Label""#)
+    }
+    let tags = try sqlRows(store, "SELECT Z_PK, ZNAME FROM ZTAG ORDER BY Z_PK")
+    let links = try sqlRows(store, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS ORDER BY 1, 2")
+    try expectMigratedInPlaceAsARestoreMigrates(into: labelled)
+    #expect(try sqlRows(store, "SELECT Z_PK, ZNAME FROM ZLABEL ORDER BY Z_PK") == tags)
+    #expect(try sqlRows(store, "SELECT Z_1BOOKS, Z_3TAGS FROM Z_1TAGS ORDER BY 1, 2") == links)
+    #expect(try sqlRows(store, "SELECT DISTINCT Z_ENT FROM ZLABEL") == ["3"])
+    #expect(try sqlRows(store, "SELECT DISTINCT Z_ENT FROM ZPAGE") == ["4"])
+  }
+
+  /// Entities removed: their objects dropped and counted, the relationships to them removed and
+  /// their links counted, as the migrating restore reports them. Tag's removal renumbers
+  /// Writer and Author (Book's author entity column renamed and rewritten); the Writer
+  /// hierarchy's removal drops Book's to-one author with its columns.
+  @Test(arguments: [["Tag"], ["Writer", "Author"]])
+  func entitiesRemovedAreRemovedInSQLAndCountedAsTheRestoreCountsThem(removed: [String]) throws {
+    let smaller = workspace.path("Smaller.xcdatamodeld").path
+    try Self.writeModel(at: smaller) { text in
+      var text = text
+      for entity in removed {
+        text = text.replacing(
+          try! Regex(#"\s*<entity name="\#(entity)" .*?</entity>"#).dotMatchesNewlines(), with: "")
+        text = text.replacing(
+          try! Regex(#"\s*<relationship [^>]*destinationEntity="\#(entity)"[^>]*/>"#), with: "")
+      }
+      return text
+    }
+    try expectMigratedInPlaceAsARestoreMigrates(into: smaller)
+    let tables = try sqlRows(store, "SELECT name FROM sqlite_master WHERE type = 'table'")
+    for entity in removed { #expect(!tables.contains("Z" + entity.uppercased())) }
+    #expect(tables.contains("Z_1TAGS") == !removed.contains("Tag"))
+    #expect(try sqlRows(store, "SELECT count(*) FROM Z_PRIMARYKEY") == ["\(6 - removed.count)"])
   }
 
   /// An attribute renamed (by its renaming identifier) keeps its values in its column under the

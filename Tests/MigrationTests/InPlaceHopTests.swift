@@ -71,9 +71,9 @@ struct InPlaceHopTests {
     #expect(try hop([Self.count], [widened]).inPlaceAttributes == nil)
   }
 
-  /// An entity added (with a relationship to a kept one) leaves the kept entities' rules as they
-  /// were; one removed or renamed has its objects dropped or moved, which only the hop does.
-  @Test func entitiesAddedAreDoneInPlaceAndEntitiesRemovedOrRenamedAreNot() throws {
+  /// An entity added (with a relationship to a kept one), removed or renamed leaves the kept
+  /// entities' rules as they were (a renamed one's under its new name, saying the old).
+  @Test func entitiesAddedRemovedOrRenamedAreDoneInPlace() throws {
     let source = try Self.model([Self.name], version: "1")
     var entities = try Self.model([Self.name, Self.count], version: "2").entities
     entities.append(
@@ -84,7 +84,7 @@ struct InPlaceHopTests {
     #expect(try MigrationHop(from: source, to: grown, mapping: nil).inPlaceAttributes == [])
     let shrunk = try ObjectModel(
       name: "Shop", versionName: "2", entities: source.entities.filter { $0.name == "Shelf" })
-    #expect(try MigrationHop(from: source, to: shrunk, mapping: nil).inPlaceAttributes == nil)
+    #expect(try MigrationHop(from: source, to: shrunk, mapping: nil).inPlaceAttributes == [])
     let renamed = try ObjectModel(
       name: "Shop", versionName: "2",
       entities: source.entities.map { entity in
@@ -96,8 +96,11 @@ struct InPlaceHopTests {
             ])
         }
         return EntityDescription(
-          name: "Rack", renamingIdentifier: "Shelf", attributes: entity.attributes)
+          name: "Rack", renamingIdentifier: "Shelf",
+          attributes: [AttributeDescription(name: "label", type: .string, isOptional: false)])
       })
-    #expect(try MigrationHop(from: source, to: renamed, mapping: nil).inPlaceAttributes == nil)
+    let rules = try MigrationHop(from: source, to: renamed, mapping: nil).inPlaceAttributes
+    #expect(rules?.map(Self.describe) == ["Rack.label, required"])
+    #expect(rules?.first?.sourceEntity == "Shelf")
   }
 }

@@ -37,6 +37,17 @@ struct InPlaceMigration {
   private let historyTables: [String]
   private let metadata: [UInt8]
   private let hashNote: String?
+  /// What the hop counts of the objects and links it drops, counted before they go.
+  private let tallies: [Tally]
+
+  /// A count of dropped objects or links by entity number: `sql` gives each number and its
+  /// count; they go to `entities`' names, as objects dropped or, with a relationship, as its
+  /// links dropped.
+  private struct Tally {
+    let sql: String
+    let entities: [Int: String]
+    var relationship: String? = nil
+  }
 
   /// The plan done in place on `store` (at `current`), or nil when it cannot be.
   init?(plan: MigrationPlan, store: CoreDataStore, current: ObjectModel) throws {
@@ -50,16 +61,26 @@ struct InPlaceMigration {
     }.sorted()
     let schema = try StoreSchema(model: target, persistentHistory: !historyTables.isEmpty)
     let expected = schema.schemaObjects
-    // Every entity keeps its parent (and so its table); entities may be added.
-    guard current.entities.allSatisfy({ target.entity(named: $0.name)?.parent == $0.parent })
+    // Every entity kept (under its name or renamed) keeps its parent, and so its table;
+    // entities may be added, and whole hierarchies removed.
+    let names = hop.keptEntities
+    func newName(_ entity: String) -> String { names[entity] ?? entity }
+    guard
+      current.entities.allSatisfy({ entity in
+        guard names[entity.name] != nil else {
+          let root = current.root(of: entity.name)?.name ?? entity.name
+          return current.hierarchy(from: root).allSatisfy { names[$0.name] == nil }
+        }
+        return target.entity(named: newName(entity.name))?.parent == entity.parent.map(newName)
+      })
     else { return nil }
-    // Entities take the target's numbers: where an added one comes before others, theirs move.
+    // Entities take the target's numbers: where an added or renamed one comes before others,
+    // theirs move.
     let numbers = store.entityNumbers(for: current)
     var moved: [Int: Int] = [:]
-    for entity in current.entities {
-      guard let old = numbers[entity.name], let new = target.entityNumbers[entity.name] else {
-        return nil
-      }
+    for entity in current.entities where names[entity.name] != nil {
+      guard let old = numbers[entity.name], let new = target.entityNumbers[newName(entity.name)]
+      else { return nil }
       if old != new { moved[old] = new }
     }
     let snapshot = try store.schema()
@@ -78,7 +99,7 @@ struct InPlaceMigration {
     for rule in rules {
       guard let from = rule.renamedFrom else { continue }
       guard let table = newLayout.table(for: rule.entity)?.name,
-        let oldColumn = oldLayout.column(ofAttribute: from, in: rule.entity),
+        let oldColumn = oldLayout.column(ofAttribute: from, in: rule.sourceEntity ?? rule.entity),
         let newColumn = newLayout.column(ofAttribute: rule.attribute, in: rule.entity),
         renamed[table]?[newColumn].map({ $0 == oldColumn }) ?? true
       else { return nil }
@@ -86,7 +107,8 @@ struct InPlaceMigration {
     }
     guard
       let relationships = Self.structure(
-        old: oldLayout, new: newLayout, current: current, renamed: &renamed)
+        old: oldLayout, new: newLayout, current: current, names: names, numbers: numbers,
+        renamed: &renamed)
     else { return nil }
     var drops: [String] = []
     var tableRenames: [String] = []
@@ -96,7 +118,7 @@ struct InPlaceMigration {
     var dropped: Set<String> = []
     var kept: Set<String> = []
     for (table, columns) in expectedSnapshot.tables.sorted(by: { $0.key < $1.key }) {
-      let oldName = relationships.joinRenames[table] ?? table
+      let oldName = relationships.tableRenames[table] ?? table
       guard let old = snapshot.tables[oldName] else {
         // A table of its own for an added hierarchy or relationship.
         guard relationships.newTables.contains(table),
@@ -110,7 +132,8 @@ struct InPlaceMigration {
       let oldTypes = Dictionary(old.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
       let newNames = Set(columns.map(\.name))
       let addable = attributeColumns(newLayout, table).union(relationships.addable[table] ?? [])
-      let droppable = attributeColumns(oldLayout, table)
+      let droppable = attributeColumns(oldLayout, oldName).union(
+        relationships.droppable[oldName] ?? [])
       let renamedHere = renamed[table] ?? [:]
       for column in columns {
         if let type = oldTypes[column.name] {
@@ -131,7 +154,10 @@ struct InPlaceMigration {
         dropped.insert(column)
       }
     }
-    guard Set(snapshot.tables.keys) == kept else { return nil }
+    guard Set(snapshot.tables.keys) == kept.union(relationships.droppedTables),
+      relationships.tableRenames.allSatisfy({ $0.key == $0.value || snapshot.tables[$0.key] == nil }
+      )
+    else { return nil }
     // The rows' entity numbers and the to-one columns holding a destination's, moved at once.
     var renumbering: [String] = []
     if !moved.isEmpty {
@@ -140,7 +166,7 @@ struct InPlaceMigration {
       let list = moved.keys.sorted().map(String.init).joined(separator: ", ")
       for (table, column) in [(String, String)](
         newLayout.tables.map { ($0.name, "Z_ENT") } + relationships.entityColumns)
-      where kept.contains(relationships.joinRenames[table] ?? table) {
+      where kept.contains(relationships.tableRenames[table] ?? table) {
         renumbering.append(
           "UPDATE \(table) SET \(column) = CASE \(column) \(cases) END WHERE \(column) IN (\(list))"
         )
@@ -175,7 +201,9 @@ struct InPlaceMigration {
     self.plan = plan
     self.hop = hop
     statements =
-      dropIndexes + drops + tableRenames + renames + adds + creates + renumbering + createIndexes
+      dropIndexes + relationships.droppedTables.sorted().map { "DROP TABLE \($0)" } + drops
+      + tableRenames + renames + adds + creates + renumbering + createIndexes
+    tallies = relationships.tallies
     self.attributes = attributes
     entities = target.entities.filter { !$0.isAbstract }.compactMap { entity in
       guard let table = newLayout.table(for: entity.name)?.name,
@@ -184,7 +212,7 @@ struct InPlaceMigration {
       return (entity.name, table, number)
     }
     var maxima: [String: Int64] = [:]
-    for row in store.entityRows { maxima[row.name] = row.maxPrimaryKey }
+    for row in store.entityRows { maxima[newName(row.name)] = row.maxPrimaryKey }
     entityRows = schema.entityRows(maxima: maxima)
     self.historyTables = historyTables
     (metadata, hashNote) = ObjectMigration.metadata(store.metadataBytes, for: target)
@@ -199,54 +227,113 @@ struct InPlaceMigration {
     /// The to-one columns of kept relationships holding a destination's entity number (the
     /// table's name and the column's, in the target).
     var entityColumns: [(String, String)] = []
-    /// Kept join tables by their name in the target: their name in the store.
-    var joinRenames: [String: String] = [:]
+    /// Kept tables by their name in the target: their name in the store (a renamed entity's,
+    /// a join table named after a moved entity number).
+    var tableRenames: [String: String] = [:]
+    /// Tables of removed hierarchies and removed many-to-many relationships.
+    var droppedTables: Set<String> = []
+    /// Per table (the store's name), the columns of removed relationships.
+    var droppable: [String: Set<String>] = [:]
+    /// The counts of what is dropped.
+    var tallies: [Tally] = []
   }
 
-  /// How `new` (the target's layout) keeps `old`'s relationship columns and tables: each kept
-  /// relationship's columns, those named after an entity number renamed into `renamed` (by
-  /// table, the target's name to the store's), and added relationships' columns and tables.
-  /// Nil when a relationship is removed or changed, or a kept to-one comes to need its
+  /// How `new` (the target's layout) keeps `old`'s tables and relationship columns, `names`
+  /// giving each entity of `current` kept its name in the target (`numbers`, its number in the
+  /// store): each kept relationship's columns, those named after an entity number renamed into
+  /// `renamed` (by table, the target's name to the store's), added relationships' columns and
+  /// tables, and removed hierarchies' and relationships' tables and columns, with the counts
+  /// the hop gives of what they held. Nil when a relationship is changed, a removed one keeps
+  /// an owner's key in its destination's rows, or a kept to-one comes to need its
   /// destination's entity number (values the store does not hold).
   private static func structure(
-    old: StoreLayout, new: StoreLayout, current: ObjectModel,
-    renamed: inout [String: [String: String]]
+    old: StoreLayout, new: StoreLayout, current: ObjectModel, names: [String: String],
+    numbers: [String: Int], renamed: inout [String: [String: String]]
   ) -> Structure? {
     var structure = Structure()
+    /// The store's numbers of the concrete entities of `entity`'s hierarchy, to their names
+    /// in the report (the target's, or the store's for removed ones).
+    func concrete(_ entity: String) -> [Int: String] {
+      var found: [Int: String] = [:]
+      for member in current.hierarchy(from: entity) where !member.isAbstract {
+        if let number = numbers[member.name] { found[number] = names[member.name] ?? member.name }
+      }
+      return found
+    }
+    func list(_ numbers: [Int: String]) -> String {
+      numbers.keys.sorted().map(String.init).joined(separator: ", ")
+    }
+    for table in old.tables where names[table.rootEntity] == nil {
+      structure.droppedTables.insert(table.name)
+      structure.tallies.append(
+        Tally(
+          sql: "SELECT Z_ENT, count(*) FROM \(table.name) GROUP BY Z_ENT",
+          entities: concrete(table.rootEntity)))
+    }
+    let sources = Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+    func newName(_ entity: String) -> String { names[entity] ?? entity }
+    /// Whether the target's `entity` has `relationship` where the store's entity it comes from
+    /// (if any) has none.
     func isAdded(_ entity: String, _ relationship: String) -> Bool {
-      !current.relationships(of: entity).contains { $0.name == relationship }
+      guard let source = sources[entity] else { return true }
+      return !current.relationships(of: source).contains { $0.name == relationship }
+    }
+    /// Whether the store's `entity` keeps `relationship` in the target (a changed one is
+    /// neither kept nor removed: nil is given above).
+    func isKept(_ entity: String, _ relationship: String) -> Bool {
+      guard let kept = names[entity] else { return false }
+      return new.model.relationships(of: kept).contains { $0.name == relationship }
     }
     func rename(_ table: String, _ from: String?, _ to: String?) -> Bool {
       guard let from, let to else { return from == nil && to == nil }
       if from != to { renamed[table, default: [:]][to] = from }
       return true
     }
+    /// The same relationship, in the target's names.
+    func same(_ kept: RelationshipDescription, _ relationship: RelationshipDescription) -> Bool {
+      kept.name == relationship.name && newName(kept.destination) == relationship.destination
+    }
     for table in new.tables {
-      guard current.entity(named: table.rootEntity) != nil else {
+      guard let root = sources[table.rootEntity] else {
         structure.newTables.insert(table.name)
         continue
       }
-      guard let before = old.tables.first(where: { $0.name == table.name }) else { return nil }
+      guard let before = old.tables.first(where: { $0.rootEntity == root }) else { return nil }
+      structure.tableRenames[table.name] = before.name
+      // A removed to-one's columns go; its links are counted by the objects that hold one.
       for (entity, columns) in before.toOne {
         for column in columns
-        where !(table.toOne[entity] ?? []).contains(where: {
+        where !(table.toOne[newName(entity)] ?? []).contains(where: {
           $0.relationship.name == column.relationship.name
         }) {
-          return nil
+          let name = column.relationship.name
+          guard names[entity] != nil, !isKept(entity, name) else { return nil }
+          let entities = concrete(entity)
+          structure.droppable[before.name, default: []].formUnion(
+            [column.column] + (column.entityColumn.map { [$0] } ?? [])
+              + (before.orderKeys["\(entity).\(name)"].map { [$0] } ?? []))
+          structure.tallies.append(
+            Tally(
+              sql:
+                "SELECT Z_ENT, count(*) FROM \(before.name) WHERE \(column.column) IS NOT NULL AND Z_ENT IN (\(list(entities))) GROUP BY Z_ENT",
+              entities: entities, relationship: name))
         }
       }
       for (entity, columns) in table.toOne {
         for column in columns {
           let name = column.relationship.name
-          guard let kept = before.toOne[entity]?.first(where: { $0.relationship.name == name })
+          guard
+            let kept = sources[entity].flatMap({ before.toOne[$0] })?.first(where: {
+              $0.relationship.name == name
+            })
           else {
             guard isAdded(entity, name) else { return nil }
             structure.addable[table.name, default: []].formUnion(
               [column.column] + (column.entityColumn.map { [$0] } ?? []))
             continue
           }
-          guard kept.relationship.destination == column.relationship.destination,
-            kept.column == column.column, rename(table.name, kept.entityColumn, column.entityColumn)
+          guard same(kept.relationship, column.relationship), kept.column == column.column,
+            rename(table.name, kept.entityColumn, column.entityColumn)
           else { return nil }
           if let entityColumn = column.entityColumn {
             structure.entityColumns.append((table.name, entityColumn))
@@ -254,14 +341,22 @@ struct InPlaceMigration {
         }
       }
       // Order keys, and the owner's key and place of a to-many without an inverse (named
-      // after the owner's entity number), by relationship.
+      // after the owner's entity number), by relationship (`Entity.name`).
       for (keys, kept) in [
         (table.orderKeys, before.orderKeys), (table.ownerKeys, before.ownerKeys),
         (table.ownerOrderKeys, before.ownerOrderKeys),
       ] {
-        guard Set(kept.keys).isSubset(of: keys.keys) else { return nil }
+        var renamedKeys: [String: String] = [:]
+        for (key, column) in kept {
+          let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+          guard parts.count == 2 else { return nil }
+          // A removed to-one's order key goes with it (above).
+          if structure.droppable[before.name]?.contains(column) == true { continue }
+          renamedKeys["\(newName(parts[0])).\(parts[1])"] = column
+        }
+        guard Set(renamedKeys.keys).isSubset(of: keys.keys) else { return nil }
         for (key, column) in keys {
-          if let was = kept[key] {
+          if let was = renamedKeys[key] {
             _ = rename(table.name, was, column)
             continue
           }
@@ -274,27 +369,36 @@ struct InPlaceMigration {
     for join in new.joins {
       guard
         let kept = old.joins.first(where: {
-          $0.entity == join.entity && $0.relationship.name == join.relationship.name
+          newName($0.entity) == join.entity && same($0.relationship, join.relationship)
         })
       else {
         guard isAdded(join.entity, join.relationship.name) else { return nil }
         structure.newTables.insert(join.name)
         continue
       }
-      guard kept.relationship.destination == join.relationship.destination,
-        rename(join.name, kept.sourceColumn, join.sourceColumn),
+      guard rename(join.name, kept.sourceColumn, join.sourceColumn),
         rename(join.name, kept.destinationColumn, join.destinationColumn),
         rename(join.name, kept.orderColumn, join.orderColumn)
       else { return nil }
-      structure.joinRenames[join.name] = kept.name
+      structure.tableRenames[join.name] = kept.name
     }
-    guard
-      old.joins.allSatisfy({ kept in
-        new.joins.contains {
-          $0.entity == kept.entity && $0.relationship.name == kept.relationship.name
-        }
-      })
-    else { return nil }
+    // A removed many-to-many's table goes; its rows are counted by their owners, when kept.
+    for join in old.joins
+    where !new.joins.contains(where: {
+      $0.entity == newName(join.entity) && same(join.relationship, $0.relationship)
+    }) {
+      guard !isKept(join.entity, join.relationship.name) else { return nil }
+      structure.droppedTables.insert(join.name)
+      guard names[join.entity] != nil, let owner = old.table(for: join.entity)?.name else {
+        continue
+      }
+      let entities = concrete(join.entity)
+      structure.tallies.append(
+        Tally(
+          sql:
+            "SELECT o.Z_ENT, count(*) FROM \(join.name) AS j JOIN \(owner) AS o ON o.Z_PK = j.\(join.sourceColumn) WHERE o.Z_ENT IN (\(list(entities))) GROUP BY o.Z_ENT",
+          entities: entities, relationship: join.relationship.name))
+    }
     return structure
   }
 
@@ -303,8 +407,20 @@ struct InPlaceMigration {
   /// - Throws: ``MigrationError`` for an object without a value its attribute requires, as
   ///   the hop refuses it; ``SQLiteError``.
   func run(on database: Database) throws -> (report: MigrationReport, objects: [String: Int]) {
-    for sql in statements { try database.execute(sql) }
     var counts: [String: MigrationHop.Counts] = [:]
+    for tally in tallies {
+      for row in try database.prepare(tally.sql).allRows() {
+        guard let number = row[0].integerValue, let count = row[1].integerValue, count > 0,
+          let entity = tally.entities[Int(number)]
+        else { continue }
+        if let relationship = tally.relationship {
+          counts[entity, default: .init()].droppedLinks[relationship, default: 0] += Int(count)
+        } else {
+          counts[entity, default: .init()].dropped += Int(count)
+        }
+      }
+    }
+    for sql in statements { try database.execute(sql) }
     var objects: [String: Int] = [:]
     // A table of one concrete entity is counted whole (SQLite counts the smallest index);
     // a hierarchy's by Z_ENT (which it indexes).
@@ -338,7 +454,8 @@ struct InPlaceMigration {
         ).allRows().first?.first?.integerValue
       {
         throw hop.missingRequiredValue(
-          entity: rule.entity, primaryKey: missing, target: rule.entity, attribute: rule.attribute)
+          entity: rule.sourceEntity ?? rule.entity, primaryKey: missing, target: rule.entity,
+          attribute: rule.attribute)
       }
     }
     var notes: [String] = []
