@@ -5,27 +5,31 @@ import ObjectStore
 import SQLite
 
 /// A migration done in SQL on the store itself, as Core Data's lightweight migration does a
-/// change that only adds, drops or renames attributes, adds entities and relationships (and
-/// the indexes that go with them): columns added, dropped and renamed with `ALTER TABLE`,
-/// defaults given to the objects that hold no value, new entities' and relationships' tables
-/// made, indexes made and dropped, the metadata, model cache and `Z_PRIMARYKEY` rewritten — all
-/// in one transaction under the store's write lock, so a run killed at any moment leaves the
-/// store as it was or migrated. What it writes is what the migrating restore writes for the
-/// same plan: the same objects and values, the same bookkeeping, the same report.
+/// change that only adds, drops or renames attributes, adds or removes entities and
+/// relationships, or renames entities (and the indexes that go with them): columns added,
+/// dropped and renamed with `ALTER TABLE`, defaults given to the objects that hold no value,
+/// tables made for what was added, dropped with what was removed (its objects and links
+/// counted first, as the hop counts them) and renamed with a renamed entity, indexes made and
+/// dropped, the metadata, model cache and `Z_PRIMARYKEY` rewritten — all in one transaction
+/// under the store's write lock, so a run killed at any moment leaves the store as it was or
+/// migrated. What it writes is what the migrating restore writes for the same plan: the same
+/// objects and values, the same bookkeeping, the same report.
 ///
-/// An entity added where Core Data's numbering puts it before others moves their numbers
+/// An entity added, removed or renamed where Core Data's numbering moves others' numbers
 /// (`Z_ENT`): the rows' numbers, the to-one columns holding a destination's number and the
-/// columns and join tables named after one follow.
+/// columns and join tables named after one follow (``structure(old:new:current:names:numbers:renamed:)``).
 ///
-/// Anything else (entity or relationship renames or removals, type changes, a to-one that comes
-/// to need its destination's entity, triggers changed, columns the model does not describe,
-/// several hops, custom stages) is not one: ``init(plan:store:current:)`` gives nil, and the
-/// store is migrated by copy.
+/// Anything else (relationship renames, a sub-entity removed from a hierarchy that stays, type
+/// changes, a to-one that comes to need its destination's entity, a to-many without an inverse
+/// removed, triggers changed, columns the model does not describe, several hops, custom
+/// stages) is not one: ``init(plan:store:current:)`` gives nil, and the store is migrated by
+/// copy.
 struct InPlaceMigration {
   let plan: MigrationPlan
   private let hop: MigrationHop
-  /// `DROP INDEX`, `ALTER TABLE … DROP COLUMN`, `… RENAME TO`, `… RENAME COLUMN`, `… ADD
-  /// COLUMN`, `CREATE TABLE`, the entity numbers moved, `CREATE INDEX`, in that order.
+  /// `DROP INDEX`, `DROP TABLE`, `ALTER TABLE … DROP COLUMN`, `… RENAME TO`, `… RENAME
+  /// COLUMN`, `… ADD COLUMN`, `CREATE TABLE`, the entity numbers moved, `CREATE INDEX`, in that
+  /// order.
   private let statements: [String]
   /// The attributes given a default or checked, with their table, column and entity number.
   private let attributes:
@@ -39,15 +43,6 @@ struct InPlaceMigration {
   private let hashNote: String?
   /// What the hop counts of the objects and links it drops, counted before they go.
   private let tallies: [Tally]
-
-  /// A count of dropped objects or links by entity number: `sql` gives each number and its
-  /// count; they go to `entities`' names, as objects dropped or, with a relationship, as its
-  /// links dropped.
-  private struct Tally {
-    let sql: String
-    let entities: [Int: String]
-    var relationship: String? = nil
-  }
 
   /// The plan done in place on `store` (at `current`), or nil when it cannot be.
   init?(plan: MigrationPlan, store: CoreDataStore, current: ObjectModel) throws {
@@ -106,7 +101,7 @@ struct InPlaceMigration {
       if oldColumn != newColumn { renamed[table, default: [:]][newColumn] = oldColumn }
     }
     guard
-      let relationships = Self.structure(
+      let structure = Self.structure(
         old: oldLayout, new: newLayout, current: current, names: names, numbers: numbers,
         renamed: &renamed)
     else { return nil }
@@ -118,10 +113,10 @@ struct InPlaceMigration {
     var dropped: Set<String> = []
     var kept: Set<String> = []
     for (table, columns) in expectedSnapshot.tables.sorted(by: { $0.key < $1.key }) {
-      let oldName = relationships.tableRenames[table] ?? table
+      let oldName = structure.tableRenames[table] ?? table
       guard let old = snapshot.tables[oldName] else {
         // A table of its own for an added hierarchy or relationship.
-        guard relationships.newTables.contains(table),
+        guard structure.newTables.contains(table),
           let sql = expected.first(where: { $0.type == "table" && $0.name == table })?.sql
         else { return nil }
         creates.append(sql)
@@ -131,9 +126,9 @@ struct InPlaceMigration {
       if oldName != table { tableRenames.append("ALTER TABLE \(oldName) RENAME TO \(table)") }
       let oldTypes = Dictionary(old.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
       let newNames = Set(columns.map(\.name))
-      let addable = attributeColumns(newLayout, table).union(relationships.addable[table] ?? [])
+      let addable = attributeColumns(newLayout, table).union(structure.addable[table] ?? [])
       let droppable = attributeColumns(oldLayout, oldName).union(
-        relationships.droppable[oldName] ?? [])
+        structure.droppable[oldName] ?? [])
       let renamedHere = renamed[table] ?? [:]
       for column in columns {
         if let type = oldTypes[column.name] {
@@ -154,8 +149,8 @@ struct InPlaceMigration {
         dropped.insert(column)
       }
     }
-    guard Set(snapshot.tables.keys) == kept.union(relationships.droppedTables),
-      relationships.tableRenames.allSatisfy({ $0.key == $0.value || snapshot.tables[$0.key] == nil }
+    guard Set(snapshot.tables.keys) == kept.union(structure.droppedTables),
+      structure.tableRenames.allSatisfy({ $0.key == $0.value || snapshot.tables[$0.key] == nil }
       )
     else { return nil }
     // The rows' entity numbers and the to-one columns holding a destination's, moved at once.
@@ -165,8 +160,8 @@ struct InPlaceMigration {
         .joined(separator: " ")
       let list = moved.keys.sorted().map(String.init).joined(separator: ", ")
       for (table, column) in [(String, String)](
-        newLayout.tables.map { ($0.name, "Z_ENT") } + relationships.entityColumns)
-      where kept.contains(relationships.tableRenames[table] ?? table) {
+        newLayout.tables.map { ($0.name, "Z_ENT") } + structure.entityColumns)
+      where kept.contains(structure.tableRenames[table] ?? table) {
         renumbering.append(
           "UPDATE \(table) SET \(column) = CASE \(column) \(cases) END WHERE \(column) IN (\(list))"
         )
@@ -201,9 +196,9 @@ struct InPlaceMigration {
     self.plan = plan
     self.hop = hop
     statements =
-      dropIndexes + relationships.droppedTables.sorted().map { "DROP TABLE \($0)" } + drops
+      dropIndexes + structure.droppedTables.sorted().map { "DROP TABLE \($0)" } + drops
       + tableRenames + renames + adds + creates + renumbering + createIndexes
-    tallies = relationships.tallies
+    tallies = structure.tallies
     self.attributes = attributes
     entities = target.entities.filter { !$0.isAbstract }.compactMap { entity in
       guard let table = newLayout.table(for: entity.name)?.name,
@@ -216,190 +211,6 @@ struct InPlaceMigration {
     entityRows = schema.entityRows(maxima: maxima)
     self.historyTables = historyTables
     (metadata, hashNote) = ObjectMigration.metadata(store.metadataBytes, for: target)
-  }
-
-  /// What the hop does to tables and relationship columns besides attributes.
-  private struct Structure {
-    /// Tables of added hierarchies and of added many-to-many relationships.
-    var newTables: Set<String> = []
-    /// Per table, the columns of added relationships (empty for every object there now).
-    var addable: [String: Set<String>] = [:]
-    /// The to-one columns of kept relationships holding a destination's entity number (the
-    /// table's name and the column's, in the target).
-    var entityColumns: [(String, String)] = []
-    /// Kept tables by their name in the target: their name in the store (a renamed entity's,
-    /// a join table named after a moved entity number).
-    var tableRenames: [String: String] = [:]
-    /// Tables of removed hierarchies and removed many-to-many relationships.
-    var droppedTables: Set<String> = []
-    /// Per table (the store's name), the columns of removed relationships.
-    var droppable: [String: Set<String>] = [:]
-    /// The counts of what is dropped.
-    var tallies: [Tally] = []
-  }
-
-  /// How `new` (the target's layout) keeps `old`'s tables and relationship columns, `names`
-  /// giving each entity of `current` kept its name in the target (`numbers`, its number in the
-  /// store): each kept relationship's columns, those named after an entity number renamed into
-  /// `renamed` (by table, the target's name to the store's), added relationships' columns and
-  /// tables, and removed hierarchies' and relationships' tables and columns, with the counts
-  /// the hop gives of what they held. Nil when a relationship is changed, a removed one keeps
-  /// an owner's key in its destination's rows, or a kept to-one comes to need its
-  /// destination's entity number (values the store does not hold).
-  private static func structure(
-    old: StoreLayout, new: StoreLayout, current: ObjectModel, names: [String: String],
-    numbers: [String: Int], renamed: inout [String: [String: String]]
-  ) -> Structure? {
-    var structure = Structure()
-    /// The store's numbers of the concrete entities of `entity`'s hierarchy, to their names
-    /// in the report (the target's, or the store's for removed ones).
-    func concrete(_ entity: String) -> [Int: String] {
-      var found: [Int: String] = [:]
-      for member in current.hierarchy(from: entity) where !member.isAbstract {
-        if let number = numbers[member.name] { found[number] = names[member.name] ?? member.name }
-      }
-      return found
-    }
-    func list(_ numbers: [Int: String]) -> String {
-      numbers.keys.sorted().map(String.init).joined(separator: ", ")
-    }
-    for table in old.tables where names[table.rootEntity] == nil {
-      structure.droppedTables.insert(table.name)
-      structure.tallies.append(
-        Tally(
-          sql: "SELECT Z_ENT, count(*) FROM \(table.name) GROUP BY Z_ENT",
-          entities: concrete(table.rootEntity)))
-    }
-    let sources = Dictionary(names.map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
-    func newName(_ entity: String) -> String { names[entity] ?? entity }
-    /// Whether the target's `entity` has `relationship` where the store's entity it comes from
-    /// (if any) has none.
-    func isAdded(_ entity: String, _ relationship: String) -> Bool {
-      guard let source = sources[entity] else { return true }
-      return !current.relationships(of: source).contains { $0.name == relationship }
-    }
-    /// Whether the store's `entity` keeps `relationship` in the target (a changed one is
-    /// neither kept nor removed: nil is given above).
-    func isKept(_ entity: String, _ relationship: String) -> Bool {
-      guard let kept = names[entity] else { return false }
-      return new.model.relationships(of: kept).contains { $0.name == relationship }
-    }
-    func rename(_ table: String, _ from: String?, _ to: String?) -> Bool {
-      guard let from, let to else { return from == nil && to == nil }
-      if from != to { renamed[table, default: [:]][to] = from }
-      return true
-    }
-    /// The same relationship, in the target's names.
-    func same(_ kept: RelationshipDescription, _ relationship: RelationshipDescription) -> Bool {
-      kept.name == relationship.name && newName(kept.destination) == relationship.destination
-    }
-    for table in new.tables {
-      guard let root = sources[table.rootEntity] else {
-        structure.newTables.insert(table.name)
-        continue
-      }
-      guard let before = old.tables.first(where: { $0.rootEntity == root }) else { return nil }
-      structure.tableRenames[table.name] = before.name
-      // A removed to-one's columns go; its links are counted by the objects that hold one.
-      for (entity, columns) in before.toOne {
-        for column in columns
-        where !(table.toOne[newName(entity)] ?? []).contains(where: {
-          $0.relationship.name == column.relationship.name
-        }) {
-          let name = column.relationship.name
-          guard names[entity] != nil, !isKept(entity, name) else { return nil }
-          let entities = concrete(entity)
-          structure.droppable[before.name, default: []].formUnion(
-            [column.column] + (column.entityColumn.map { [$0] } ?? [])
-              + (before.orderKeys["\(entity).\(name)"].map { [$0] } ?? []))
-          structure.tallies.append(
-            Tally(
-              sql:
-                "SELECT Z_ENT, count(*) FROM \(before.name) WHERE \(column.column) IS NOT NULL AND Z_ENT IN (\(list(entities))) GROUP BY Z_ENT",
-              entities: entities, relationship: name))
-        }
-      }
-      for (entity, columns) in table.toOne {
-        for column in columns {
-          let name = column.relationship.name
-          guard
-            let kept = sources[entity].flatMap({ before.toOne[$0] })?.first(where: {
-              $0.relationship.name == name
-            })
-          else {
-            guard isAdded(entity, name) else { return nil }
-            structure.addable[table.name, default: []].formUnion(
-              [column.column] + (column.entityColumn.map { [$0] } ?? []))
-            continue
-          }
-          guard same(kept.relationship, column.relationship), kept.column == column.column,
-            rename(table.name, kept.entityColumn, column.entityColumn)
-          else { return nil }
-          if let entityColumn = column.entityColumn {
-            structure.entityColumns.append((table.name, entityColumn))
-          }
-        }
-      }
-      // Order keys, and the owner's key and place of a to-many without an inverse (named
-      // after the owner's entity number), by relationship (`Entity.name`).
-      for (keys, kept) in [
-        (table.orderKeys, before.orderKeys), (table.ownerKeys, before.ownerKeys),
-        (table.ownerOrderKeys, before.ownerOrderKeys),
-      ] {
-        var renamedKeys: [String: String] = [:]
-        for (key, column) in kept {
-          let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-          guard parts.count == 2 else { return nil }
-          // A removed to-one's order key goes with it (above).
-          if structure.droppable[before.name]?.contains(column) == true { continue }
-          renamedKeys["\(newName(parts[0])).\(parts[1])"] = column
-        }
-        guard Set(renamedKeys.keys).isSubset(of: keys.keys) else { return nil }
-        for (key, column) in keys {
-          if let was = renamedKeys[key] {
-            _ = rename(table.name, was, column)
-            continue
-          }
-          let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-          guard parts.count == 2, isAdded(parts[0], parts[1]) else { return nil }
-          structure.addable[table.name, default: []].insert(column)
-        }
-      }
-    }
-    for join in new.joins {
-      guard
-        let kept = old.joins.first(where: {
-          newName($0.entity) == join.entity && same($0.relationship, join.relationship)
-        })
-      else {
-        guard isAdded(join.entity, join.relationship.name) else { return nil }
-        structure.newTables.insert(join.name)
-        continue
-      }
-      guard rename(join.name, kept.sourceColumn, join.sourceColumn),
-        rename(join.name, kept.destinationColumn, join.destinationColumn),
-        rename(join.name, kept.orderColumn, join.orderColumn)
-      else { return nil }
-      structure.tableRenames[join.name] = kept.name
-    }
-    // A removed many-to-many's table goes; its rows are counted by their owners, when kept.
-    for join in old.joins
-    where !new.joins.contains(where: {
-      $0.entity == newName(join.entity) && same(join.relationship, $0.relationship)
-    }) {
-      guard !isKept(join.entity, join.relationship.name) else { return nil }
-      structure.droppedTables.insert(join.name)
-      guard names[join.entity] != nil, let owner = old.table(for: join.entity)?.name else {
-        continue
-      }
-      let entities = concrete(join.entity)
-      structure.tallies.append(
-        Tally(
-          sql:
-            "SELECT o.Z_ENT, count(*) FROM \(join.name) AS j JOIN \(owner) AS o ON o.Z_PK = j.\(join.sourceColumn) WHERE o.Z_ENT IN (\(list(entities))) GROUP BY o.Z_ENT",
-          entities: entities, relationship: join.relationship.name))
-    }
-    return structure
   }
 
   /// Runs the migration on `database` (inside the transaction the caller commits).
