@@ -4,12 +4,16 @@ import ObjectModel
 import ObjectStore
 import PropertyList
 
-/// Part of a framed archive loaded into a private store: its header and model, and the chunks
-/// of the entities asked for, each member checked against the index as it is read
-/// (``FramedArchive``); the other entities' tables stay empty. What `find`, and `diff` of a
-/// few entities, read of an archive instead of all of it. The archive as a whole is not
+/// Part of a framed archive as an object stream: its header and model, as the head of the
+/// store its objects make, then the chunks of the entities asked for, each member checked
+/// against the index as it is read (``FramedArchive``), and, with a selection, only the
+/// objects its predicate chooses. What `find`, and `diff` of a few entities, read of an archive
+/// instead of all of it, into a private store whose other entities' tables stay empty
+/// (``load(_:into:wanted:)``: `PartialArchive → StoreSink`). The archive as a whole is not
 /// verified (`verify` does that): references to objects not loaded are not followed.
-enum PartialArchive {
+final class PartialArchive: ObjectSource {
+  typealias Head = StoreHead
+
   /// What to load of an archive, decided from its model.
   struct Wanted {
     /// The concrete entities whose objects are loaded.
@@ -18,6 +22,26 @@ enum PartialArchive {
     /// nil. With one, a chunk's columns the predicate does not test are read only when the
     /// chunk holds an object it chooses.
     var selection: FixtureCutter.Selection?
+  }
+
+  private let archive: FramedArchive
+  /// What the archive holds before its objects.
+  let front: ArchivedStore
+  private let wanted: Wanted
+  private(set) var isSound = false
+
+  var headPlace: String { ArchiveLayout.storeSchema }
+
+  /// The part of `archive` that `wanted` asks for, given the archive's model; nil when what is
+  /// wanted cannot be answered from part of the archive.
+  /// - Throws: ``ArchiveFormatError`` for a member before the objects that does not match the
+  ///   index, and what `wanted` throws.
+  init?(_ archive: FramedArchive, wanted: (ObjectModel) throws -> Wanted?) throws {
+    self.archive = archive
+    // The header's format is checked with the rest of what comes before the objects.
+    front = try archive.readStore()
+    guard let wanted = try wanted(front.model) else { return nil }
+    self.wanted = wanted
   }
 
   /// Loads part of `archive` into a new store at `path`. `wanted` is given the archive's
@@ -30,11 +54,14 @@ enum PartialArchive {
   static func load(
     _ archive: FramedArchive, into path: String, wanted: (ObjectModel) throws -> Wanted?
   ) throws -> (model: ObjectModel, created: String?, uuid: String?)? {
-    // The header's format is checked with the rest of what comes before the objects.
-    let front = try archive.readStore()
-    guard let wanted = try wanted(front.model) else { return nil }
-    let head = front.storeHead
-    let loader = try StoreLoader(making: head, at: path)
+    guard let source = try PartialArchive(archive, wanted: wanted) else { return nil }
+    try ObjectPipeline(source: source, sink: StoreSink(path: path)).run()
+    let front = source.front
+    return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
+  }
+
+  func produce(_ emit: (StreamEvent<StoreHead>) throws -> Void) throws {
+    try emit(.begin(front.storeHead))
     // A predicate that does not fit the model loads every object, for the search to name
     // the mistake as it would in a whole archive.
     let filter = wanted.selection.flatMap { try? SelectionFilter($0, model: front.model) }
@@ -61,7 +88,11 @@ enum PartialArchive {
         guard let filter,
           let chunk = try decoder.columnChunk(content.bytes, only: tested, unread: content.unread)
         else {
-          try load(content.bytes, of: member, decoder: decoder, into: loader)
+          let chunk = try decoder.decodeObjects(content.bytes)
+          if case .columns(let batch) = chunk {
+            try member.ranges?.check(batch, member: member.path)
+          }
+          try emit(.objects(chunk, place: member.path))
           return
         }
         let testedBatch = try decoder.decodeBatch(chunk, only: tested)
@@ -78,26 +109,9 @@ enum PartialArchive {
           batch = try decoder.decodeBatch(whole)
           try member.ranges?.check(batch, member: member.path)
         }
-        try loader.insert(batch.picking(rows: rows))
+        try emit(.objects(.columns(batch.picking(rows: rows)), place: member.path))
       }
     }
-    try loader.finish(making: head)
-    return (front.model, front.header.created.map(\.description), front.header.sourceUUID)
-  }
-
-  /// Loads every object of one chunk.
-  private static func load(
-    _ bytes: [UInt8], of member: FramedArchive.Member, decoder: RecordDecoder,
-    into loader: StoreLoader
-  ) throws {
-    let chunk = try decoder.decodeObjects(bytes)
-    if case .columns(let batch) = chunk {
-      try member.ranges?.check(batch, member: member.path)
-      try loader.insert(batch)
-    } else {
-      for (record, manyToMany) in chunk.storedRecords ?? [] {
-        try loader.insert(record, manyToMany: manyToMany)
-      }
-    }
+    isSound = true
   }
 }

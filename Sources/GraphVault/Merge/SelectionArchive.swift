@@ -3,10 +3,11 @@ import Foundation
 import ObjectModel
 import ObjectStore
 
-/// The part of a framed archive a selection reaches, loaded into a private store made as a
-/// restore makes it (``ObjectStore/StoreLoader/init(making:at:)``, the archive's head) so that `merge`,
-/// `fixture` and `restore --entity` read it as they read a whole restore (``FixtureCutter``
-/// choosing in SQL, ``MergePlan`` reading through a context), without restoring every object:
+/// The part of a framed archive a selection reaches, as an object stream (``Source``) into a
+/// private store made as a restore makes it (``ObjectStore/StoreSink``, the archive's head) so
+/// that `merge`, `fixture` and `restore --entity` read it as they read a whole restore
+/// (``FixtureCutter`` choosing in SQL, ``MergePlan`` reading through a context), without
+/// restoring every object:
 ///
 /// 1. the rows of the selected entity the predicate may choose (``SelectionFilter``, the
 ///    selection query's own condition, per chunk), or all of them;
@@ -72,7 +73,8 @@ struct SelectionArchive {
   private let archive: FramedArchive
   private let model: ObjectModel
   private let layout: StoreLayout
-  private let loader: StoreLoader
+  /// Where the rows found go, with the member they come from.
+  private let emit: (ObjectChunk, String) throws -> Void
   private var chunks: [String: [FramedArchive.Member]] = [:]
   /// Loaded objects by table and primary key.
   private var loaded: [String: [Int64: Loaded]] = [:]
@@ -82,12 +84,14 @@ struct SelectionArchive {
   /// relationship (``relationshipKey(_:_:)``).
   private var membersLoaded: [String: Set<Int64>] = [:]
 
-  private init(archive: FramedArchive, model: ObjectModel, loader: StoreLoader) throws {
-    guard let layout = loader.layout else { throw NotByParts() }
+  private init(
+    archive: FramedArchive, model: ObjectModel, layout: StoreLayout,
+    emit: @escaping (ObjectChunk, String) throws -> Void
+  ) {
     self.archive = archive
     self.model = model
     self.layout = layout
-    self.loader = loader
+    self.emit = emit
     for member in archive.members {
       guard let entity = ArchiveLayout.entity(ofObjectsMember: member.path) else { continue }
       chunks[entity, default: []].append(member)
@@ -117,18 +121,55 @@ struct SelectionArchive {
       // The selection's own check names the mistake.
       return nil
     }
-    // The private store is the source's, but for the rows not read: its entity numbers name
-    // the owner columns rows keep, and its schema has a place for every column.
-    let head = front.storeHead
-    let loader = try StoreLoader(making: head, at: path)
-    var reading = try SelectionArchive(archive: archive, model: model, loader: loader)
+    let source = Source(
+      archive: archive, front: front, selection: selection, filter: filter,
+      insertable: try insertable(header.sourceUUID))
     do {
-      try reading.run(selection, filter: filter, insertable: insertable(header.sourceUUID))
+      try ObjectPipeline(source: source, sink: StoreSink(path: path)).run()
     } catch is NotByParts {
       return nil
     }
-    try loader.finish(making: head)
     return (model, header.sourceUUID)
+  }
+
+  /// The selection's rows as an object stream: the archive's head (the private store is the
+  /// source's, but for the rows not read: its entity numbers name the owner columns rows
+  /// keep, and its schema has a place for every column), then each chunk's rows found, step
+  /// by step. Not in key order: a step may find rows before those an earlier one found.
+  final class Source: ObjectSource {
+    typealias Head = StoreHead
+    private let archive: FramedArchive
+    private let front: ArchivedStore
+    private let selection: FixtureCutter.Selection
+    private let filter: SelectionFilter?
+    private let insertable: (ObjectReference) throws -> Bool
+    private(set) var isSound = false
+
+    var headPlace: String { ArchiveLayout.storeSchema }
+
+    init(
+      archive: FramedArchive, front: ArchivedStore, selection: FixtureCutter.Selection,
+      filter: SelectionFilter?, insertable: @escaping (ObjectReference) throws -> Bool
+    ) {
+      self.archive = archive
+      self.front = front
+      self.selection = selection
+      self.filter = filter
+      self.insertable = insertable
+    }
+
+    func produce(_ emit: (StreamEvent<StoreHead>) throws -> Void) throws {
+      var head = front.storeHead
+      head.comesInKeyOrder = false
+      try emit(.begin(head))
+      try withoutActuallyEscaping(emit) { emit in
+        var reading = SelectionArchive(
+          archive: archive, model: front.model, layout: front.layout
+        ) { chunk, member in try emit(.objects(chunk, place: member)) }
+        try reading.run(selection, filter: filter, insertable: insertable)
+      }
+      isSound = true
+    }
   }
 
   private mutating func run(
@@ -395,7 +436,7 @@ struct SelectionArchive {
           batch = try decoder.decodeBatch(whole)
         }
         let picked = batch.picking(rows: fresh)
-        try loader.insert(picked)
+        try emit(.columns(picked), member.path)
         var objects = picked.primaryKeys.map { _ in Loaded(entity: entity) }
         for column in picked.toOne {
           for (position, record) in column.records.enumerated() {
