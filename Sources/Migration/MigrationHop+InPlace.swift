@@ -23,8 +23,18 @@ extension MigrationHop {
   /// Each source entity's name in the destination version, for every one that survives.
   package var keptEntities: [String: String] { entityMap }
 
-  /// The attributes to rename, fill or check when the hop keeps every relationship it keeps
-  /// under its own name, every entity it keeps under its own name or renamed, and changes
+  /// The destination's name of the relationship `name` of the source's `entity` (declared by
+  /// it or an ancestor), read from the rules of its concrete entities; nil when the hop drops
+  /// it.
+  package func keptRelationship(_ name: String, of entity: String) -> String? {
+    for member in source.hierarchy(from: entity) where !member.isAbstract {
+      if let targets = rules[member.name]?.relationships[name] { return targets.first?.name }
+    }
+    return nil
+  }
+
+  /// The attributes to rename, fill or check when the hop keeps every relationship and entity
+  /// it keeps under its own name or renamed (each into one), and changes
   /// nothing but attributes added, removed or renamed (every kept attribute of the same type,
   /// not mapped, converted, generated or promoted out of a bucket, nothing extracted), besides
   /// entities and relationships added or removed: then the hop can be done in SQL on the store,
@@ -36,9 +46,7 @@ extension MigrationHop {
     var attributes: [InPlaceAttribute] = []
     for (entity, rule) in rules.sorted(by: { $0.key < $1.key }) {
       guard rule.extractions.isEmpty, rule.ownerLinks.isEmpty,
-        rule.relationships.allSatisfy({ name, targets in
-          targets.count == 1 && targets[0].name == name
-        })
+        rule.relationships.allSatisfy({ $0.value.count == 1 })
       else { return nil }
       for attribute in rule.attributes {
         guard attribute.generate == nil, attribute.extendedSource == nil, attribute.map.isEmpty

@@ -289,6 +289,30 @@ struct MigrateInSQLCommandTests {
     #expect(try sqlRows(store, "SELECT DISTINCT Z_ENT FROM ZPAGE") == ["4"])
   }
 
+  /// Relationships renamed by their renaming identifiers (Book.tags → genres, a many-to-many;
+  /// Page.book → volume, a to-one to a hierarchy whose inverse is ordered): the join table and
+  /// its column, and the to-one's key, entity and order columns renamed, holding what the
+  /// migrating restore writes.
+  @Test func relationshipsRenamedAreRenamedInSQL() throws {
+    let renamed = workspace.path("Relinked.xcdatamodeld").path
+    try Self.writeModel(at: renamed) {
+      $0.replacingOccurrences(
+        of: #"<relationship name="tags" "#, with: #"<relationship name="genres" "#
+      ).replacingOccurrences(of: #"inverseName="tags""#, with: #"inverseName="genres""#)
+        .replacingOccurrences(
+          of: #"<relationship name="book" optional="YES""#,
+          with: #"<relationship name="volume" elementID="book" optional="YES""#
+        ).replacingOccurrences(of: #"inverseName="book""#, with: #"inverseName="volume""#)
+    }
+    let links = try sqlRows(store, "SELECT Z_1BOOKS, Z_4TAGS FROM Z_1TAGS ORDER BY 1, 2")
+    let pages = try sqlRows(store, "SELECT Z_PK, ZBOOK, Z1_BOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY 1")
+    try expectMigratedInPlaceAsARestoreMigrates(into: renamed)
+    #expect(try sqlRows(store, "SELECT Z_1BOOKS, Z_4GENRES FROM Z_1GENRES ORDER BY 1, 2") == links)
+    #expect(
+      try sqlRows(store, "SELECT Z_PK, ZVOLUME, Z1_VOLUME, Z_FOK_VOLUME FROM ZPAGE ORDER BY 1")
+        == pages)
+  }
+
   /// Entities removed: their objects dropped and counted, the relationships to them removed and
   /// their links counted, as the migrating restore reports them. Tag's removal renumbers
   /// Writer and Author (Book's author entity column renamed and rewritten); the Writer

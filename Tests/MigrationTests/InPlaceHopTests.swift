@@ -71,6 +71,35 @@ struct InPlaceHopTests {
     #expect(try hop([Self.count], [widened]).inPlaceAttributes == nil)
   }
 
+  /// A relationship renamed by its renaming identifier is kept under its new name, which the
+  /// store's side renames its columns to; one removed is not kept.
+  @Test func aRelationshipRenamedIsKeptUnderItsNewNameInPlace() throws {
+    let source = try Self.model([Self.name], version: "1")
+    let renamed = try ObjectModel(
+      name: "Shop", versionName: "2",
+      entities: source.entities.map { entity in
+        guard entity.name == "Item" else { return entity }
+        return EntityDescription(
+          name: "Item", attributes: entity.attributes,
+          relationships: [
+            RelationshipDescription(
+              name: "rack", destination: "Shelf", maxCount: 1, renamingIdentifier: "shelf")
+          ])
+      })
+    let hop = try MigrationHop(from: source, to: renamed, mapping: nil)
+    #expect(hop.inPlaceAttributes == [])
+    #expect(hop.keptRelationship("shelf", of: "Item") == "rack")
+    let bare = try ObjectModel(
+      name: "Shop", versionName: "2",
+      entities: source.entities.map { entity in
+        entity.name == "Item"
+          ? EntityDescription(name: "Item", attributes: entity.attributes) : entity
+      })
+    #expect(
+      try MigrationHop(from: source, to: bare, mapping: nil).keptRelationship("shelf", of: "Item")
+        == nil)
+  }
+
   /// An entity added (with a relationship to a kept one), removed or renamed leaves the kept
   /// entities' rules as they were (a renamed one's under its new name, saying the old).
   @Test func entitiesAddedRemovedOrRenamedAreDoneInPlace() throws {

@@ -41,6 +41,7 @@ extension InPlaceMigration {
   /// destination's entity number (values the store does not hold).
   static func structure(
     old: StoreLayout, new: StoreLayout, current: ObjectModel, names: [String: String],
+    relationships relationshipName: (_ entity: String, _ name: String) -> String?,
     numbers: [String: Int], renamed: inout [String: [String: String]]
   ) -> Structure? {
     var structure = Structure()
@@ -69,22 +70,26 @@ extension InPlaceMigration {
     /// (if any) has none.
     func isAdded(_ entity: String, _ relationship: String) -> Bool {
       guard let source = sources[entity] else { return true }
-      return !current.relationships(of: source).contains { $0.name == relationship }
+      return !current.relationships(of: source).contains {
+        relationshipName(source, $0.name) == relationship
+      }
     }
     /// Whether the store's `entity` keeps `relationship` in the target (a changed one is
     /// neither kept nor removed: nil is given above).
     func isKept(_ entity: String, _ relationship: String) -> Bool {
-      guard let kept = names[entity] else { return false }
-      return new.model.relationships(of: kept).contains { $0.name == relationship }
+      names[entity] != nil && relationshipName(entity, relationship) != nil
     }
     func rename(_ table: String, _ from: String?, _ to: String?) -> Bool {
       guard let from, let to else { return from == nil && to == nil }
       if from != to { renamed[table, default: [:]][to] = from }
       return true
     }
-    /// The same relationship, in the target's names.
-    func same(_ kept: RelationshipDescription, _ relationship: RelationshipDescription) -> Bool {
-      kept.name == relationship.name && newName(kept.destination) == relationship.destination
+    /// Whether the store's `entity`'s relationship `kept` is the target's `relationship`.
+    func same(
+      _ entity: String, _ kept: RelationshipDescription, _ relationship: RelationshipDescription
+    ) -> Bool {
+      relationshipName(entity, kept.name) == relationship.name
+        && newName(kept.destination) == relationship.destination
     }
     for table in new.tables {
       guard let root = sources[table.rootEntity] else {
@@ -97,7 +102,7 @@ extension InPlaceMigration {
       for (entity, columns) in before.toOne {
         for column in columns
         where !(table.toOne[newName(entity)] ?? []).contains(where: {
-          $0.relationship.name == column.relationship.name
+          same(entity, column.relationship, $0.relationship)
         }) {
           let name = column.relationship.name
           guard names[entity] != nil, !isKept(entity, name) else { return nil }
@@ -115,9 +120,9 @@ extension InPlaceMigration {
       for (entity, columns) in table.toOne {
         for column in columns {
           let name = column.relationship.name
-          guard
-            let kept = sources[entity].flatMap({ before.toOne[$0] })?.first(where: {
-              $0.relationship.name == name
+          guard let source = sources[entity],
+            let kept = before.toOne[source]?.first(where: {
+              relationshipName(source, $0.relationship.name) == name
             })
           else {
             guard isAdded(entity, name) else { return nil }
@@ -125,7 +130,8 @@ extension InPlaceMigration {
               [column.column] + (column.entityColumn.map { [$0] } ?? []))
             continue
           }
-          guard same(kept.relationship, column.relationship), kept.column == column.column,
+          guard same(source, kept.relationship, column.relationship),
+            rename(table.name, kept.column, column.column),
             rename(table.name, kept.entityColumn, column.entityColumn)
           else { return nil }
           if let entityColumn = column.entityColumn {
@@ -145,7 +151,8 @@ extension InPlaceMigration {
           guard parts.count == 2 else { return nil }
           // A removed to-one's order key goes with it (above).
           if structure.droppable[before.name]?.contains(column) == true { continue }
-          renamedKeys["\(newName(parts[0])).\(parts[1])"] = column
+          let relationship = relationshipName(parts[0], parts[1]) ?? parts[1]
+          renamedKeys["\(newName(parts[0])).\(relationship)"] = column
         }
         guard Set(renamedKeys.keys).isSubset(of: keys.keys) else { return nil }
         for (key, column) in keys {
@@ -162,7 +169,7 @@ extension InPlaceMigration {
     for join in new.joins {
       guard
         let kept = old.joins.first(where: {
-          newName($0.entity) == join.entity && same($0.relationship, join.relationship)
+          newName($0.entity) == join.entity && same($0.entity, $0.relationship, join.relationship)
         })
       else {
         guard isAdded(join.entity, join.relationship.name) else { return nil }
@@ -178,7 +185,7 @@ extension InPlaceMigration {
     // A removed many-to-many's table goes; its rows are counted by their owners, when kept.
     for join in old.joins
     where !new.joins.contains(where: {
-      $0.entity == newName(join.entity) && same(join.relationship, $0.relationship)
+      $0.entity == newName(join.entity) && same(join.entity, join.relationship, $0.relationship)
     }) {
       guard !isKept(join.entity, join.relationship.name) else { return nil }
       structure.droppedTables.insert(join.name)

@@ -6,7 +6,7 @@ import SQLite
 
 /// A migration done in SQL on the store itself, as Core Data's lightweight migration does a
 /// change that only adds, drops or renames attributes, adds or removes entities and
-/// relationships, or renames entities (and the indexes that go with them): columns added,
+/// relationships, or renames them (and the indexes that go with them): columns added,
 /// dropped and renamed with `ALTER TABLE`, defaults given to the objects that hold no value,
 /// tables made for what was added, dropped with what was removed (its objects and links
 /// counted first, as the hop counts them) and renamed with a renamed entity, indexes made and
@@ -19,7 +19,10 @@ import SQLite
 /// (`Z_ENT`): the rows' numbers, the to-one columns holding a destination's number and the
 /// columns and join tables named after one follow (``structure(old:new:current:names:numbers:renamed:)``).
 ///
-/// Anything else (relationship renames, a sub-entity removed from a hierarchy that stays, type
+/// Relationships renamed by their renaming identifiers have their columns and join tables
+/// renamed.
+///
+/// Anything else (a sub-entity removed from a hierarchy that stays, type
 /// changes, a to-one that comes to need its destination's entity, a to-many without an inverse
 /// removed, triggers changed, columns the model does not describe, several hops, custom
 /// stages) is not one: ``init(plan:store:current:)`` gives nil, and the store is migrated by
@@ -102,8 +105,8 @@ struct InPlaceMigration {
     }
     guard
       let structure = Self.structure(
-        old: oldLayout, new: newLayout, current: current, names: names, numbers: numbers,
-        renamed: &renamed)
+        old: oldLayout, new: newLayout, current: current, names: names,
+        relationships: { hop.keptRelationship($1, of: $0) }, numbers: numbers, renamed: &renamed)
     else { return nil }
     var drops: [String] = []
     var tableRenames: [String] = []
