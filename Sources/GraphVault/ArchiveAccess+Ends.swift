@@ -107,3 +107,70 @@ extension ArchiveAccess {
       size: size)
   }
 }
+
+extension ArchiveAccess {
+  /// How far a read of an archive's header and index from its start goes with the members
+  /// between them.
+  enum MemberDepth {
+    /// Passed over, not decoded (`list`).
+    case skipped
+    /// Each hashed and checked against the index: sizes and SHA-256, a sealed member
+    /// authenticated (`prune`, and every read with `--read-data`); the index must be last, and
+    /// both header and index there.
+    case checked
+  }
+
+  /// What a read of an archive from its start found: its header and index (when there), how
+  /// many bytes it read and whether the archive is sealed, as far as it got.
+  struct StreamedEnds {
+    var header: ArchiveHeader?
+    var index: PropertyListValue?
+    var bytesRead: Int64 = 0
+    var encrypted = false
+  }
+
+  /// Reads the header and index of the archive at `location` from its start, the members
+  /// between them as `depth` says, into `read` (filled as far as the read got, when it throws).
+  /// - Throws: what reading the archive throws; with `.checked`, an archive without a header
+  ///   or an index, a member after the index, and members that do not match the index.
+  static func readFromStart(
+    _ location: Location, depth: MemberDepth, password: PasswordSource?,
+    allowingUnencrypted: Bool, meter: ProgressMeter? = nil, into read: inout StreamedEnds
+  ) throws {
+    let reader = try reader(location, meter: meter)
+    let stream = MemberStream(
+      reader: reader, name: location.displayName,
+      requiresSeal: password != nil && !allowingUnencrypted
+    ) { () throws -> [UInt8]? in try password?.read() }
+    defer {
+      read.bytesRead = reader.archiveOffset
+      read.encrypted = stream.isSealed
+    }
+    var seen: [(path: String, size: Int, sha256: String)] = []
+    let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
+    while let member = try stream.next(hash: depth == .checked, wantBytes: wanted) {
+      if depth == .checked && read.index != nil {
+        throw VaultError(.invalidInput, "\(member.path) follows index.plist, which must be last")
+      }
+      if let bytes = member.bytes {
+        let value = try propertyList(bytes, member: member.path)
+        if member.path == ArchiveLayout.index {
+          read.index = value
+          continue
+        }
+        read.header = ArchiveHeader(reading: value)
+      }
+      seen.append((member.path, member.size, member.sha256 ?? ""))
+    }
+    guard depth == .checked else { return }
+    guard read.header != nil else {
+      throw VaultError(.invalidInput, "not a graphvault archive (no graphvault.plist)")
+    }
+    guard let index = read.index else {
+      throw VaultError(
+        .invalidInput,
+        "incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)")
+    }
+    try ArchiveIndex.checkMembers(index, against: seen)
+  }
+}

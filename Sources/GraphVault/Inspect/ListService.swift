@@ -150,12 +150,8 @@ public enum ListService {
     listed: (archive: StoredArchive, backend: any StorageBackend)? = nil
   ) -> (summary: ArchiveSummary, failure: VaultError?) {
     let archive = location.description
-    var header: ArchiveHeader?
-    var index: PropertyListValue?
+    var read = ArchiveAccess.StreamedEnds()
     var failure: VaultError?
-    var size = bytes ?? 0
-    var encrypted = false
-    var bytesRead: Int64 = 0
     do {
       // Its header and index from its two ends, where they can be read there.
       if let ends = try ArchiveAccess.readEnds(
@@ -165,35 +161,18 @@ public enum ListService {
           archive, header: ends.header, index: ends.index, size: bytes ?? ends.size,
           bytesRead: ends.bytesRead, encrypted: ends.encrypted, failure: nil)
       }
-      let reader = try ArchiveAccess.reader(location)
-      let stream = MemberStream(reader: reader, name: location.displayName) {
-        () throws -> [UInt8]? in try password?.read()
-      }
-      defer {
-        if bytes == nil { size = reader.archiveOffset }
-        bytesRead = reader.archiveOffset
-        encrypted = stream.isSealed
-      }
-      let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
-      while let member = try stream.next(hash: false, wantBytes: wanted) {
-        guard let bytes = member.bytes else { continue }
-        let value = try ArchiveAccess.propertyList(bytes, member: member.path)
-        if member.path == ArchiveLayout.header {
-          header = ArchiveHeader(reading: value)
-        } else {
-          index = value
-        }
-      }
+      try ArchiveAccess.readFromStart(
+        location, depth: .skipped, password: password, allowingUnencrypted: true, into: &read)
     } catch {
       let wrapped = VaultError(wrapping: error)
       failure =
         wrapped.detail.contains(archive)
         ? wrapped : VaultError(wrapped.kind, "\(wrapped.detail) (\(archive))", cause: wrapped)
-      if wrapped.kind == .accessDenied { encrypted = true }
+      if wrapped.kind == .accessDenied { read.encrypted = true }
     }
     return summary(
-      archive, header: header, index: index, size: size, bytesRead: bytesRead,
-      encrypted: encrypted, failure: failure)
+      archive, header: read.header, index: read.index, size: bytes ?? read.bytesRead,
+      bytesRead: read.bytesRead, encrypted: read.encrypted, failure: failure)
   }
 
   /// The summary of what was read of `archive`, and the failure thrown for one archive (one

@@ -265,35 +265,11 @@ public enum PruneService {
       meter?.add(bytes: ends.bytesRead)
       return (ends.header, ends.bytesRead)
     }
-    let stream = try ArchiveAccess.members(
-      path, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)
-    var header: ArchiveHeader?
-    var index: PropertyListValue?
-    var seen: [(path: String, size: Int, sha256: String)] = []
-    let wanted: (String) -> Bool = { $0 == ArchiveLayout.header || $0 == ArchiveLayout.index }
-    while let member = try stream.next(hash: true, wantBytes: wanted) {
-      if index != nil {
-        throw VaultError(.invalidInput, "\(member.path) follows index.plist, which must be last")
-      }
-      if member.path == ArchiveLayout.index, let bytes = member.bytes {
-        index = try ArchiveAccess.propertyList(bytes, member: member.path)
-        continue
-      }
-      if member.path == ArchiveLayout.header, let bytes = member.bytes {
-        header = ArchiveHeader(
-          reading: try ArchiveAccess.propertyList(bytes, member: member.path))
-      }
-      seen.append((member.path, member.size, member.sha256 ?? ""))
-    }
-    guard let header else {
-      throw VaultError(.invalidInput, "not a graphvault archive (no graphvault.plist)")
-    }
-    guard let index else {
-      throw VaultError(
-        .invalidInput,
-        "incomplete: it has no index.plist (the backup was interrupted, or the file is truncated)")
-    }
-    try ArchiveIndex.checkMembers(index, against: seen)
-    return (header, size)
+    var read = ArchiveAccess.StreamedEnds()
+    try ArchiveAccess.readFromStart(
+      path, depth: .checked, password: password, allowingUnencrypted: allowingUnencrypted,
+      meter: meter, into: &read)
+    // A checked read has a header, or has thrown.
+    return (read.header!, size)
   }
 }
