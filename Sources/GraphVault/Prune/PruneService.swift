@@ -1,7 +1,6 @@
 import ArchiveFormat
 import ArchiveStorage
 import Foundation
-import PropertyList
 
 /// What a prune kept, removed and found.
 public struct PruneReport: Codable, Sendable {
