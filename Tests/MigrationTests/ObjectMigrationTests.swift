@@ -106,7 +106,6 @@ struct ObjectMigrationTests {
 extension ObjectMigrationTests {
   /// A source of a head and chunks given here.
   final class Chunks: PulledSource {
-    typealias Head = StoreHead
     let head: StoreHead
     var chunks: [ObjectChunk]
     var began = false

@@ -11,7 +11,6 @@ struct ObjectPipelineTests {
   /// A source giving a head, then `chunks` chunks of `size` books (keys in order) and a table's
   /// rows; it can fail at a chunk, and says whether it ended sound.
   final class ListSource: PulledSource {
-    typealias Head = String
     let chunks: Int
     let size: Int
     let failingAt: Int?

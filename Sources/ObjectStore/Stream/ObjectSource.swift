@@ -21,6 +21,9 @@ extension ObjectSource {
 /// A source read one event per call: what a reader that looks ahead (a chain's scanner) or
 /// walks two streams side by side (a diff of archives) needs.
 package protocol PulledSource<Head>: ObjectSource {
+  /// What the source gives before its objects (stated again, so that a conformer's is
+  /// inferred from ``next()``).
+  associatedtype Head
   /// The next event, or nil once everything was given and its end checked.
   func next() throws -> StreamEvent<Head>?
 }

@@ -9,7 +9,6 @@ import SQLite
 /// The stream runs on the thread that calls ``next()`` (``ObjectPipeline``'s own);
 /// nothing else may use the store's connection meanwhile.
 package final class StoreSource: PulledSource {
-  package typealias Head = StoreHead
   /// At most this many objects a chunk.
   package static let objectsPerChunk = 20_000
   /// A chunk ends once its texts and blobs hold this many bytes (an archive's chunks end at
