@@ -232,6 +232,50 @@ struct MigrateInSQLCommandTests {
       ])
   }
 
+  /// `migrate` in SQL of a change that renumbers entities (an entity added before others),
+  /// killed at random moments: the store holds the old rows or the new ones, whole, and the
+  /// next run finishes the job.
+  @Test func aMigrationInSQLKilledAtAnyMomentLeavesTheOldStoreOrTheNewOne() throws {
+    let shelved = workspace.path("Shelved.xcdatamodeld").path
+    try Self.writeModel(at: shelved) {
+      $0.replacingOccurrences(
+        of: #"<entity name="Tag" "#,
+        with: """
+          <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
+                  <attribute name="label" optional="YES" attributeType="String"/>
+              </entity>
+              <entity name="Tag" 
+          """)
+    }
+    let original = try rowsByColumnName(store)
+    let reference = workspace.path("reference.sqlite").path
+    try FileManager.default.copyItem(atPath: store, toPath: reference)
+    let done = try BuiltTool.run(["migrate", reference, "--model", shelved, "-q"])
+    #expect(done.status == 0, "\(done.stderr)")
+    let migrated = try rowsByColumnName(reference)
+    #expect(migrated != original)
+    var outcomes: [Bool: Int] = [:]
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<8 {
+      let copy = workspace.path("killed-\(round).sqlite").path
+      try FileManager.default.copyItem(atPath: store, toPath: copy)
+      let running = try BuiltTool.start(["migrate", copy, "--model", shelved, "-q"])
+      usleep(UInt32.random(in: 0..<120_000, using: &generator))
+      running.send(SIGKILL)
+      _ = running.wait()
+      let rows = try rowsByColumnName(copy)
+      #expect(rows == original || rows == migrated, "round \(round)")
+      outcomes[rows == original, default: 0] += 1
+      #expect(try sqlRows(copy, "PRAGMA integrity_check") == ["ok"])
+      let next = try BuiltTool.run(["migrate", copy, "--model", shelved, "-q"])
+      #expect(next.status == 0, "\(next.stderr)")
+      #expect(try rowsByColumnName(copy) == migrated, "round \(round)")
+    }
+    print(
+      "killed migrations in SQL: \(outcomes[true, default: 0]) left the old store, \(outcomes[false, default: 0]) the new one"
+    )
+  }
+
   /// A sub-entity added inside a hierarchy (`Manga`, under GraphicNovel, with a many-to-many to
   /// Tag): its attribute's column added to Book's table, a join table made for it, and Page,
   /// Tag, Writer and Author renumbered after it, holding what the migrating restore writes.
