@@ -75,7 +75,11 @@ package final class Prefetcher<Item>: @unchecked Sendable {
     do {
       switch producer {
       case .pulled(let produce):
-        while try room(), let item = try produce() { try hand(item) }
+        while true {
+          try whenThereIsRoom()
+          guard let item = try produce() else { break }
+          try hand(item)
+        }
       case .pushing(let produce):
         try produce(hand)
       }
@@ -89,24 +93,22 @@ package final class Prefetcher<Item>: @unchecked Sendable {
     condition.unlock()
   }
 
-  /// Waits until fewer than `depth` items wait.
+  /// Waits until fewer than `depth` items wait, then runs `body` holding the lock.
   /// - Throws: `CancellationError` once the prefetcher was cancelled.
-  private func room() throws -> Bool {
+  private func whenThereIsRoom(_ body: () -> Void = {}) throws {
     condition.lock()
     defer { condition.unlock() }
     while ready.count >= depth && !cancelled { condition.wait() }
     if cancelled { throw CancellationError() }
-    return true
+    body()
   }
 
   /// Queues `item` once fewer than `depth` items wait.
   /// - Throws: `CancellationError` once the prefetcher was cancelled.
   private func hand(_ item: Item) throws {
-    condition.lock()
-    defer { condition.unlock() }
-    while ready.count >= depth && !cancelled { condition.wait() }
-    if cancelled { throw CancellationError() }
-    ready.append(.success(item))
-    condition.broadcast()
+    try whenThereIsRoom {
+      ready.append(.success(item))
+      condition.broadcast()
+    }
   }
 }
