@@ -15,7 +15,6 @@ package final class ArchiveSink: ObjectSink {
 
   private let members: MemberWriter
   private let formatVersion: Int64
-  private var model: ObjectModel?
   /// The entity or table being written (`objects/NAME`, `tables/NAME`), and its chunks.
   private var current: (name: String, chunks: ChunkWriter)?
   private var columns: ColumnChunkEncoder?
@@ -35,7 +34,6 @@ package final class ArchiveSink: ObjectSink {
   }
 
   package func begin(_ head: ArchiveHead) throws {
-    model = head.model
     try members.write(ArchiveLayout.header, plist: head.header.plist)
     try members.write(ArchiveLayout.modelDescriptor, plist: ModelDescriptor.encode(head.model))
     try members.write(ArchiveLayout.storeMetadata, head.metadata)
