@@ -59,12 +59,11 @@ final class BackupSource: ObjectSource {
       defer { worker?.close() }
       let (head, changes) = try head(worker: worker)
       try emit(.begin(head))
-      for entity in model.numberedEntities where !entity.isAbstract {
-        try objects(of: entity.name, changes: changes, worker: worker, emit)
+      // What the index counts is what the archive holds.
+      for entity in head.counted.entities {
+        try objects(of: entity, changes: changes, worker: worker, emit)
       }
-      for table in try store.otherTables(besides: layout) {
-        try rows(of: table, changes: changes, emit)
-      }
+      for table in head.counted.tables { try rows(of: table, changes: changes, emit) }
     }
     isSound = true
   }
@@ -120,7 +119,8 @@ final class BackupSource: ObjectSource {
       header: header, model: model, metadata: bookkeeping.metadata,
       schemaObjects: try store.schemaObjects(), entityRows: bookkeeping.entityRows,
       modelCache: plan?.carriesModelCache ?? true ? modelCache : nil, changes: plan?.ledger)
-    // The index counts what the archive holds, even where no object or row comes.
+    // The index counts what the archive holds, even where no object or row comes: every
+    // entity and table of a full archive, those of an incremental one written since its parent.
     head.counted = (
       model.numberedEntities.filter { !$0.isAbstract }.map(\.name).filter {
         keys(of: $0, in: changes).map { !$0.isEmpty } ?? true
@@ -145,7 +145,7 @@ final class BackupSource: ObjectSource {
     return changes.written[name] != nil || changes.replaced.contains(name)
   }
 
-  /// The objects of `entity`: every one, or those `changes` holds written.
+  /// The objects of `entity` the archive holds (``keys(of:in:)``).
   private func objects(
     of entity: String, changes: ChangeLedger?, worker: TwinWorker?,
     _ emit: (StreamEvent<ArchiveHead>) throws -> Void
@@ -153,7 +153,6 @@ final class BackupSource: ObjectSource {
     let lineage = Set(model.lineage(of: entity).map(\.name))
     let joins = layout.joins.filter { lineage.contains($0.entity) }
     let keys = keys(of: entity, in: changes)
-    if keys?.isEmpty == true { return }
     let place = "\(entity) objects"
     options.meter?.begin(entity)
     // A full archive's columns are read and encoded by segments of keys, on the twin's
@@ -212,7 +211,6 @@ final class BackupSource: ObjectSource {
   private func rows(
     of table: String, changes: ChangeLedger?, _ emit: (StreamEvent<ArchiveHead>) throws -> Void
   ) throws {
-    guard holdsRows(of: table, in: changes) else { return }
     let name = "tables/\(table)"
     let keys = changes?.written[name]
     options.meter?.begin("table \(table)")
