@@ -160,7 +160,7 @@ extension ArchiveAccess {
         }
         read.header = ArchiveHeader(reading: value)
       }
-      seen.append((member.path, member.size, member.sha256 ?? ""))
+      if depth == .checked { seen.append((member.path, member.size, member.sha256 ?? "")) }
     }
     guard depth == .checked else { return }
     guard read.header != nil else {
