@@ -35,6 +35,29 @@ struct MigrateInSQLCommandTests {
       .write(toFile: path + "/.xccurrentversion", atomically: false, encoding: .utf8)
   }
 
+  /// Writes the model set with a version whose new entity `Shelf` (a label, and a to-many to
+  /// Book whose to-one inverse Book gains) comes before Tag, Writer and Author in Core Data's
+  /// numbering.
+  static func writeShelvedModel(at path: String) throws {
+    try writeModel(at: path) {
+      $0.replacingOccurrences(
+        of: #"<entity name="Tag" "#,
+        with: """
+          <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
+                  <attribute name="label" optional="YES" attributeType="String"/>
+                  <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
+              </entity>
+              <entity name="Tag" 
+          """
+      ).replacingOccurrences(
+        of: #"<relationship name="tags" "#,
+        with: """
+          <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
+                  <relationship name="tags" 
+          """)
+    }
+  }
+
   static let uniqueID =
     #"<attribute name="uniqueID" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>"#
 
@@ -198,23 +221,7 @@ struct MigrateInSQLCommandTests {
   /// renamed), holding what the migrating restore writes.
   @Test func anEntityAddedIsAddedInSQLRenumberingTheEntitiesAfterIt() throws {
     let shelved = workspace.path("Shelved.xcdatamodeld").path
-    try Self.writeModel(at: shelved) {
-      $0.replacingOccurrences(
-        of: #"<entity name="Tag" "#,
-        with: """
-          <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
-                  <attribute name="label" optional="YES" attributeType="String"/>
-                  <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="shelf" inverseEntity="Book"/>
-              </entity>
-              <entity name="Tag" 
-          """
-      ).replacingOccurrences(
-        of: #"<relationship name="tags" "#,
-        with: """
-          <relationship name="shelf" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="books" inverseEntity="Shelf"/>
-                  <relationship name="tags" 
-          """)
-    }
+    try Self.writeShelvedModel(at: shelved)
     let before = try sqlRows(store, "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_ENT")
     #expect(before.contains("4|Tag") && before.contains("6|Author"))
     let authors = try sqlRows(store, "SELECT count(*) FROM ZBOOK WHERE Z5_AUTHOR = 6")
@@ -237,16 +244,7 @@ struct MigrateInSQLCommandTests {
   /// next run finishes the job.
   @Test func aMigrationInSQLKilledAtAnyMomentLeavesTheOldStoreOrTheNewOne() throws {
     let shelved = workspace.path("Shelved.xcdatamodeld").path
-    try Self.writeModel(at: shelved) {
-      $0.replacingOccurrences(
-        of: #"<entity name="Tag" "#,
-        with: """
-          <entity name="Shelf" representedClassName="Shelf" syncable="YES" codeGenerationType="class">
-                  <attribute name="label" optional="YES" attributeType="String"/>
-              </entity>
-              <entity name="Tag" 
-          """)
-    }
+    try Self.writeShelvedModel(at: shelved)
     let original = try rowsByColumnName(store)
     let reference = workspace.path("reference.sqlite").path
     try FileManager.default.copyItem(atPath: store, toPath: reference)
