@@ -7,11 +7,9 @@
 /// this does once per page. The tree is SQLite's own format: SQLite reads, changes and checks
 /// it (`PRAGMA integrity_check`) as one it built.
 package final class TableTreeWriter {
-  /// A page being filled: its bytes, cells written from the end down.
+  /// A page being filled, and what its parent needs of it.
   private struct Node {
-    var bytes: [UInt8]
-    var cells = 0
-    var contentStart: Int
+    var page: BTreePage
     /// Interior pages: the child each cell points to, and the right-most child with the
     /// largest key below it.
     var children: [UInt32] = []
@@ -21,14 +19,9 @@ package final class TableTreeWriter {
     /// Leaves: the first overflow page of each cell that spilled.
     var overflows: [UInt32] = []
 
-    init(pageSize: Int) {
-      bytes = [UInt8](repeating: 0, count: pageSize)
-      contentStart = pageSize
-    }
+    init(_ type: UInt8, pageSize: Int) { page = BTreePage(type: type, pageSize: pageSize) }
   }
 
-  private static let leafHeader = 8
-  private static let interiorHeader = 12
   /// The largest interior cell: a child's page number and a nine-byte key, with its pointer.
   private static let largestInteriorCell = 4 + 9 + 2
 
@@ -51,7 +44,7 @@ package final class TableTreeWriter {
   package init(file: PageFile, root: UInt32) {
     self.file = file
     self.root = root
-    leaf = Node(pageSize: file.pageSize)
+    leaf = Node(BTreePage.tableLeaf, pageSize: file.pageSize)
   }
 
   /// The rowid of the last row appended.
@@ -69,7 +62,7 @@ package final class TableTreeWriter {
     RowRecord.appendVarint(UInt64(bitPattern: rowid), to: &cell)
     cell.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[0..<local]))
     let cellSize = cell.count + (local < size ? 4 : 0)
-    if leaf.cells > 0 && free(in: leaf, header: Self.leafHeader) < cellSize + 2 {
+    if leaf.page.cells > 0 && leaf.page.free < cellSize + 2 {
       try finishLeaf()
     }
     if local < size {
@@ -77,7 +70,7 @@ package final class TableTreeWriter {
       leaf.overflows.append(first)
       PageFile.append32(first, to: &cell)
     }
-    place(cell, in: &leaf, header: Self.leafHeader)
+    leaf.page.place(cell)
     leaf.lastKey = rowid
   }
 
@@ -113,25 +106,6 @@ package final class TableTreeWriter {
     return spread <= most ? spread : least
   }
 
-  private func free(in node: Node, header: Int) -> Int {
-    node.contentStart - header - 2 * node.cells
-  }
-
-  /// Writes `cell` into `node`, its pointer after the header's.
-  private func place(_ cell: [UInt8], in node: inout Node, header: Int) {
-    node.contentStart -= cell.count
-    let start = node.contentStart
-    node.bytes.withUnsafeMutableBytes { page in
-      cell.withUnsafeBytes {
-        page.baseAddress!.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-      }
-    }
-    let pointer = header + 2 * node.cells
-    node.bytes[pointer] = UInt8(start >> 8)
-    node.bytes[pointer + 1] = UInt8(start & 0xFF)
-    node.cells += 1
-  }
-
   /// Writes `payload` into a chain of overflow pages; returns the first.
   private func writeOverflow(_ payload: UnsafeRawBufferPointer) throws(SQLiteError)
     -> UInt32
@@ -164,14 +138,13 @@ package final class TableTreeWriter {
     try writeLeaf(at: number)
     written[0] += 1
     let key = leaf.lastKey
-    leaf = Node(pageSize: file.pageSize)
+    leaf = Node(BTreePage.tableLeaf, pageSize: file.pageSize)
     try add(child: number, key: key, to: 0)
   }
 
   private func writeLeaf(at number: UInt32) throws(SQLiteError) {
-    leaf.bytes[0] = 0x0D
-    Self.header(&leaf, cells: leaf.cells)
-    try file.write(leaf.bytes, at: number)
+    leaf.page.seal()
+    try file.write(leaf.page.bytes, at: number)
     for overflow in leaf.overflows { try file.point(overflow, .firstOverflow, from: number) }
   }
 
@@ -180,19 +153,19 @@ package final class TableTreeWriter {
   /// keeps room for one more cell, so that the child ``finish()`` hands each level always fits.
   private func add(child: UInt32, key: Int64, to level: Int) throws(SQLiteError) {
     if level == levels.count {
-      levels.append(Node(pageSize: file.pageSize))
+      levels.append(Node(BTreePage.tableInterior, pageSize: file.pageSize))
       written.append(0)
     }
     if let right = levels[level].right {
       interiorCell.removeAll(keepingCapacity: true)
       PageFile.append32(right, to: &interiorCell)
       RowRecord.appendVarint(UInt64(bitPattern: levels[level].lastKey), to: &interiorCell)
-      let room = free(in: levels[level], header: Self.interiorHeader)
+      let room = levels[level].page.free
       let kept = sealing ? 0 : Self.largestInteriorCell
       if room < interiorCell.count + 2 + kept {
         try finishInterior(level)
       } else {
-        place(interiorCell, in: &levels[level], header: Self.interiorHeader)
+        levels[level].page.place(interiorCell)
         levels[level].children.append(right)
       }
     }
@@ -207,25 +180,14 @@ package final class TableTreeWriter {
     try writeInterior(level, at: number)
     written[level + 1] += 1
     let key = levels[level].lastKey
-    levels[level] = Node(pageSize: file.pageSize)
+    levels[level] = Node(BTreePage.tableInterior, pageSize: file.pageSize)
     try add(child: number, key: key, to: level + 1)
   }
 
   private func writeInterior(_ level: Int, at number: UInt32) throws(SQLiteError) {
     guard let right = levels[level].right else { return }
-    levels[level].bytes[0] = 0x05
-    Self.header(&levels[level], cells: levels[level].cells)
-    PageFile.write32(right, into: &levels[level].bytes, at: 8)
-    try file.write(levels[level].bytes, at: number)
+    levels[level].page.seal(right: right)
+    try file.write(levels[level].page.bytes, at: number)
     for child in levels[level].children + [right] { try file.point(child, .btree, from: number) }
-  }
-
-  /// Fills a page header's cell count and content start (no free blocks, no fragments).
-  private static func header(_ node: inout Node, cells: Int) {
-    node.bytes[3] = UInt8(cells >> 8)
-    node.bytes[4] = UInt8(cells & 0xFF)
-    let start = node.contentStart == 65536 ? 0 : node.contentStart
-    node.bytes[5] = UInt8(start >> 8)
-    node.bytes[6] = UInt8(start & 0xFF)
   }
 }
