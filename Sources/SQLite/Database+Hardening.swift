@@ -5,7 +5,8 @@ extension Database {
   /// describe and check stores.
   public static let permittedPragmas: Set<String> = [
     "page_size", "auto_vacuum", "journal_mode", "table_info", "table_xinfo", "index_list",
-    "index_info", "integrity_check", "quick_check", "data_version", "busy_timeout", "synchronous",
+    "index_info", "index_xinfo", "integrity_check", "quick_check", "data_version", "busy_timeout",
+    "synchronous",
   ]
 
   /// The functions a hardened connection refuses to call, whatever the SQL: the ones that reach

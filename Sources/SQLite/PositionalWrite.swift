@@ -13,11 +13,26 @@ package enum PositionalWrite {
   package static func write(
     _ bytes: [UInt8], to descriptor: Int32, at offset: Int64, path: String
   ) throws(SQLiteError) {
+    var failure: SQLiteError?
+    bytes.withUnsafeBytes {
+      do throws(SQLiteError) {
+        try write($0, to: descriptor, at: offset, path: path)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Writes `bytes` at `offset` of `descriptor`, as ``write(_:to:at:path:)-([UInt8],_,_,_)``
+  /// does.
+  package static func write(
+    _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int64, path: String
+  ) throws(SQLiteError) {
     var done = 0
     while done < bytes.count {
-      let wrote = bytes.withUnsafeBytes {
-        pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done))
-      }
+      let wrote = pwrite(
+        descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
       if wrote < 0 && errno == EINTR { continue }
       guard wrote > 0 else { throw SQLiteError.fileFailure(writing: true, path: path) }
       done += wrote

@@ -125,12 +125,7 @@ package struct RowRecord {
       switch slots[index] {
       case .null: break
       case .integer(let value):
-        let length = Self.serialType(slots[index]).length
-        var shift = (length - 1) * 8
-        while shift >= 0 {
-          bytes.append(UInt8(truncatingIfNeeded: value >> Int64(shift)))
-          shift -= 8
-        }
+        Self.appendBigEndian(value, length: Self.serialType(slots[index]).length, to: &bytes)
       case .real(let value):
         let bits = value.bitPattern
         for shift in stride(from: 56, through: 0, by: -8) {
@@ -139,6 +134,39 @@ package struct RowRecord {
       case .text(let value), .blob(let value):
         bytes.append(contentsOf: value)
       }
+    }
+  }
+
+  /// The value set at `column` when it is NULL (`.some(nil)`) or an integer, as an index on the
+  /// column keeps it; nil for a real, a text or a blob.
+  package func integerOrNull(at column: Int) -> Int64?? {
+    switch slots[column] {
+    case .null: return .some(nil)
+    case .integer(let value): return .some(value)
+    case .real, .text, .blob: return nil
+    }
+  }
+
+  /// Appends the record an index on one column keeps for a row: the column's `value` (NULL
+  /// when nil) and the row's `rowid`, each stored as ``encode()`` stores an integer.
+  package static func appendIndexKey(_ value: Int64?, rowid: Int64, to bytes: inout [UInt8]) {
+    let first = serialType(value.map(Slot.integer) ?? .null)
+    let second = serialType(.integer(rowid))
+    // Three one-byte varints: serial types of integers are 0 to 9.
+    bytes.append(3)
+    bytes.append(UInt8(first.type))
+    bytes.append(UInt8(second.type))
+    appendBigEndian(value ?? 0, length: first.length, to: &bytes)
+    appendBigEndian(rowid, length: second.length, to: &bytes)
+  }
+
+  /// Appends the low `length` bytes of `integer`, most significant first.
+  @inline(__always)
+  private static func appendBigEndian(_ integer: Int64, length: Int, to bytes: inout [UInt8]) {
+    var shift = (length - 1) * 8
+    while shift >= 0 {
+      bytes.append(UInt8(truncatingIfNeeded: integer >> Int64(shift)))
+      shift -= 8
     }
   }
 
