@@ -12,19 +12,24 @@ struct DirectLoadTests {
   /// finishes it with its indexes and triggers, and returns its rows and whether the pages
   /// were still being written when the last batch was in.
   static func load(_ batches: [ObjectBatch], at path: String, direct: Bool) throws -> (
-    rows: [String: [[SQLiteValue]]], stillDirect: Bool
+    rows: [String: [[SQLiteValue]]], stillDirect: Bool, indexes: [[SQLiteValue]],
+    indexesBuilt: Set<String>
   ) {
     let loader = try StoreLoaderTests.loader(at: path)
-    if direct { try loader.writeTablesDirectly() }
+    let schema = try StoreSchema(model: LibraryModel.make()).schemaObjects
+    if direct { try loader.writeTablesDirectly(indexes: schema) }
     for batch in batches { try loader.insert(batch) }
     let stillDirect = loader.direct != nil
-    try loader.finish(
-      indexesAndTriggers: try StoreSchema(model: LibraryModel.make()).schemaObjects,
-      journalMode: "delete")
+    let built = loader.indexesMade
+    try loader.finish(indexesAndTriggers: schema, journalMode: "delete")
     let database = try Database(path: path)
+    // The check reads every index against its table's rows.
     let check = try database.prepare("PRAGMA integrity_check").allRows()
     #expect(check == [[.text("ok")]])
-    return (try StoreLoaderTests.rows(database), stillDirect)
+    let indexes = try database.prepare(
+      "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name"
+    ).allRows()
+    return (try StoreLoaderTests.rows(database), stillDirect, indexes, built)
   }
 
   /// The same batches loaded directly and through SQL: the same rows in every table.
@@ -35,6 +40,12 @@ struct DirectLoadTests {
     #expect(written.stillDirect == stillDirect)
     #expect(!inserted.stillDirect)
     #expect(written.rows == inserted.rows)
+    // The same indexes, those on the foreign keys and Z_ENT of the tables written directly
+    // built with their pages.
+    #expect(written.indexes == inserted.indexes)
+    #expect(written.indexesBuilt.contains("ZBOOK_ZAUTHOR_INDEX"))
+    #expect(written.indexesBuilt.contains("ZBOOK_Z_ENT_INDEX"))
+    #expect(inserted.indexesBuilt.isEmpty)
     let books = batches.filter { $0.entity == "Book" || $0.entity == "GraphicNovel" }
       .map(\.count).reduce(0, +)
     #expect((written.rows["ZBOOK"]?.count ?? 0) == books)

@@ -26,6 +26,9 @@ package final class StoreLoader {
   /// The entity tables being written without SQLite, between ``writeTablesDirectly()`` and
   /// ``endDirectWrites()``.
   var direct: DirectLoad?
+  /// The indexes made before the rows, for direct writes to build
+  /// (``writeTablesDirectly(indexes:)``).
+  var indexesMade: Set<String> = []
 
   /// Where a column of an entity's table takes its value from.
   enum Column {
@@ -231,7 +234,7 @@ package final class StoreLoader {
   {
     try endDirectWrites()
     try applyDeferredLinks()
-    for object in objects where object.type != "table" {
+    for object in objects where object.type != "table" && !indexesMade.contains(object.name) {
       try run("cannot create \(object.type) \(object.name)") { try database.execute(object.sql) }
     }
     try run("cannot finish the store") {

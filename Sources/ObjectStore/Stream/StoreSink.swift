@@ -19,7 +19,7 @@ package final class StoreSink: ObjectSink {
   package func begin(_ head: StoreHead) throws {
     self.head = head
     let loader = try StoreLoader(making: head, at: path)
-    if head.comesInKeyOrder { try loader.writeTablesDirectly() }
+    if head.comesInKeyOrder { try loader.writeTablesDirectly(indexes: head.schemaObjects) }
     self.loader = loader
   }
 
