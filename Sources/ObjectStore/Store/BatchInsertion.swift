@@ -70,8 +70,12 @@ struct BatchInsertion {
   private let width: Int
   private let entityNumber: Int64
   private let sources: [Source]
-  /// Entity numbers of the to-one targets, looked up once per column.
-  private let targetNumbers: [[Int64?]]
+  /// The batch's attribute and to-one columns, read without retaining anything (their memory
+  /// kept by `pinned`).
+  private let pinned: PinnedColumns
+  private let attributeColumns: [PinnedColumns.Attribute]
+  private let toOneColumns: [PinnedColumns.ToOne]
+  private let storedColumns: [PinnedColumns.Attribute]
   /// The parameter of each stored column, in a row's.
   private let storedParameters: [Int]
   private var joinTables: [JoinTable]
@@ -111,9 +115,10 @@ struct BatchInsertion {
       case .raw: .none
       }
     }
-    targetNumbers = batch.toOne.map { column in
-      column.entities.map { layout.entityNumbers[$0].map(Int64.init) }
-    }
+    pinned = PinnedColumns(batch, entityNumbers: layout.entityNumbers)
+    attributeColumns = pinned.attributes
+    toOneColumns = pinned.toOne
+    storedColumns = pinned.storedColumns
     joinTables = try batch.toMany.map { column in
       guard let join = loader.join(for: batch.entity, column.name, layout: layout) else {
         throw StoreError(
@@ -242,27 +247,31 @@ struct BatchInsertion {
   /// for it, exactly when it lists it.
   private mutating func unbind(_ record: Int) {
     for index in cursor.attributes.indices {
-      Self.moveBack(&cursor.attributes[index], over: record, in: batch.attributes[index].records)
+      Self.moveBack(&cursor.attributes[index], over: record, in: attributeColumns[index].records)
     }
     for index in cursor.toOne.indices {
-      Self.moveBack(&cursor.toOne[index], over: record, in: batch.toOne[index].records)
+      Self.moveBack(&cursor.toOne[index], over: record, in: toOneColumns[index].records)
     }
     for index in cursor.stored.indices {
-      Self.moveBack(&cursor.stored[index], over: record, in: batch.storedColumns[index].records)
+      Self.moveBack(&cursor.stored[index], over: record, in: storedColumns[index].records)
     }
   }
 
   /// Moves a column's cursor `next` back by one when the value before it is `record`'s (the
   /// reverse of ``lists(_:at:in:)``'s step).
   @inline(__always)
-  private static func moveBack(_ next: inout Int, over record: Int, in records: [Int]) {
+  private static func moveBack(
+    _ next: inout Int, over record: Int, in records: UnsafeBufferPointer<Int>
+  ) {
     if next > 0 && records[next - 1] == record { next -= 1 }
   }
 
   /// Whether a column of the batch, which lists its values' objects in `records` (in order),
   /// has its value `next` for object `record`: a column's cursor moves on only when it does.
   @inline(__always)
-  private static func lists(_ record: Int, at next: Int, in records: [Int]) -> Bool {
+  private static func lists<Records: RandomAccessCollection<Int>>(
+    _ record: Int, at next: Int, in records: Records
+  ) -> Bool where Records.Index == Int {
     next < records.count && records[next] == record
   }
 
@@ -287,24 +296,24 @@ struct BatchInsertion {
       // The batch's columns are read in place, never copied out (a copy retains each of
       // its arrays, once per value).
       case .attribute(let index):
+        let column = attributeColumns[index]
         let next = cursor.attributes[index]
-        guard Self.lists(record, at: next, in: batch.attributes[index].records) else {
+        guard Self.lists(record, at: next, in: column.records) else {
           try statement.bindNull(at: parameter)
           continue
         }
         cursor.attributes[index] = next + 1
-        try Self.bind(
-          batch.attributes[index].values, next,
-          decimal: batch.attributes[index].type == .decimal, to: &statement, at: parameter)
+        try Self.bind(column.values, next, decimal: column.decimal, to: &statement, at: parameter)
       case .foreignKey(let index), .foreignEntity(let index):
+        let column = toOneColumns[index]
         let next = cursor.toOne[index]
-        guard Self.lists(record, at: next, in: batch.toOne[index].records) else {
+        guard Self.lists(record, at: next, in: column.records) else {
           try statement.bindNull(at: parameter)
           continue
         }
         if case .foreignKey = source {
-          try statement.bind(batch.toOne[index].keys[next], at: parameter)
-        } else if let number = targetNumbers[index][next] {
+          try statement.bind(column.keys[next], at: parameter)
+        } else if let number = column.entityNumbers[next] {
           try statement.bind(number, at: parameter)
         } else {
           try statement.bindNull(at: parameter)
@@ -315,17 +324,16 @@ struct BatchInsertion {
     }
     // A to-one's key and entity columns read the same value: advance once both are bound.
     for index in cursor.toOne.indices
-    where Self.lists(record, at: cursor.toOne[index], in: batch.toOne[index].records) {
+    where Self.lists(record, at: cursor.toOne[index], in: toOneColumns[index].records) {
       cursor.toOne[index] += 1
     }
     // Values kept as stored override their column.
-    for (index, column) in batch.storedColumns.enumerated() {
+    for (index, column) in storedColumns.enumerated() {
       let next = cursor.stored[index]
       guard Self.lists(record, at: next, in: column.records) else { continue }
       cursor.stored[index] = next + 1
       try Self.bind(
-        column.values, next, decimal: false, to: &statement,
-        at: base + storedParameters[index])
+        column.values, next, decimal: false, to: &statement, at: base + storedParameters[index])
     }
   }
 
@@ -409,26 +417,30 @@ struct BatchInsertion {
   /// text as the double it spells, when it spells one.
   @inline(__always)
   private static func bind<Target: RowParameters>(
-    _ values: ObjectBatch.Values, _ position: Int, decimal: Bool, to statement: inout Target,
+    _ values: PinnedColumns.Values, _ position: Int, decimal: Bool, to statement: inout Target,
     at parameter: Int
   ) throws {
     switch values {
     case .integers(let v): try statement.bind(v[position], at: parameter)
     case .booleans(let v): try statement.bind(Int64(v[position] ? 1 : 0), at: parameter)
     case .reals(let v): try statement.bind(v[position], at: parameter)
-    case .texts(let v):
-      if decimal {
-        let text = String(decoding: v[position], as: UTF8.self)
-        if let number = Double(text) {
-          try statement.bind(number, at: parameter)
-          return
-        }
+    case .texts(let base, let ranges):
+      let text = UnsafeRawBufferPointer(
+        start: base + ranges[position].lowerBound, count: ranges[position].count)
+      if decimal, let number = Double(String(decoding: text, as: UTF8.self)) {
+        try statement.bind(number, at: parameter)
+        return
       }
       // The batch outlives the statement's run: its bytes need no copy.
-      try statement.bindUnsafe(text: v[position], at: parameter)
-    case .blobs(let v): try statement.bindUnsafe(blob: v[position], at: parameter)
+      try statement.bindUnsafe(text: text, at: parameter)
+    case .blobs(let base, let ranges):
+      try statement.bindUnsafe(
+        blob: UnsafeRawBufferPointer(
+          start: base + ranges[position].lowerBound, count: ranges[position].count),
+        at: parameter)
     }
   }
+
 }
 
 /// Where a row's values are bound, by 1-based parameter: a statement's parameters, or a record

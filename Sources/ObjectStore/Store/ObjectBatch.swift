@@ -106,6 +106,10 @@ package struct ObjectBatch: Sendable {
       self.ranges = ranges
     }
 
+    /// The address of the buffer that ``ranges`` index: valid while this value (or a copy of
+    /// it) lives.
+    package var baseAddress: UnsafeRawPointer { UnsafeRawPointer(storage.buffer.baseAddress!) }
+
     /// Value `index`: valid while this value (or a copy of it) lives.
     package subscript(index: Int) -> UnsafeRawBufferPointer {
       UnsafeRawBufferPointer(rebasing: storage.buffer[ranges[index]])
