@@ -8,10 +8,9 @@ extension StoreLoader {
   /// through SQL as before. What a whole restore into a new file does; a private temporary
   /// database has no file to write.
   ///
-  /// Those of `indexes` that a direct write builds (on one integer column of an entity table:
-  /// ``DirectLoad/describeIndex(_:of:in:affinities:rowid:)``) are created now, while their
-  /// tables are empty, and built with the tables' pages; ``finish(indexesAndTriggers:journalMode:)``
-  /// creates the others after the rows.
+  /// Those of `indexes` that a direct write builds with the tables' pages
+  /// (``buildsWithPages(_:)``) are created now, while their tables are empty; the others after
+  /// the rows (``finish(indexesAndTriggers:journalMode:)``).
   /// - Throws: ``StoreError`` when the commit fails, an index cannot be created or the file
   ///   cannot be opened.
   package func writeTablesDirectly(indexes: [CoreDataStore.SchemaObject] = []) throws(StoreError) {
@@ -26,44 +25,56 @@ extension StoreLoader {
       try database.execute("PRAGMA journal_mode = OFF")
       try database.execute("PRAGMA synchronous = OFF")
     }
-    let tables = Set(layout.tables.map(\.name))
-    let candidates = Dictionary(
-      grouping: indexes.filter { $0.type == "index" && tables.contains($0.table) }, by: \.table)
-    for (table, candidates) in candidates.sorted(by: { $0.key < $1.key }) {
-      try run("cannot create the indexes of \(table)") {
-        try makeIndexes(candidates, of: table)
-      }
+    for index in buildsWithPages(indexes) {
+      try run("cannot create index \(index.name)") { try database.execute(index.sql) }
+      indexesMade.insert(index.name)
     }
     direct = try DirectLoad(database: database, path: path, layout: layout)
   }
 
-  /// Makes those of `candidates`, indexes of `table`, that a direct write builds, when it
-  /// writes the table.
-  private func makeIndexes(_ candidates: [CoreDataStore.SchemaObject], of table: String) throws {
-    let info = try database.prepare("SELECT type, pk FROM pragma_table_xinfo(?)")
-    try info.bind(.text(table), at: 1)
-    let columns = try info.allRows()
-    let affinities = columns.map { ColumnAffinity(declaredType: $0[0].textValue ?? "") }
-    // A table without an INTEGER PRIMARY KEY is not written directly.
-    guard columns.filter({ $0[1] != .integer(0) }).count == 1,
-      let rowid = columns.firstIndex(where: { $0[1] != .integer(0) })
-    else { return }
-    var made: [String] = []
-    for index in candidates {
-      try database.execute(index.sql)
-      if try DirectLoad.describeIndex(
-        index.name, of: table, in: database, affinities: affinities, rowid: rowid) != nil
-      {
-        made.append(index.name)
-      } else {
-        try database.execute("DROP INDEX \(SchemaStatement.quote(index.name))")
+  /// The indexes among `objects` (a store's schema, tables first) that a direct write builds
+  /// with its tables' pages, in their order: those of entity tables written directly on one
+  /// integer column (``DirectLoad/describeIndex(_:of:in:affinities:rowid:)``). Judged on a
+  /// private copy of the schema in memory, so that the answer, and the order a loader creates
+  /// indexes in, depend on the schema alone, not on how the rows came (the same fixture, byte
+  /// for byte, whichever way it was cut). A schema that copy cannot make has none.
+  func buildsWithPages(_ objects: [CoreDataStore.SchemaObject]) -> [CoreDataStore.SchemaObject] {
+    guard let layout else { return [] }
+    let tables = Set(layout.tables.map(\.name))
+    let candidates = objects.filter { $0.type == "index" && tables.contains($0.table) }
+    guard !candidates.isEmpty, let copy = try? Database(path: ":memory:", mode: .readWriteCreate)
+    else { return [] }
+    do {
+      try copy.harden()
+      try StandInFunctions.register(on: copy)
+      for object in objects where object.type == "table" { try copy.execute(object.sql) }
+      var built: [CoreDataStore.SchemaObject] = []
+      for table in Set(candidates.map(\.table)) {
+        let info = try copy.prepare("SELECT type, pk FROM pragma_table_xinfo(?)")
+        try info.bind(.text(table), at: 1)
+        let columns = try info.allRows()
+        let affinities = columns.map { ColumnAffinity(declaredType: $0[0].textValue ?? "") }
+        // A table without one INTEGER PRIMARY KEY is not written directly.
+        let keys = columns.indices.filter { columns[$0][1] != .integer(0) }
+        guard keys.count == 1 else { continue }
+        var made: [CoreDataStore.SchemaObject] = []
+        for index in candidates where index.table == table {
+          guard (try? copy.execute(index.sql)) != nil else { continue }
+          if try DirectLoad.describeIndex(
+            index.name, of: table, in: copy, affinities: affinities, rowid: keys[0]) != nil
+          {
+            made.append(index)
+          } else {
+            try copy.execute("DROP INDEX \(SchemaStatement.quote(index.name))")
+          }
+        }
+        // Only when the table is written directly with them.
+        if try DirectLoad.describe(table, in: copy, entities: []) != nil { built += made }
       }
-    }
-    // Kept only when the table is written directly with them; else made after its rows.
-    if try DirectLoad.describe(table, in: database, entities: []) == nil {
-      for name in made { try database.execute("DROP INDEX \(SchemaStatement.quote(name))") }
-    } else {
-      indexesMade.formUnion(made)
+      let names = Set(built.map(\.name))
+      return candidates.filter { names.contains($0.name) }
+    } catch {
+      return []
     }
   }
 

@@ -234,7 +234,12 @@ package final class StoreLoader {
   {
     try endDirectWrites()
     try applyDeferredLinks()
-    for object in objects where object.type != "table" && !indexesMade.contains(object.name) {
+    // Those a direct write builds first, whether it built them or not, so that the schema
+    // lists them in one order however the rows came.
+    let first = buildsWithPages(objects)
+    let firstNames = Set(first.map(\.name))
+    let rest = objects.filter { $0.type != "table" && !firstNames.contains($0.name) }
+    for object in first + rest where !indexesMade.contains(object.name) {
       try run("cannot create \(object.type) \(object.name)") { try database.execute(object.sql) }
     }
     try run("cannot finish the store") {
