@@ -83,9 +83,11 @@ struct ArchiveChain {
     _ location: Location, password: PasswordSource?, allowingUnencrypted: Bool,
     meter: ProgressMeter? = nil, options: ArchiveScanner.Options = ArchiveScanner.Options()
   ) throws -> (scanner: ArchiveScanner, store: ArchivedStore?) {
+    // The next member is read and hashed while the scan decodes the one before.
     let scanner = ArchiveScanner(
-      stream: try ArchiveAccess.members(
-        location, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter),
+      stream: ReadAheadMembers(
+        try ArchiveAccess.members(
+          location, password: password, allowingUnencrypted: allowingUnencrypted, meter: meter)),
       options: options)
     return (scanner, try ArchiveAccess.reading(location) { try scanner.readStore() })
   }
