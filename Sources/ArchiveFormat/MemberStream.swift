@@ -16,6 +16,14 @@ package final class MemberStream {
     package let size: Int
     /// Its SHA-256 (hex), when asked for.
     package let sha256: String?
+
+    /// A member at `path` of `size` bytes, with its bytes and hash when read.
+    package init(path: String, bytes: [UInt8]?, size: Int, sha256: String?) {
+      self.path = path
+      self.bytes = bytes
+      self.size = size
+      self.sha256 = sha256
+    }
   }
 
   /// Gives the password, asked only when the archive turns out to be sealed.
