@@ -95,7 +95,10 @@ final class IndexKeys {
 
     private mutating func spill() throws(StoreError) {
       waiting.sort()
-      if self.descriptor == nil { self.descriptor = try Self.makeFile(in: folder) }
+      if self.descriptor == nil {
+        self.descriptor = try SpoolFile.unnamedFile(
+          in: folder, named: "keys", for: "a file for an index's keys")
+      }
       let descriptor = self.descriptor!
       let start = runs.last?.upperBound ?? 0
       var failure: SQLiteError?
@@ -192,18 +195,6 @@ final class IndexKeys {
           parent = least
         }
       }
-    }
-
-    private static func makeFile(in folder: String) throws(StoreError) -> Int32 {
-      var template = Array((folder + "/.graphvault-keys-XXXXXX").utf8CString)
-      let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-      guard descriptor >= 0 else {
-        throw StoreError(
-          .database, "cannot make a file for an index's keys", path: folder,
-          underlying: SQLiteError.fileFailure(writing: true, path: folder))
-      }
-      template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-      return descriptor
     }
 
     /// One run read back a few thousand keys at a time.

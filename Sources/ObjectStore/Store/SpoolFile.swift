@@ -21,16 +21,25 @@ final class SpoolFile {
   /// - Throws: ``StoreError`` when no file can be made there.
   init(in folder: String) throws(StoreError) {
     self.folder = folder
-    var template = Array((folder + "/.graphvault-spool-XXXXXX").utf8CString)
+    descriptor = try Self.unnamedFile(in: folder, named: "spool", for: "a spool file")
+    buffer.reserveCapacity(Self.bufferSize)
+  }
+
+  /// Makes a file in `folder` (`.graphvault-NAME-…` while it has a name) and removes its name
+  /// at once, so that nothing of it outlives the process; returns its descriptor.
+  /// - Throws: ``StoreError`` saying it cannot make `what` there.
+  static func unnamedFile(in folder: String, named name: String, for what: String)
+    throws(StoreError) -> Int32
+  {
+    var template = Array((folder + "/.graphvault-\(name)-XXXXXX").utf8CString)
     let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard descriptor >= 0 else {
       throw StoreError(
-        .database, "cannot make a spool file", path: folder,
+        .database, "cannot make \(what)", path: folder,
         underlying: SQLiteError.fileFailure(writing: true, path: folder))
     }
     template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-    self.descriptor = descriptor
-    buffer.reserveCapacity(Self.bufferSize)
+    return descriptor
   }
 
   deinit { close(descriptor) }
