@@ -184,7 +184,7 @@ final class DirectLoad {
   /// constraint), not partial, not unique, on one column other than the rowid that has integer
   /// affinity, ascending, with the binary collation. Core Data's indexes of foreign keys and
   /// of `Z_ENT` are such.
-  static func describeIndex(
+  private static func describeIndex(
     _ name: String, of table: String, in database: Database, affinities: [ColumnAffinity],
     rowid: Int
   ) throws(SQLiteError) -> Index? {

@@ -34,10 +34,10 @@ extension StoreLoader {
 
   /// The indexes among `objects` (a store's schema, tables first) that a direct write builds
   /// with its tables' pages, in their order: those of entity tables written directly on one
-  /// integer column (``DirectLoad/describeIndex(_:of:in:affinities:rowid:)``). Judged on a
-  /// private copy of the schema in memory, so that the answer, and the order a loader creates
-  /// indexes in, depend on the schema alone, not on how the rows came (the same fixture, byte
-  /// for byte, whichever way it was cut). A schema that copy cannot make has none.
+  /// integer column (``DirectLoad/describe(_:in:entities:)``). Judged on a private copy of the
+  /// schema in memory, so that the answer, and the order a loader creates indexes in, depend on
+  /// the schema alone, not on how the rows came (the same fixture, byte for byte, whichever way
+  /// it was cut). A schema that copy cannot make has none.
   func buildsWithPages(_ objects: [CoreDataStore.SchemaObject]) -> [CoreDataStore.SchemaObject] {
     guard let layout else { return [] }
     let tables = Set(layout.tables.map(\.name))
@@ -48,31 +48,18 @@ extension StoreLoader {
       try copy.harden()
       try StandInFunctions.register(on: copy)
       for object in objects where object.type == "table" { try copy.execute(object.sql) }
-      var built: [CoreDataStore.SchemaObject] = []
-      for table in Set(candidates.map(\.table)) {
-        let info = try copy.prepare("SELECT type, pk FROM pragma_table_xinfo(?)")
-        try info.bind(.text(table), at: 1)
-        let columns = try info.allRows()
-        let affinities = columns.map { ColumnAffinity(declaredType: $0[0].textValue ?? "") }
-        // A table without one INTEGER PRIMARY KEY is not written directly.
-        let keys = columns.indices.filter { columns[$0][1] != .integer(0) }
-        guard keys.count == 1 else { continue }
-        var made: [CoreDataStore.SchemaObject] = []
-        for index in candidates where index.table == table {
-          guard (try? copy.execute(index.sql)) != nil else { continue }
-          if try DirectLoad.describeIndex(
-            index.name, of: table, in: copy, affinities: affinities, rowid: keys[0]) != nil
-          {
-            made.append(index)
-          } else {
-            try copy.execute("DROP INDEX \(SchemaStatement.quote(index.name))")
-          }
+      // An index is kept when its table is still written directly with it: every index of a
+      // table written directly is one it builds.
+      var built = Set<String>()
+      for index in candidates {
+        guard (try? copy.execute(index.sql)) != nil else { continue }
+        if try DirectLoad.describe(index.table, in: copy, entities: []) != nil {
+          built.insert(index.name)
+        } else {
+          try copy.execute("DROP INDEX \(SchemaStatement.quote(index.name))")
         }
-        // Only when the table is written directly with them.
-        if try DirectLoad.describe(table, in: copy, entities: []) != nil { built += made }
       }
-      let names = Set(built.map(\.name))
-      return candidates.filter { names.contains($0.name) }
+      return candidates.filter { built.contains($0.name) }
     } catch {
       return []
     }
