@@ -15,11 +15,6 @@ final class IndexKeys {
   private var nulls: SortedRuns
   private var values: SortedRuns
 
-  deinit {
-    nulls.closeFile()
-    values.closeFile()
-  }
-
   /// Keys spilled, when there are many, to files in `folder`, `runLength` at a time.
   init(folder: String, runLength: Int = IndexKeys.runLength) {
     nulls = SortedRuns(folder: folder, runLength: runLength)
@@ -76,9 +71,8 @@ final class IndexKeys {
     let folder: String
     let runLength: Int
     private var waiting: [UInt128] = []
-    private var descriptor: Int32?
-    /// Closes the spill file, if one was made and not handed to a merge.
-    func closeFile() { if let descriptor { close(descriptor) } }
+    /// The file the runs are spilled to, once one is.
+    private var file: File?
     /// Each spilled run's entries, by index in the file.
     private(set) var runs: [Range<Int>] = []
     private static let entriesPerRead = 4096
@@ -95,23 +89,17 @@ final class IndexKeys {
 
     private mutating func spill() throws(StoreError) {
       waiting.sort()
-      if self.descriptor == nil {
-        self.descriptor = try SpoolFile.unnamedFile(
-          in: folder, named: "keys", for: "a file for an index's keys")
-      }
-      let descriptor = self.descriptor!
+      if self.file == nil { self.file = try File(in: folder) }
+      let file = self.file!
       let start = runs.last?.upperBound ?? 0
-      var failure: SQLiteError?
-      waiting.withUnsafeBytes {
-        do throws(SQLiteError) {
-          try PositionalWrite.write($0, to: descriptor, at: Int64(start) * 16, path: folder)
-        } catch {
-          failure = error
+      do {
+        try waiting.withUnsafeBytes {
+          try PositionalWrite.write($0, to: file.descriptor, at: Int64(start) * 16, path: folder)
         }
-      }
-      if let failure {
+      } catch {
         throw StoreError(
-          .database, "cannot write an index's keys", path: folder, underlying: failure)
+          .database, "cannot write an index's keys", path: folder,
+          underlying: error as? SQLiteError)
       }
       runs.append(start..<start + waiting.count)
       waiting.removeAll(keepingCapacity: true)
@@ -127,12 +115,13 @@ final class IndexKeys {
       }
       if !waiting.isEmpty { try spill() }
       waiting = []
+      // The runs were spilled to it.
+      let file = self.file!
       var merged = Merged(sorted: [])
-      merged.file = descriptor.map { File(descriptor: $0, folder: folder) }
-      descriptor = nil
+      merged.file = file
       merged.readers = runs.map { Reader(run: $0) }
       for index in merged.readers.indices {
-        if let key = try merged.readers[index].next(from: merged.file!) {
+        if let key = try merged.readers[index].next(from: file) {
           merged.heap.append((key, index))
         }
       }
@@ -141,13 +130,14 @@ final class IndexKeys {
       return merged
     }
 
-    /// The spill file, closed with the last reader of it.
+    /// The spill file, without a name, closed with the last holder of it.
     final class File {
       let descriptor: Int32
       let folder: String
 
-      init(descriptor: Int32, folder: String) {
-        self.descriptor = descriptor
+      init(in folder: String) throws(StoreError) {
+        descriptor = try SpoolFile.unnamedFile(
+          in: folder, named: "keys", for: "a file for an index's keys")
         self.folder = folder
       }
 
