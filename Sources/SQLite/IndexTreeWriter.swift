@@ -104,16 +104,18 @@ package struct IndexTreeWriter {
   }
 
   /// The leaf cell of `key` into `cell`: its size and the record.
-  private mutating func leafCell(_ key: [UInt8]) {
-    cell.removeAll(keepingCapacity: true)
-    RowRecord.appendVarint(UInt64(key.count), to: &cell)
-    cell.append(contentsOf: key)
-  }
+  private mutating func leafCell(_ key: [UInt8]) { makeCell(key, child: nil) }
 
   /// The interior cell of `key` with its left child `child` into `cell`.
   private mutating func interiorCell(_ child: UInt32, _ key: [UInt8]) {
+    makeCell(key, child: child)
+  }
+
+  /// A cell of `key` into `cell`: an interior one's left child first, then the key's size and
+  /// the record.
+  private mutating func makeCell(_ key: [UInt8], child: UInt32?) {
     cell.removeAll(keepingCapacity: true)
-    PageFile.append32(child, to: &cell)
+    if let child { PageFile.append32(child, to: &cell) }
     RowRecord.appendVarint(UInt64(key.count), to: &cell)
     cell.append(contentsOf: key)
   }
