@@ -127,10 +127,7 @@ package struct RowRecord {
       case .integer(let value):
         Self.appendBigEndian(value, length: Self.serialType(slots[index]).length, to: &bytes)
       case .real(let value):
-        let bits = value.bitPattern
-        for shift in stride(from: 56, through: 0, by: -8) {
-          bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-        }
+        Self.appendBigEndian(Int64(bitPattern: value.bitPattern), length: 8, to: &bytes)
       case .text(let value), .blob(let value):
         bytes.append(contentsOf: value)
       }

@@ -440,7 +440,6 @@ struct BatchInsertion {
         at: parameter)
     }
   }
-
 }
 
 /// Where a row's values are bound, by 1-based parameter: a statement's parameters, or a record
