@@ -138,10 +138,8 @@ extension ArchiveAccess {
     allowingUnencrypted: Bool, meter: ProgressMeter? = nil, into read: inout StreamedEnds
   ) throws {
     let reader = try reader(location, meter: meter)
-    let stream = MemberStream(
-      reader: reader, name: location.displayName,
-      requiresSeal: password != nil && !allowingUnencrypted
-    ) { () throws -> [UInt8]? in try password?.read() }
+    let stream = members(
+      of: reader, at: location, password: password, allowingUnencrypted: allowingUnencrypted)
     defer {
       read.bytesRead = reader.archiveOffset
       read.encrypted = stream.isSealed

@@ -163,8 +163,20 @@ enum ArchiveAccess {
     _ location: Location, password: PasswordSource?, allowingUnencrypted: Bool = false,
     meter: ProgressMeter? = nil
   ) throws -> MemberStream {
+    members(
+      of: try reader(location, meter: meter), at: location, password: password,
+      allowingUnencrypted: allowingUnencrypted)
+  }
+
+  /// The members `reader` reads of the archive at `location`, as
+  /// ``members(_:password:allowingUnencrypted:meter:)`` gives them: for a caller that also asks
+  /// the reader how far it read.
+  static func members(
+    of reader: ArchiveReader, at location: Location, password: PasswordSource?,
+    allowingUnencrypted: Bool
+  ) -> MemberStream {
     MemberStream(
-      reader: try reader(location, meter: meter), name: location.displayName,
+      reader: reader, name: location.displayName,
       requiresSeal: password != nil && !allowingUnencrypted
     ) { () throws -> [UInt8]? in
       try password?.read()
