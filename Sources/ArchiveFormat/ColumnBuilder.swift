@@ -112,7 +112,7 @@ struct ColumnBuilder {
 
   /// Record `record`'s text or blob, as its bytes (a `.string` or `.data` column).
   @inline(__always)
-  mutating func append(bytes: ArraySlice<UInt8>, record: Int) {
+  mutating func append(bytes: UnsafeBufferPointer<UInt8>, record: Int) {
     mark(record)
     values.append(contentsOf: bytes)
     Varint.append(UInt64(bytes.count), to: &lengths)
@@ -180,7 +180,8 @@ struct ColumnBuilder {
 
   /// The column as the archive holds it, for a chunk of `count` records: `key`, `type`,
   /// `present` (only when some record has no value), `lengths` (strings, data and lists) and
-  /// `values`.
+  /// `values`. The writer shares the buffers (``BinaryPropertyListWriter/data(sharing:)``):
+  /// reset it before this column changes, or the change copies them.
   func write(into writer: inout BinaryPropertyListWriter, count: Int)
     -> (column: BinaryPropertyListWriter.Reference, values: BinaryPropertyListWriter.Reference)
   {
@@ -198,11 +199,11 @@ struct ColumnBuilder {
     switch kind {
     case .string, .data, .integers:
       writer.push(writer.string(ColumnLayout.lengths))
-      writer.push(writer.data(lengths))
+      writer.push(writer.data(sharing: lengths))
     default: break
     }
     writer.push(writer.string(ColumnLayout.values))
-    let data = writer.data(values)
+    let data = writer.data(sharing: values)
     writer.push(data)
     return (writer.makeDictionary(fromStackIndex: start), data)
   }

@@ -26,6 +26,9 @@ public struct BinaryPropertyListWriter: Sendable {
 
   private enum SlotKind: UInt8 {
     case scalar, array, dictionary
+    /// Data whose bytes stay in the caller's array (``data(sharing:)``) until serialization:
+    /// `start` is its index in `shared`, `count` its size with its marker.
+    case shared
   }
 
   // Scalars are encoded at once into `scalarBytes`; containers keep their references in
@@ -38,6 +41,7 @@ public struct BinaryPropertyListWriter: Sendable {
 
   private var slots: [Slot] = []
   private var scalarBytes: [UInt8] = []
+  private var shared: [[UInt8]] = []
   private var references: [UInt32] = []
   private var stack: [UInt32] = []
   private var strings: [String: UInt32] = [:]
@@ -77,6 +81,7 @@ public struct BinaryPropertyListWriter: Sendable {
     generation = Self.nextGeneration()
     slots.removeAll(keepingCapacity: true)
     scalarBytes.removeAll(keepingCapacity: true)
+    shared.removeAll(keepingCapacity: true)
     references.removeAll(keepingCapacity: true)
     stack.removeAll(keepingCapacity: true)
     strings.removeAll(keepingCapacity: true)
@@ -175,6 +180,19 @@ public struct BinaryPropertyListWriter: Sendable {
         Self.appendMarker(0x40, count: value.count, to: &bytes)
         bytes.append(contentsOf: value)
       })
+  }
+
+  /// Adds data whose bytes are copied only into the serialized list: `value`'s storage is
+  /// shared until ``reset()``, not copied here. For large buffers the caller keeps and reuses
+  /// (a reset first lets the caller's next change happen in place).
+  public mutating func data(sharing value: [UInt8]) -> Reference {
+    let index = UInt32(slots.count)
+    slots.append(
+      Slot(
+        kind: .shared, start: UInt32(shared.count),
+        count: UInt32(Self.markerSize(count: value.count) + value.count)))
+    shared.append(value)
+    return Reference(index: index)
   }
 
   /// Adds data from a raw buffer.
@@ -330,6 +348,10 @@ public struct BinaryPropertyListWriter: Sendable {
           output.append(
             contentsOf: UnsafeBufferPointer(
               rebasing: scalars[Int(slot.start)..<Int(slot.start + slot.count)]))
+        case .shared:
+          let payload = shared[Int(slot.start)]
+          Self.appendMarker(0x40, count: payload.count, to: &output)
+          output.append(contentsOf: payload)
         case .array, .dictionary:
           let count = Int(slot.count)
           Self.appendMarker(slot.kind == .array ? 0xA0 : 0xD0, count: count, to: &output)
@@ -364,7 +386,8 @@ public struct BinaryPropertyListWriter: Sendable {
     var wanted: [UInt32: [Int]] = [:]
     for (position, reference) in references.enumerated() {
       precondition(
-        Int(reference.index) < slots.count && slots[Int(reference.index)].kind == .scalar,
+        Int(reference.index) < slots.count
+          && [.scalar, .shared].contains(slots[Int(reference.index)].kind),
         "not a scalar of this writer")
       wanted[reference.index, default: []].append(position)
     }
@@ -372,10 +395,15 @@ public struct BinaryPropertyListWriter: Sendable {
     var offset = 8
     for (index, slot) in slots.enumerated() {
       if let positions = wanted[UInt32(index)] {
-        let marker = scalarBytes[Int(slot.start)]
-        let header =
-          marker & 0x0F != 0x0F || marker >> 4 < 0x4
-          ? 1 : 2 + (1 << Int(scalarBytes[Int(slot.start) + 1] & 0x0F))
+        let header: Int
+        if slot.kind == .shared {
+          header = Self.markerSize(count: shared[Int(slot.start)].count)
+        } else {
+          let marker = scalarBytes[Int(slot.start)]
+          header =
+            marker & 0x0F != 0x0F || marker >> 4 < 0x4
+            ? 1 : 2 + (1 << Int(scalarBytes[Int(slot.start) + 1] & 0x0F))
+        }
         for position in positions {
           ranges[position] = (offset + min(header, Int(slot.count)))..<(offset + Int(slot.count))
         }
@@ -389,7 +417,7 @@ public struct BinaryPropertyListWriter: Sendable {
   @inline(__always)
   private func size(of slot: Slot, referenceSize: Int) -> Int {
     switch slot.kind {
-    case .scalar: Int(slot.count)
+    case .scalar, .shared: Int(slot.count)
     case .array: Self.markerSize(count: Int(slot.count)) + Int(slot.count) * referenceSize
     case .dictionary:
       Self.markerSize(count: Int(slot.count)) + 2 * Int(slot.count) * referenceSize

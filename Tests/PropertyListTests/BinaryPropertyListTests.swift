@@ -179,4 +179,55 @@ struct BinaryPropertyListTests {
     first.reset()
     #expect(first.generation != before)
   }
+
+  @Test("data shared with the writer serializes to the bytes a copy gives, payloads where said")
+  func sharedDataSerializesAsCopiedData() throws {
+    // Sizes either side of the one-byte count (15) and of the 2-byte one (65,536).
+    for size in [0, 14, 15, 255, 256, 65_535, 65_536, 70_000] {
+      let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+      func list(sharing: Bool) -> (bytes: [UInt8], ranges: [Range<Int>]) {
+        var writer = BinaryPropertyListWriter()
+        let start = writer.stackCount
+        writer.push(writer.string("values"))
+        let data = sharing ? writer.data(sharing: payload) : writer.data(payload)
+        writer.push(data)
+        writer.push(writer.string("count"))
+        writer.push(writer.integer(Int64(size)))
+        let root = writer.makeDictionary(fromStackIndex: start)
+        return (writer.serialized(root: root), writer.payloadRanges(of: [data]))
+      }
+      let shared = list(sharing: true)
+      let copied = list(sharing: false)
+      #expect(shared.bytes == copied.bytes, "\(size) bytes")
+      #expect(shared.ranges == copied.ranges, "\(size) bytes")
+      #expect(Array(shared.bytes[shared.ranges[0]]) == payload)
+      #expect(
+        try PropertyListValue(binaryPropertyList: shared.bytes)
+          == ["values": .data(payload), "count": .integer(Int64(size))])
+    }
+  }
+
+  @Test("a reset writer lets go of the data it shared, so the caller's next change is in place")
+  func resetReleasesSharedData() throws {
+    func address(_ buffer: [UInt8]) -> UnsafePointer<UInt8>? {
+      buffer.withUnsafeBufferPointer { $0.baseAddress }
+    }
+    var writer = BinaryPropertyListWriter()
+    var buffer = [UInt8](repeating: 7, count: 1_000)
+    // Shared, not copied: a change now copies the caller's buffer, and the list keeps the old.
+    let before = address(buffer)
+    let data = writer.data(sharing: buffer)
+    buffer[0] = 8
+    #expect(address(buffer) != before)
+    #expect(
+      try PropertyListValue(binaryPropertyList: writer.serialized(root: data))
+        == .data(
+          [UInt8](repeating: 7, count: 1_000)))
+    // Once the writer is reset, the change happens in place.
+    writer.push(writer.data(sharing: buffer))
+    writer.reset()
+    let after = address(buffer)
+    buffer[1] = 8
+    #expect(address(buffer) == after)
+  }
 }
