@@ -259,7 +259,11 @@ package struct ColumnChunkEncoder {
     let root = writer.makeDictionary(fromStackIndex: start)
     let ranges = writer.payloadRanges(of: large.map(\.values))
     let spans = zip(large, ranges).map { ColumnSpan(key: $0.key, range: $1) }
-    return (writer.serialized(root: root), spans)
+    var bytes = ChunkBufferPool.shared.take()
+    writer.write(root: root, to: &bytes)
+    // The writer shares the columns' buffers: let go of them before they are reset.
+    writer.reset()
+    return (bytes, spans)
   }
 
   /// What the chunk holds by key (``ChunkRanges``), for the index; nil when it is empty. The

@@ -104,6 +104,7 @@ package final class MemberWriter: MemberSink, @unchecked Sendable {
         entry.ranges = ranges
         entry.sealedAt = sealedAt
         lock.withLock { written.append(entry) }
+        ChunkBufferPool.shared.giveBack(bytes)
       } catch {
         lock.withLock { failure = error }
       }
