@@ -123,14 +123,21 @@ package struct ColumnChunkEncoder {
       }
       layoutID = row.layoutID
     }
-    for (position, value) in row.attributeValues.enumerated() {
-      if let value {
-        let index = attributeColumn(position, ColumnBuilder.Kind(value), of: row)
-        columns.list[index].append(value, record: count)
-      } else if let range = row.byteRanges[position] {
-        let index = attributeColumn(
-          position, row.bytesAreText(at: position) ? .string : .data, of: row)
-        columns.list[index].append(bytes: row.bytes[range], record: count)
+    // The row's bytes through one pointer: no slice, and no retain, for each value.
+    let values = row.attributeValues
+    let ranges = row.byteRanges
+    let types = row.attributeTypes
+    row.bytes.withUnsafeBufferPointer { bytes in
+      for (position, value) in values.enumerated() {
+        if let value {
+          let index = attributeColumn(position, ColumnBuilder.Kind(value), of: row)
+          columns.list[index].append(value, record: count)
+        } else if let range = ranges[position] {
+          let index = attributeColumn(
+            position, ObjectRow.bytesAreText(types[position]) ? .string : .data, of: row)
+          columns.list[index].append(
+            bytes: UnsafeBufferPointer(rebasing: bytes[range]), record: count)
+        }
       }
     }
     for (position, target) in row.toOneTargets.enumerated() {

@@ -3,7 +3,10 @@ import ObjectModel
 /// One object of a store, read column by column into buffers that are reused from row to row:
 /// the fast path of a backup, with no dictionary per object. Its values are valid only inside
 /// the call that hands it out; ``record`` makes a lasting ``ObjectRecord``.
-package final class ObjectRow {
+///
+/// A value type: a class's properties are accesses checked at run time, one for each read of
+/// each row, where a struct's are plain loads.
+package struct ObjectRow {
   /// The concrete entity's name.
   package internal(set) var entity = ""
   /// Identifies the layout of ``attributeNames`` and ``toOneNames``: equal for every row of
@@ -49,10 +52,9 @@ package final class ObjectRow {
     }
   }
 
-  /// Whether the bytes of attribute `position` (of ``attributeNames``) are text (else a blob);
-  /// meaningful when ``byteRanges`` has its range.
-  package func bytesAreText(at position: Int) -> Bool {
-    attributeTypes[position] == .string || attributeTypes[position] == .uri
+  /// Whether the bytes read for an attribute of `type` (in ``bytes``) are text, else a blob.
+  package static func bytesAreText(_ type: AttributeType) -> Bool {
+    type == .string || type == .uri
   }
 
   /// The row as a record.

@@ -126,7 +126,7 @@ struct TableReader {
   func readObjectRows(upTo limit: Int = .max, _ body: (ObjectRow) throws -> Void) throws -> Bool {
     var stopped = false
     defer { if !stopped { statement.reset() } }
-    let row = ObjectRow()
+    var row = ObjectRow()
     var current = -1
     // The row's buffers are filled as locals and handed back: one access to the row each.
     var values: [AttributeValue?] = []
