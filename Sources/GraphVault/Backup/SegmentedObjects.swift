@@ -34,6 +34,16 @@ package enum SegmentedObjects {
     let joins: [StoreLayout.Join]
     let model: ObjectModel
     let layout: StoreLayout
+    /// Whether its rows are read in key order rather than through the `Z_ENT` index
+    /// (``CoreDataStore/scansTable(for:layout:)``, asked once for all segments).
+    private(set) var scanning = true
+
+    /// The source, with how its rows are read judged in `store`.
+    func judged(in store: CoreDataStore) throws -> Source {
+      var judged = self
+      judged.scanning = try store.scansTable(for: entity, layout: layout)
+      return judged
+    }
 
     package init(entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout)
     {
@@ -72,6 +82,7 @@ package enum SegmentedObjects {
       keysPerSegment: max(1, keysPerSegment))
     var written = Written(segments: segments.count)
     guard !segments.isEmpty else { return written }
+    let source = try source.judged(in: store)
     let board = Board(segments: segments.count, heldBytes: heldBytes)
     let started = DispatchSemaphore(value: 0)
     // The twin's side: segments taken in turn, their chunks held until this side writes them.
@@ -82,11 +93,12 @@ package enum SegmentedObjects {
         board.twinTook(taken)
       }
       guard let store else { return }
+      var encoder = ColumnChunkEncoder(model: source.model)
       while let index = board.claim() {
         taken += 1
         if taken == 1 { started.signal() }
         do {
-          try encode(source, segments[index], from: store) {
+          try encode(source, segments[index], from: store, with: &encoder) {
             try board.push($0, to: index, byTwin: true)
           }
           if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
@@ -113,8 +125,9 @@ package enum SegmentedObjects {
           next += 1
         }
       }
+      var encoder = ColumnChunkEncoder(model: source.model)
       while let index = board.claim() {
-        try encode(source, segments[index], from: store) { encoded in
+        try encode(source, segments[index], from: store, with: &encoder) { encoded in
           try board.push(encoded, to: index, byTwin: false)
           try writeReady()
           // Ahead of the twin by more than the bound: write its chunks as they come.
@@ -161,19 +174,21 @@ package enum SegmentedObjects {
     }
   }
 
-  /// Reads and encodes the objects of one segment from `store`, handing each chunk to `emit`.
+  /// Reads and encodes the objects of one segment from `store` with `columns` (empty, and
+  /// left empty: a side keeps one encoder, and the capacity of its buffers, from segment to
+  /// segment), handing each chunk to `emit`.
   static func encode(
     _ source: Source, _ segment: Segment, from store: CoreDataStore,
-    emit: (EncodedColumns) throws -> Void
+    with columns: inout ColumnChunkEncoder, emit: (EncodedColumns) throws -> Void
   ) throws {
-    var columns = ColumnChunkEncoder(model: source.model)
     let cursors = try source.joins.map {
       try store.joinCursor($0, ownersFrom: segment.from, below: segment.below)
     }
     // One buffer of join rows per relationship, refilled for each object.
     var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
     try store.forEachObjectRow(
-      of: source.entity, layout: source.layout, from: segment.from, below: segment.below
+      of: source.entity, layout: source.layout, from: segment.from, below: segment.below,
+      scanning: source.scanning
     ) { row in
       for (index, cursor) in cursors.enumerated() {
         try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
@@ -185,7 +200,10 @@ package enum SegmentedObjects {
         columns.reset()
       }
     }
-    if let encoded = EncodedColumns(&columns, entity: source.entity) { try emit(encoded) }
+    if let encoded = EncodedColumns(&columns, entity: source.entity) {
+      try emit(encoded)
+      columns.reset()
+    }
   }
 
   /// The segments' state, shared by the two sides: which are taken, the chunks each holds

@@ -99,10 +99,37 @@ extension CoreDataStore {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
     }
+    let scanning = try scansTable(for: entity, layout: layout)
     let reader = try TableReader(
-      table: table, layout: layout, database: database, filter: "Z_ENT = ?")
+      table: table, layout: layout, database: database, filter: Self.entityCondition(scanning))
     try reader.bind([.integer(Int64(number))])
     return reader
+  }
+
+  /// Whether the objects of the concrete entity `entity` are read best by reading its table
+  /// in key order and passing over the rows of other entities, rather than looking each row up
+  /// through the table's `Z_ENT` index, as SQLite would choose to. Looking a row up costs
+  /// about ten times passing over one (64 ns against 7 ns a row, measured on a table of
+  /// 880,000 rows of two entities), so the table is read in order when `entity` holds at
+  /// least a tenth of its rows.
+  package func scansTable(for entity: String, layout: StoreLayout) throws -> Bool {
+    guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
+      throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
+    }
+    let name = "\"\(table.name)\""
+    let all = try count(table: name)
+    guard all > 0 else { return true }
+    let statement = try database.prepare("SELECT count(*) FROM \(name) WHERE Z_ENT = ?")
+    try statement.bind(.integer(Int64(number)), at: 1)
+    let mine = Int(try statement.scalar().integerValue ?? 0)
+    return mine * 10 >= all
+  }
+
+  /// The condition that keeps one entity's rows of its table (its number bound as the first
+  /// parameter): with `scanning` (``scansTable(for:layout:)``), one that SQLite cannot answer
+  /// through the `Z_ENT` index (the unary plus), so it reads the table in key order.
+  static func entityCondition(_ scanning: Bool) -> String {
+    scanning ? "+Z_ENT = ?" : "Z_ENT = ?"
   }
 
   /// Streams the objects of one concrete entity in primary-key order through one reused
@@ -139,8 +166,11 @@ extension CoreDataStore {
   /// `below` (when given), as ``forEachObjectRow(of:layout:_:)`` does: a segment of the
   /// entity's objects that can be read apart from the rest (on another connection, in the same
   /// snapshot).
+  ///
+  /// With `scanning` (what ``scansTable(for:layout:)`` tells, asked once for every segment),
+  /// the segment's rows are read in key order rather than looked up through the `Z_ENT` index.
   package func forEachObjectRow(
-    of entity: String, layout: StoreLayout, from: Int64, below: Int64?,
+    of entity: String, layout: StoreLayout, from: Int64, below: Int64?, scanning: Bool,
     _ body: (ObjectRow) throws -> Void
   ) throws {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
@@ -148,7 +178,8 @@ extension CoreDataStore {
     }
     let range = Self.keyRange("Z_PK", from: from, below: below)!
     let reader = try TableReader(
-      table: table, layout: layout, database: database, filter: "Z_ENT = ? AND \(range.condition)")
+      table: table, layout: layout, database: database,
+      filter: "\(Self.entityCondition(scanning)) AND \(range.condition)")
     try reader.bind([.integer(Int64(number))] + range.bound)
     try reader.readObjectRows(body)
   }
