@@ -397,15 +397,6 @@ struct TableReader {
   }
 }
 
-/// Decimals are REAL in Core Data's stores: written back as the shortest decimal text that
-/// reads as the same double (`10.11`, `5`).
-enum DecimalText {
-  static func format(_ value: Double) -> String {
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-    return String(value)
-  }
-}
-
 extension Statement {
   /// The current row's column `index` as stored: integer, double, string or data; nil for NULL.
   func storedValue(at index: Int) -> AttributeValue? {

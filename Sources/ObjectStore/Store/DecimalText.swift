@@ -1,0 +1,62 @@
+/// Decimals are REAL in Core Data's stores: read as the shortest decimal text that reads back
+/// as the same double (`10.11`, `5`, `-0.05`), the text `Double.description` gives.
+enum DecimalText {
+  /// The text of `value`: an integer's digits when it is one (below 10^15), else the shortest
+  /// text that reads back as `value`.
+  static func format(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return fewPlaces(value) ?? String(value)
+  }
+
+  /// The powers of ten up to ``mostPlaces``, each exact as a double.
+  private static let scales: [Double] = [1, 10, 100, 1_000, 10_000]
+  /// The most decimal places the quick path tries (prices, rates, measures).
+  private static let mostPlaces = 4
+
+  /// The text of `value` with the fewest decimal places, one to ``mostPlaces``, that reads
+  /// back as `value`; nil when it needs more, or it is not between 10^-4 and 10^11 in size.
+  ///
+  /// With `k` places the candidate is `n / 10^k` for `n`, the integer nearest `value·10^k`.
+  /// Dividing the double of `n` by `10^k` (both exact) rounds correctly, as reading the text
+  /// does, so it reads back as `value` exactly when the quotient is `value`. With products
+  /// below 2^50 (10^11·10^4 is), each is within far less than ½ of the exact one, so a text
+  /// with fewer places that reads back as `value` would have been found first: the first
+  /// found is the shortest, the one `Double.description` prints (which writes such values
+  /// without an exponent).
+  @inline(__always)
+  static func fewPlaces(_ value: Double) -> String? {
+    let magnitude = abs(value)
+    guard magnitude >= 1e-4, magnitude < 1e11 else { return nil }
+    for places in 1...mostPlaces {
+      let scaled = (magnitude * scales[places]).rounded()
+      guard scaled / scales[places] == magnitude else { continue }
+      return text(UInt64(scaled), places: places, negative: value < 0)
+    }
+    return nil
+  }
+
+  /// `digits` written with `places` decimal places (at least one digit before the point).
+  private static func text(_ digits: UInt64, places: Int, negative: Bool) -> String {
+    // Sign, up to 16 digits, the point and a leading zero: 19 bytes at most.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+      var end = buffer.count
+      var rest = digits
+      var written = 0
+      while rest > 0 || written <= places {
+        if written == places {
+          end -= 1
+          buffer[end] = UInt8(ascii: ".")
+        }
+        end -= 1
+        buffer[end] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+        written += 1
+      }
+      if negative {
+        end -= 1
+        buffer[end] = UInt8(ascii: "-")
+      }
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[end...]), as: UTF8.self)
+    }
+  }
+}
