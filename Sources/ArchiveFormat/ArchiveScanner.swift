@@ -514,6 +514,8 @@ package final class ArchiveScanner: @unchecked Sendable {
           member: path, "the model has no concrete entity \(entity) with a table")
       }
       let decoded = try RecordDecoder(model: store.model, member: path).decodeObjects(bytes)
+      // The decoded objects hold copies: the member's buffer can serve the next member.
+      ChunkBufferPool.shared.giveBack(bytes)
       try check(decoded, entity: entity, member: path, store: store)
       // Kept even when there are none, so that ranges the index gives it are refused.
       if case .columns(let batch) = decoded {

@@ -119,9 +119,12 @@ package final class MemberStream {
   private func readPlain(hash: Bool, wantBytes: (String) -> Bool) throws -> Member? {
     guard let entry = try reader.nextEntry() else { return nil }
     if wantBytes(entry.path) {
-      try reader.readAll(limit: limit, into: &buffer)
+      // A buffer a reader of an earlier member handed back, when there is one
+      // (``ChunkBufferPool``): the one returned here is the reader's until it is done.
+      var bytes = ChunkBufferPool.shared.take()
+      try reader.readAll(limit: limit, into: &bytes)
       return Member(
-        path: entry.path, bytes: buffer, size: buffer.count, sha256: Checksum.sha256(buffer))
+        path: entry.path, bytes: bytes, size: bytes.count, sha256: Checksum.sha256(bytes))
     }
     if hash {
       var hasher = SHA256()
