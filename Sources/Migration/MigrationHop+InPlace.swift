@@ -51,9 +51,7 @@ extension MigrationHop {
       for attribute in rule.attributes {
         guard attribute.generate == nil, attribute.extendedSource == nil, attribute.map.isEmpty
         else { return nil }
-        if let source = attribute.source {
-          guard attribute.sourceType == attribute.type else { return nil }
-        }
+        if attribute.source != nil, attribute.sourceType != attribute.type { return nil }
         let renamedFrom = attribute.source.flatMap { $0 == attribute.name ? nil : $0 }
         if attribute.fill != nil || !attribute.isOptional || renamedFrom != nil {
           attributes.append(
