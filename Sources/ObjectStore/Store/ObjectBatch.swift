@@ -65,21 +65,22 @@ package struct ObjectBatch: Sendable {
     /// Each value's range of the buffer.
     package let ranges: [Range<Int>]
 
-    /// Memory allocated once, never changed after it is filled, freed with the last batch
-    /// that holds it.
+    /// Memory allocated once, never changed after it is filled, given back with the last
+    /// batch that holds it (to ``RecycledBuffers``, for the next batch's values). It may be
+    /// larger than asked for.
     private final class Storage: @unchecked Sendable {
       let buffer: UnsafeMutableRawBufferPointer
 
       init(copying bytes: [UInt8]) {
-        buffer = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        buffer = RecycledBuffers.shared.take(byteCount: bytes.count)
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
       }
 
       init(byteCount: Int) {
-        buffer = .allocate(byteCount: max(byteCount, 1), alignment: 1)
+        buffer = RecycledBuffers.shared.take(byteCount: byteCount)
       }
 
-      deinit { buffer.deallocate() }
+      deinit { RecycledBuffers.shared.giveBack(buffer) }
     }
 
     /// Values at `ranges` of a copy of `bytes`.
