@@ -16,7 +16,7 @@ final class RecycledBuffers: @unchecked Sendable {
   private let lock = NSLock()
   private var kept: [UnsafeMutableRawBufferPointer] = []
 
-  init(capacity: Int = 4, smallest: Int = 1 << 20) {
+  init(capacity: Int = 2, smallest: Int = 1 << 20) {
     self.capacity = capacity
     self.smallest = smallest
   }
