@@ -68,12 +68,20 @@ package struct ChangeSketch: Equatable, Sendable {
     let bits = UInt64(bitPattern: key)
     let check = Self.check(bits, hash, seed)
     let (a, b, c) = places(bits, hash)
-    for cell in [a, b, c] {
-      counts[cell] &+= sign
-      keys[cell] ^= bits
-      hashes[cell] ^= hash
-      checks[cell] ^= check
-    }
+    // Three calls, not a loop over an array of three: no array made for each element.
+    touch(a, sign, bits, hash, check)
+    touch(b, sign, bits, hash, check)
+    touch(c, sign, bits, hash, check)
+  }
+
+  @inline(__always)
+  private mutating func touch(
+    _ cell: Int, _ sign: Int64, _ key: UInt64, _ hash: UInt64, _ check: UInt32
+  ) {
+    counts[cell] &+= sign
+    keys[cell] ^= key
+    hashes[cell] ^= hash
+    checks[cell] ^= check
   }
 
   /// The three cells of an element, one in each third.
