@@ -39,6 +39,8 @@ let package = Package(
       providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
     // glibc's allocator tuning, for the executable.
     .systemLibrary(name: "CMalloc"),
+    // fallocate(2), for files read back and given up as they are read.
+    .systemLibrary(name: "CFile"),
 
     // Thin typed wrappers.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -69,7 +71,7 @@ let package = Package(
     .target(
       name: "ObjectStore",
       dependencies: [
-        "ObjectModel", "PropertyList", "SQLite", "DurableIO",
+        "ObjectModel", "PropertyList", "SQLite", "DurableIO", "CFile",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 

@@ -1,6 +1,10 @@
 import Foundation
 import SQLite
 
+#if os(Linux)
+  import CFile
+#endif
+
 /// Entries (a key and its bytes) written to a file that has no name, then read back in the
 /// order they were written: rows that must wait for their turn without being held in memory.
 ///
@@ -43,6 +47,13 @@ final class SpoolFile {
   }
 
   deinit { close(descriptor) }
+
+  /// The bytes of disk the file takes now (what was written and not yet given back).
+  var allocatedBytes: Int64 {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return 0 }
+    return Int64(status.st_blocks) * 512
+  }
 
   /// Appends an entry.
   /// - Throws: ``StoreError`` when the file cannot be written.
@@ -113,9 +124,21 @@ final class SpoolFile {
           underlying: SQLiteError.fileFailure(writing: false, path: folder))
       }
       readBuffer.removeLast(want - got)
+      release(from: readOffset, count: got)
       readOffset += Int64(got)
       if got == 0 { break }
     }
     return readBuffer.count - readStart >= count
+  }
+
+  /// Gives the file's bytes from `offset`, read already, back to the file system (a hole
+  /// punched where they were): a spool read while the table it feeds is written then never
+  /// holds as much disk, or page cache, as the table, on top of it. Where the file system
+  /// cannot punch holes, the bytes stay until the file is closed.
+  private func release(from offset: Int64, count: Int) {
+    #if os(Linux)
+      guard count > 0 else { return }
+      _ = gv_punch_hole(descriptor, off_t(offset), off_t(count))
+    #endif
   }
 }
