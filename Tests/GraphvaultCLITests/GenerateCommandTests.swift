@@ -61,7 +61,7 @@ struct GenerateCommandTests {
       folder.appendingPathComponent($0).path
     }
     // The system libraries' module maps, which the built modules refer to.
-    let system = ["CZlib", "CSQLite", "CArchive"].flatMap {
+    let system = ["CZlib", "CSQLite", "CArchive", "CFile"].flatMap {
       ["-I", SharedFixtures.packageRoot.appendingPathComponent("Sources/\($0)").path]
     }
     return try Subprocess.run(

@@ -12,7 +12,7 @@ struct PackageLayoutTests {
     ["ObjectStore"],
     ["ObjectModel"],
     ["PropertyList", "JSON", "SQLite", "LibArchive", "Zlib", "Zstd", "DurableIO", "S3"],
-    ["CSQLite", "CArchive", "CZlib", "CZstd", "CMalloc"],
+    ["CSQLite", "CArchive", "CZlib", "CZstd", "CMalloc", "CFile"],
   ]
 
   static func rank(_ target: String) -> Int? {

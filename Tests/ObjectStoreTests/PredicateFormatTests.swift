@@ -284,7 +284,7 @@ struct PredicateFormatTests {
           })
         guard exact.matches(subject) else { continue }
         checked += 1
-        try statement.reset()
+        statement.reset()
         try statement.bind([.text(subject), .text(glob)])
         #expect(
           try statement.allRows().first?[0].integerValue == 1,

@@ -48,7 +48,7 @@ struct StoreUsersTests {
   }
 
   func end(_ holder: (RunningProcess, stop: String)) {
-    FileManager.default.createFile(atPath: holder.stop, contents: nil)
+    _ = FileManager.default.createFile(atPath: holder.stop, contents: nil)
     _ = holder.0.wait()
   }
 
@@ -91,7 +91,7 @@ struct StoreUsersTests {
         && (error as? StoreError)?.kind == .conflict
     }
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) {
-      FileManager.default.createFile(atPath: holder.stop, contents: nil)
+      _ = FileManager.default.createFile(atPath: holder.stop, contents: nil)
     }
     try StoreUsers.requireNone(of: store, before: "replace", wait: 30)
     _ = holder.0.wait()

@@ -2,7 +2,7 @@ import Foundation
 import SQLite
 
 #if os(Linux)
-  import CFile
+  internal import CFile
 #endif
 
 /// Entries (a key and its bytes) written to a file that has no name, then read back in the
