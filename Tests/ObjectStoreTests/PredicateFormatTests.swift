@@ -13,13 +13,13 @@ import Testing
 struct PredicateFormatTests {
   /// A sample store (the Library model, 600 objects) made by the built tool, with the model
   /// it carries; made once.
-  static let store: (path: String, model: ObjectModel, keep: TemporaryDirectory) = {
+  static let store: (path: String, model: ObjectModel) = {
     let directory = try! TemporaryDirectory.forTheRun("graphvault-test")
     let path = directory.path("Library.sqlite").path
     let made = try! BuiltTool.run(["sample", path, "--objects", "600", "-q"])
     precondition(made.status == 0, made.stderr)
     let model = try! CoreDataStore(path: path).cachedModel()!
-    return (path, model, directory)
+    return (path, model)
   }()
 
   /// (entity, predicate, SQL selecting the expected Z_PKs).

@@ -39,6 +39,12 @@ public final class TemporaryDirectory: Sendable {
 
     func keep(_ directory: TemporaryDirectory) { lock.withLock { kept.append(directory) } }
 
-    func releaseAll() { lock.withLock { kept.removeAll() } }
+    /// Removes every folder kept, whoever else still holds it (a `static let` may).
+    func releaseAll() {
+      lock.withLock {
+        for directory in kept { try? FileManager.default.removeItem(at: directory.url) }
+        kept.removeAll()
+      }
+    }
   }
 }
