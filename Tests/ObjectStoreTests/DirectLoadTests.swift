@@ -113,16 +113,51 @@ struct DirectLoadTests {
       [StoreLoaderTests.books(100, price: { $0 == 48 ? "n/a" : "\($0).5" })], stillDirect: false)
   }
 
-  @Test func twoObjectsOfOneTableWithOneKeyAreRefusedNamingTheLater() throws {
+  /// Only the entities before a shared table's last wait in a spool: the last one's rows are
+  /// merged with theirs as they come.
+  @Test func theLastEntityOfASharedTableIsWrittenAsItComesNotSpooled() throws {
+    let directory = try TemporaryDirectory()
+    let loader = try StoreLoaderTests.loader(at: directory.path("merged.sqlite").path)
+    try loader.writeTablesDirectly()
+    try loader.insert(StoreLoaderTests.books(300) { Int64(3 * $0 + 1) })
+    #expect(loader.direct?.spooledEntities(of: "ZBOOK") == ["Book"])
+    try loader.insert(StoreLoaderTests.books(200, entity: "GraphicNovel") { Int64(3 * $0 + 2) })
+    try loader.insert(StoreLoaderTests.books(100, entity: "GraphicNovel") { Int64($0 + 2000) })
+    #expect(loader.direct?.spooledEntities(of: "ZBOOK") == ["Book"])
+    #expect(loader.direct != nil)
+  }
+
+  /// Novels whose keys come before, between and after the books', then more books after the
+  /// novels began: those go through SQL, and every row is where SQL would put it.
+  @Test func rowsOfAnEarlierEntityAfterTheLastBeganGoThroughSQL() throws {
+    try Self.expectSameRows(
+      [
+        StoreLoaderTests.books(300) { Int64(2 * $0 + 100) },
+        StoreLoaderTests.books(500, entity: "GraphicNovel") { Int64(2 * $0 + 1) },
+        StoreLoaderTests.books(100, entity: "GraphicNovel") { Int64($0 + 5000) },
+      ], stillDirect: true)
+    try Self.expectSameRows(
+      [
+        StoreLoaderTests.books(300) { Int64(2 * $0 + 100) },
+        StoreLoaderTests.books(500, entity: "GraphicNovel") { Int64(2 * $0 + 1) },
+        StoreLoaderTests.books(10) { Int64($0 + 9000) },
+      ], stillDirect: false)
+  }
+
+  /// Two objects of one table with one key (the novels' first key `first` is a book's, met
+  /// as the novels' rows come): refused, naming the later entity's.
+  @Test(arguments: [Int64(10), 5, 1])
+  func twoObjectsOfOneTableWithOneKeyAreRefusedNamingTheLater(first: Int64) throws {
     let directory = try TemporaryDirectory()
     let loader = try StoreLoaderTests.loader(at: directory.path("twice.sqlite").path)
     try loader.writeTablesDirectly()
     try loader.insert(StoreLoaderTests.books(10) { Int64($0 + 1) })
-    try loader.insert(StoreLoaderTests.books(10, entity: "GraphicNovel") { Int64($0 + 10) })
     let error = try #require(throws: StoreError.self) {
+      try loader.insert(
+        StoreLoaderTests.books(10, entity: "GraphicNovel") { first + Int64($0) })
       try loader.finish(indexesAndTriggers: [], journalMode: "delete")
     }
-    #expect(error.description.contains("cannot insert GraphicNovel/p10"))
+    #expect(error.description.contains("cannot insert GraphicNovel/p\(first)"))
     #expect(error.description.contains("UNIQUE constraint failed: ZBOOK.Z_PK"))
   }
 }

@@ -12,9 +12,10 @@ import SQLite
 /// taken back after the connection's commit (``resume()``); the trees' pages not yet reached
 /// from a root are pages SQLite never looks at. A table shared by several entities (a
 /// hierarchy) gets their rows one entity after another, each in key order but interleaved
-/// with the others': each entity's rows wait in a spool of their own (``SpoolFile``), and the
-/// table is written from all of them merged by key once another table's rows begin (or at the
-/// end).
+/// with the others': each entity's rows but the last's wait in a spool of their own
+/// (``SpoolFile``), and the last entity's rows are merged with them by key as they come, the
+/// table written then; what is left of the spools is written once another table's rows begin
+/// (or at the end).
 ///
 /// A table's indexes on one integer column (Core Data's of foreign keys and `Z_ENT`) are made
 /// while it is empty and built the same way when it is written (``IndexTreeWriter``), from
@@ -46,10 +47,12 @@ final class DirectLoad {
     let column: Int
   }
 
-  /// One entity's rows on their way into a shared table, in key order.
+  /// One entity's rows on their way into a shared table, in key order: waiting in a spool, or
+  /// (the table's last entity to come) written as they come, the spooled rows before them first.
   fileprivate struct Run {
     let entity: String
-    let spool: SpoolFile
+    /// Nil for the entity whose rows are written as they come.
+    let spool: SpoolFile?
     var last: Int64?
   }
 
@@ -58,6 +61,10 @@ final class DirectLoad {
     let table: Table
     fileprivate let writer: TableTreeWriter
     fileprivate var runs: [Run] = []
+    /// The runs whose spools are being read, each at its next entry, once the table is written.
+    fileprivate var unread: [Int] = []
+    /// Whether the table is being written: no spool takes more rows.
+    fileprivate var merging = false
     /// The keys of each of the table's indexes, and the column each indexes.
     fileprivate let keys: [IndexKeys]
     fileprivate let indexedColumns: [Int]
@@ -230,8 +237,13 @@ final class DirectLoad {
       self.progress[table.name] = progress
       var run: Int?
       if table.shared {
-        progress.runs.append(Run(entity: entity, spool: try SpoolFile(in: folder)))
+        // The table's last entity to come: the others' rows are all spooled (an archive's
+        // entities come one after another), so its own are merged with theirs as they come.
+        let last = table.entities.subtracting(progress.runs.map(\.entity)) == [entity]
+        progress.runs.append(
+          Run(entity: entity, spool: last ? nil : try SpoolFile(in: folder)))
         run = progress.runs.count - 1
+        if last { try startMerging(progress) }
       }
       made = (
         Row(
@@ -271,9 +283,25 @@ final class DirectLoad {
       return true
     }
     if let last = progress.runs[run].last, key <= last { return false }
+    // A spool being read takes no more rows: this one comes after the table began.
+    let spool = progress.runs[run].spool
+    if spool != nil && progress.merging { return false }
     row.record.encode()
     guard row.record.bytes.count <= RowRecord.longestRecord else { return false }
-    try progress.runs[run].spool.append(key, row.record.bytes)
+    if let spool {
+      try spool.append(key, row.record.bytes)
+    } else {
+      do {
+        try writeSpooled(of: progress, before: key, entity: destination.entity)
+        try row.record.bytes.withUnsafeBytes { try progress.writer.append(rowid: key, record: $0) }
+      } catch let error as StoreError {
+        throw error
+      } catch {
+        throw StoreError(
+          .database, "cannot write the table \(progress.table.name)", path: file.path,
+          underlying: error as? SQLiteError)
+      }
+    }
     progress.runs[run].last = key
     try addKeys(of: row.record, to: progress)
     return true
@@ -285,6 +313,12 @@ final class DirectLoad {
       // Checked before the row was written: an integer or NULL.
       try progress.keys[position].add(record.integerOrNull(at: column)!, rowid: record.rowid)
     }
+  }
+
+  /// The entities whose rows wait in a spool for `table`, a shared table not written yet, in
+  /// the order they came.
+  func spooledEntities(of table: String) -> [String] {
+    progress[table]?.runs.filter { $0.spool != nil }.map(\.entity) ?? []
   }
 
   /// Hands the file to the connection until ``resume()``: what was written so far, the
@@ -336,11 +370,11 @@ final class DirectLoad {
     progress.finished = true
     do {
       if progress.table.shared {
-        try merge(progress.runs, into: progress.table)
+        if !progress.merging { try startMerging(progress) }
+        try writeSpooled(of: progress, before: nil, entity: nil)
         progress.runs.removeAll()
-      } else {
-        try progress.writer.finish()
       }
+      try progress.writer.finish()
       for (index, keys) in zip(progress.table.indexes, progress.keys) {
         try write(index, from: keys)
       }
@@ -366,32 +400,51 @@ final class DirectLoad {
     try writer.finish()
   }
 
-  private func merge(_ runs: [Run], into table: Table) throws {
-    let writer = TableTreeWriter(file: file, root: table.root)
-    var live: [Int] = []
-    for (index, run) in runs.enumerated() {
-      try run.spool.flush()
-      if try run.spool.advance() { live.append(index) }
+  /// Ends the spools of `progress`'s table and reads each one's first entry: its rows are
+  /// written from here on, merged by key.
+  private func startMerging(_ progress: Progress) throws(StoreError) {
+    progress.merging = true
+    for (index, run) in progress.runs.enumerated() {
+      guard let spool = run.spool else { continue }
+      try spool.flush()
+      if try spool.advance() { progress.unread.append(index) }
     }
-    while !live.isEmpty {
-      var least = live[0]
-      for index in live.dropFirst() where runs[index].spool.key < runs[least].spool.key {
+  }
+
+  /// Writes the spooled rows of `progress`'s table whose keys are below `bound` (all of them
+  /// when nil), by key; a spooled row with the key `bound` is an object of `entity` that has
+  /// another's key.
+  /// - Throws: ``StoreError`` when two entities of the table have the same key (naming the
+  ///   later's object), or a page or spool cannot be written or read.
+  private func writeSpooled(of progress: Progress, before bound: Int64?, entity: String?) throws {
+    let runs = progress.runs
+    while !progress.unread.isEmpty {
+      var least = progress.unread[0]
+      for index in progress.unread.dropFirst()
+      where runs[index].spool!.key < runs[least].spool!.key {
         least = index
       }
-      let key = runs[least].spool.key
-      if let last = writer.lastRowid, key <= last {
+      let spool = runs[least].spool!
+      let key = spool.key
+      if let bound, key > bound { return }
+      if let last = progress.writer.lastRowid, key <= last {
         // The same key from two entities: the later entity's row (ties go to the earlier run)
         // is the one SQLite would refuse.
-        throw StoreError(
-          .database,
-          "cannot insert \(ObjectReference(entity: runs[least].entity, primaryKey: key))",
-          path: file.path,
-          underlying: SQLiteError.primaryKeyConflict(
-            table: table.name, column: "Z_PK", path: file.path))
+        throw conflict(at: key, of: runs[least].entity, in: progress.table)
       }
-      try runs[least].spool.withBytes { try writer.append(rowid: key, record: $0) }
-      if try !runs[least].spool.advance() { live.removeAll { $0 == least } }
+      if key == bound, let entity { throw conflict(at: key, of: entity, in: progress.table) }
+      try spool.withBytes { try progress.writer.append(rowid: key, record: $0) }
+      if try !spool.advance() { progress.unread.removeAll { $0 == least } }
     }
-    try writer.finish()
+  }
+
+  /// The error of an object of `entity` with the key `key`, which another entity's object in
+  /// `table` has.
+  private func conflict(at key: Int64, of entity: String, in table: Table) -> StoreError {
+    StoreError(
+      .database, "cannot insert \(ObjectReference(entity: entity, primaryKey: key))",
+      path: file.path,
+      underlying: SQLiteError.primaryKeyConflict(table: table.name, column: "Z_PK", path: file.path)
+    )
   }
 }
