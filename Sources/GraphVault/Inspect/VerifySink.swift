@@ -37,7 +37,7 @@ final class VerifySink: ObjectSink {
     case .columns(let batch):
       try uniqueness.add(batch)
     case .records(let records):
-      guard let entity = records.first?.0.entity, uniqueness.concerns(entity) else { return }
+      // Every entity's objects are added: a table's coming tells the check another's are in.
       for (record, _) in records { try uniqueness.add(record) }
     case .objects, .encoded:
       preconditionFailure("an archive's chunks decode to columns or records")

@@ -1,38 +1,39 @@
+import Foundation
 import ObjectModel
 import SQLite
 
 /// Judges, without writing a store, what SQLite would say when a restore builds the unique
 /// indexes of a store's entity tables (Core Data's uniqueness constraints): the values under
-/// each such index go into a table of their own in a private temporary database, with the
-/// values a ``StoreLoader`` binds, and the index is built over them at the end. SQLite itself
-/// decides, so its rules (numbers compared across storage classes, NULLs never equal,
-/// collations) are the restore's.
+/// each table's unique indexes go into a table of their own in a private temporary database
+/// (``UniquenessShadow``), with the values a ``StoreLoader`` binds, and the indexes are built
+/// over them. SQLite itself decides, so its rules (numbers compared across storage classes,
+/// NULLs never equal, collations) are the restore's.
+///
+/// An archive's entities come one after another: once another table's objects begin, a
+/// table's indexes are built on a thread of their own while the rest is added, rather than all
+/// at the end. An object of a table whose indexes are built is checked against them as it is
+/// added.
 ///
 /// Only the values under unique indexes are kept, never whole objects, and in SQLite's page
 /// cache (spilled to an unnamed temporary file when large): memory stays flat.
 package final class UniquenessCheck {
-  /// A table of the values under one entity table's unique indexes.
-  private struct Shadow {
-    /// The columns kept, in order.
-    let columns: [String]
-    /// The statement inserting one object's values.
-    let insert: Statement
-  }
-
-  private let database: Database
   private let layout: StoreLayout
-  private var shadows: [String: Shadow] = [:]
+  /// Each table's shadow, by its name upper-cased.
+  private var shadows: [String: UniquenessShadow] = [:]
   /// Where each kept column takes its value from, per entity, as the loader binds it.
   private var sources: [String: [StoreLoader.Column]] = [:]
-  private let indexes: [CoreDataStore.SchemaObject]
+  /// The table (upper-cased) whose objects came last.
+  private var current: String?
+  /// Where indexes are built in the background, one table at a time.
+  private let builds = DispatchQueue(label: "graphvault.uniqueness")
 
   /// A check of the unique indexes that `schema` declares on the tables of `layout`'s model.
-  /// - Throws: ``StoreError`` when the in-memory database cannot be made.
+  /// - Throws: ``StoreError`` when a private database cannot be made.
   package init(schema: CheckedSchema, layout: StoreLayout) throws(StoreError) {
     self.layout = layout
     let tables = Set(layout.tables.map { $0.name.uppercased() })
     var unique: [String: [String]] = [:]
-    var indexes: [CoreDataStore.SchemaObject] = []
+    var indexes: [String: [CoreDataStore.SchemaObject]] = [:]
     for (statement, object) in zip(schema.statements, schema.objects) {
       guard case .index(let index) = statement, index.unique,
         tables.contains(index.table.uppercased())
@@ -40,44 +41,35 @@ package final class UniquenessCheck {
       for column in index.columns where !(unique[index.table]?.contains(column.name) ?? false) {
         unique[index.table, default: []].append(column.name)
       }
-      indexes.append(object)
+      indexes[index.table.uppercased(), default: []].append(object)
     }
-    self.indexes = indexes
     do {
-      database = try Database(path: StoreLoader.privateTemporary, mode: .readWriteCreate)
-      try database.harden()
       for (table, columns) in unique.sorted(by: { $0.key < $1.key }) {
         guard let definition = schema.table(named: table) else { continue }
         let kept = columns.map { name in
           SchemaStatement.Column(name: name, type: definition.column(named: name)?.type ?? "")
         }
-        let create = SchemaStatement.table(
-          .init(name: table, columns: kept, primaryKey: nil, unique: []))
-        try database.execute(create.sql)
-        let insert = try database.prepare(
-          "INSERT INTO \(SchemaStatement.quote(table)) VALUES (\(Array(repeating: "?", count: kept.count).joined(separator: ", ")))"
-        )
-        shadows[table.uppercased()] = Shadow(columns: columns, insert: insert)
+        shadows[table.uppercased()] = try UniquenessShadow(
+          table: table, columns: kept, indexes: indexes[table.uppercased(), default: []])
       }
-      try database.execute("BEGIN")
     } catch {
       throw StoreError(
         .database, "cannot set up the check of unique indexes", underlying: error)
     }
   }
 
-  /// Whether objects of `entity` have values under a unique index.
-  package func concerns(_ entity: String) -> Bool {
-    guard let table = layout.table(for: entity) else { return false }
-    return shadows[table.name.uppercased()] != nil
+  deinit {
+    // A build still running ends before the shadows go.
+    builds.sync {}
   }
 
   /// Adds an object's values under the unique indexes of its table.
-  /// - Throws: ``StoreError`` when SQLite refuses a value.
+  /// - Throws: ``StoreError`` when SQLite refuses a value, or (once the table's indexes are
+  ///   built) another object has the same values.
   package func add(_ record: ObjectRecord) throws(StoreError) {
-    guard let table = layout.table(for: record.entity),
-      let shadow = shadows[table.name.uppercased()]
-    else { return }
+    guard let table = layout.table(for: record.entity) else { return }
+    reached(table.name)
+    guard let shadow = try shadow(of: table.name) else { return }
     let sources = sources(of: record.entity, table: table, shadow: shadow)
     var values: [SQLiteValue] = []
     values.reserveCapacity(shadow.columns.count)
@@ -91,80 +83,158 @@ package final class UniquenessCheck {
       try shadow.insert.bind(values)
       try shadow.insert.run()
     } catch {
-      throw StoreError(
-        .database, "cannot keep the values of \(record.reference)", underlying: error)
+      throw refusal(of: record.reference, in: table.name, error)
     }
   }
 
-  /// Adds the values under unique indexes of a batch's objects, taken from its columns as the
-  /// loader binds them (``StoreLoader/insert(_:)-(ObjectBatch)``).
-  /// - Throws: ``StoreError`` when SQLite refuses a value.
+  /// Where a kept column's value comes from in a batch's pinned columns.
+  private enum Origin {
+    case attribute(Int)
+    case foreignKey(Int)
+    case foreignEntity(Int)
+    case none
+  }
+
+  /// Adds the values under unique indexes of a batch's objects, bound as the loader binds
+  /// them (``StoreLoader/insert(_:)-(ObjectBatch)``), read where the batch keeps them.
+  /// - Throws: ``StoreError`` when SQLite refuses a value, or (once the table's indexes are
+  ///   built) another object has the same values.
   package func add(_ batch: ObjectBatch) throws(StoreError) {
-    guard let table = layout.table(for: batch.entity),
-      let shadow = shadows[table.name.uppercased()]
-    else { return }
+    guard let table = layout.table(for: batch.entity) else { return }
+    reached(table.name)
+    guard let shadow = try shadow(of: table.name) else { return }
     let sources = sources(of: batch.entity, table: table, shadow: shadow)
-    var rows = [[SQLiteValue]](
-      repeating: [SQLiteValue](repeating: .null, count: shadow.columns.count), count: batch.count)
-    for (position, (column, source)) in zip(shadow.columns, sources).enumerated() {
+    let pinned = PinnedColumns(batch, entityNumbers: layout.entityNumbers)
+    let origins: [Origin] = sources.map { source in
       switch source {
       case .attribute(let name, _):
-        guard let values = batch.attributes.first(where: { $0.name == name }) else { break }
-        for (value, record) in values.records.enumerated() {
-          rows[record][position] = values.sqliteValue(at: value)
-        }
-      case .foreignKey(let name), .foreignEntity(let name):
-        guard let targets = batch.toOne.first(where: { $0.name == name }) else { break }
-        for (value, record) in targets.records.enumerated() {
-          if case .foreignKey = source {
-            rows[record][position] = .integer(targets.keys[value])
-          } else {
-            rows[record][position] =
-              layout.entityNumbers[targets.entities[value]].map { .integer(Int64($0)) } ?? .null
-          }
-        }
-      case .raw:
-        break
-      }
-      // Values kept as stored override their column.
-      if let stored = batch.storedColumns.first(where: { $0.name == column }) {
-        for (value, record) in stored.records.enumerated() {
-          rows[record][position] = stored.sqliteValue(at: value)
-        }
+        batch.attributes.firstIndex { $0.name == name }.map { .attribute($0) } ?? .none
+      case .foreignKey(let name):
+        batch.toOne.firstIndex { $0.name == name }.map { .foreignKey($0) } ?? .none
+      case .foreignEntity(let name):
+        batch.toOne.firstIndex { $0.name == name }.map { .foreignEntity($0) } ?? .none
+      case .raw: .none
       }
     }
-    for (record, values) in rows.enumerated() {
+    // Values kept as stored override their column.
+    let stored = shadow.columns.map { column in
+      batch.storedColumns.firstIndex { $0.name == column }
+    }
+    // Each kept column's next value, and its stored column's.
+    var next = Array(repeating: 0, count: origins.count)
+    var nextStored = Array(repeating: 0, count: origins.count)
+    var insert = shadow.insert
+    // Texts and blobs are bound without a copy: no binding may outlive the batch.
+    defer { insert.reset(clearBindings: true) }
+    for record in 0..<batch.count {
       do {
-        try shadow.insert.bind(values)
-        try shadow.insert.run()
+        for (position, origin) in origins.enumerated() {
+          let parameter = position + 1
+          var bound = false
+          if let index = stored[position] {
+            let column = pinned.storedColumns[index]
+            if Self.lists(record, at: nextStored[position], in: column.records) {
+              try column.values.bind(
+                nextStored[position], decimal: false, to: &insert, at: parameter)
+              nextStored[position] += 1
+              bound = true
+            }
+          }
+          switch origin {
+          case .attribute(let index):
+            let column = pinned.attributes[index]
+            guard Self.lists(record, at: next[position], in: column.records) else { break }
+            if !bound {
+              try column.values.bind(
+                next[position], decimal: column.decimal, to: &insert, at: parameter)
+              bound = true
+            }
+            next[position] += 1
+          case .foreignKey(let index), .foreignEntity(let index):
+            let column = pinned.toOne[index]
+            guard Self.lists(record, at: next[position], in: column.records) else { break }
+            if !bound {
+              if case .foreignKey = origin {
+                try insert.bind(column.keys[next[position]], at: parameter)
+              } else if let number = column.entityNumbers[next[position]] {
+                try insert.bind(number, at: parameter)
+              } else {
+                try insert.bindNull(at: parameter)
+              }
+              bound = true
+            }
+            next[position] += 1
+          case .none:
+            break
+          }
+          if !bound { try insert.bindNull(at: parameter) }
+        }
+        try insert.run()
       } catch {
-        throw StoreError(
-          .database,
-          "cannot keep the values of \(ObjectReference(entity: batch.entity, primaryKey: batch.primaryKeys[record]))",
-          underlying: error)
+        throw refusal(
+          of: ObjectReference(entity: batch.entity, primaryKey: batch.primaryKeys[record]),
+          in: table.name, error)
       }
     }
   }
 
-  /// Builds the unique indexes over the values added, as a restore builds them over its rows.
-  /// - Throws: ``StoreError`` whose underlying ``SQLiteError`` is a constraint failure naming
-  ///   the index and its columns, when two objects share the values of a unique index.
-  package func finish() throws(StoreError) {
-    for index in indexes {
-      do {
-        try database.execute(index.sql)
-      } catch {
-        throw StoreError(
-          .database,
-          "two objects share the values of unique index \(index.name)",
-          underlying: error)
-      }
+  /// Whether a column listing its values' objects in `records` has its value `next` for
+  /// object `record` (objects come in order; a column moves on only when it lists one).
+  @inline(__always)
+  private static func lists(_ record: Int, at next: Int, in records: UnsafeBufferPointer<Int>)
+    -> Bool
+  {
+    next < records.count && records[next] == record
+  }
+
+  /// The shadow of `table`, if it has unique indexes, ready for values: a build of its
+  /// indexes begun is waited for.
+  /// - Throws: ``StoreError`` when that build found two objects sharing values.
+  private func shadow(of table: String) throws(StoreError) -> UniquenessShadow? {
+    guard let shadow = shadows[table.uppercased()] else { return nil }
+    if shadow.building { try shadow.built() }
+    return shadow
+  }
+
+  /// The error of SQLite refusing `object`'s values for `table`'s shadow: two objects sharing
+  /// a unique index's values once its indexes are built, else a value SQLite refused.
+  private func refusal(of object: ObjectReference, in table: String, _ error: any Error)
+    -> StoreError
+  {
+    let underlying = error as? SQLiteError
+    if underlying?.isConstraint == true, shadows[table.uppercased()]?.building == true {
+      return StoreError(
+        .database,
+        "\(object) has the values of a unique index of \(table) that another object has",
+        underlying: underlying)
     }
+    return StoreError(.database, "cannot keep the values of \(object)", underlying: underlying)
+  }
+
+  /// Whether the indexes of `table` are being built, or are.
+  func isBuilding(_ table: String) -> Bool { shadows[table.uppercased()]?.building == true }
+
+  /// Notes that objects of `table` are coming: the unique indexes of the table whose objects
+  /// came before begin to be built in the background.
+  private func reached(_ table: String) {
+    let table = table.uppercased()
+    guard table != current else { return }
+    if let current { shadows[current]?.buildInBackground(on: builds) }
+    current = table
+  }
+
+  /// Builds the unique indexes over the values added, as a restore builds them over its rows,
+  /// or waits for those being built.
+  /// - Throws: ``StoreError`` whose underlying ``SQLiteError`` is a constraint failure naming
+  ///   the index and its columns, when two objects share the values of a unique index (the
+  ///   first table's in name order, when several do).
+  package func finish() throws(StoreError) {
+    for (_, shadow) in shadows.sorted(by: { $0.key < $1.key }) { try shadow.built() }
   }
 
   /// Where each kept column takes its value from, for objects of `entity`: the loader's own
   /// columns (``StoreLoader/columns(of:table:layout:)``), worked out once.
-  private func sources(of entity: String, table: StoreLayout.Table, shadow: Shadow)
+  private func sources(of entity: String, table: StoreLayout.Table, shadow: UniquenessShadow)
     -> [StoreLoader.Column]
   {
     if let known = sources[entity] { return known }

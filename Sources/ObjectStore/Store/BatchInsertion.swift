@@ -303,7 +303,7 @@ struct BatchInsertion {
           continue
         }
         cursor.attributes[index] = next + 1
-        try Self.bind(column.values, next, decimal: column.decimal, to: &statement, at: parameter)
+        try column.values.bind(next, decimal: column.decimal, to: &statement, at: parameter)
       case .foreignKey(let index), .foreignEntity(let index):
         let column = toOneColumns[index]
         let next = cursor.toOne[index]
@@ -332,8 +332,8 @@ struct BatchInsertion {
       let next = cursor.stored[index]
       guard Self.lists(record, at: next, in: column.records) else { continue }
       cursor.stored[index] = next + 1
-      try Self.bind(
-        column.values, next, decimal: false, to: &statement, at: base + storedParameters[index])
+      try column.values.bind(
+        next, decimal: false, to: &statement, at: base + storedParameters[index])
     }
   }
 
@@ -410,34 +410,6 @@ struct BatchInsertion {
       try statement.bind(order, at: base + 3)
     } else {
       try statement.bindNull(at: base + 3)
-    }
-  }
-
-  /// Binds value `position` of `values` as Core Data stores it (``SQLValues``): a decimal's
-  /// text as the double it spells, when it spells one.
-  @inline(__always)
-  private static func bind<Target: RowParameters>(
-    _ values: PinnedColumns.Values, _ position: Int, decimal: Bool, to statement: inout Target,
-    at parameter: Int
-  ) throws {
-    switch values {
-    case .integers(let v): try statement.bind(v[position], at: parameter)
-    case .booleans(let v): try statement.bind(Int64(v[position] ? 1 : 0), at: parameter)
-    case .reals(let v): try statement.bind(v[position], at: parameter)
-    case .texts(let base, let ranges):
-      let text = UnsafeRawBufferPointer(
-        start: base + ranges[position].lowerBound, count: ranges[position].count)
-      if decimal, let number = Double(String(decoding: text, as: UTF8.self)) {
-        try statement.bind(number, at: parameter)
-        return
-      }
-      // The batch outlives the statement's run: its bytes need no copy.
-      try statement.bindUnsafe(text: text, at: parameter)
-    case .blobs(let base, let ranges):
-      try statement.bindUnsafe(
-        blob: UnsafeRawBufferPointer(
-          start: base + ranges[position].lowerBound, count: ranges[position].count),
-        at: parameter)
     }
   }
 }

@@ -79,3 +79,32 @@ final class PinnedColumns {
   // The elements are of trivial types: freed without being deinitialized.
   deinit { for allocation in allocations { allocation.deallocate() } }
 }
+
+extension PinnedColumns.Values {
+  /// Binds value `position` as Core Data stores it (``SQLValues``): a decimal's text as the
+  /// double it spells, when it spells one.
+  @inline(__always)
+  func bind<Target: RowParameters>(
+    _ position: Int, decimal: Bool, to statement: inout Target, at parameter: Int
+  ) throws {
+    switch self {
+    case .integers(let v): try statement.bind(v[position], at: parameter)
+    case .booleans(let v): try statement.bind(Int64(v[position] ? 1 : 0), at: parameter)
+    case .reals(let v): try statement.bind(v[position], at: parameter)
+    case .texts(let base, let ranges):
+      let text = UnsafeRawBufferPointer(
+        start: base + ranges[position].lowerBound, count: ranges[position].count)
+      if decimal, let number = Double(String(decoding: text, as: UTF8.self)) {
+        try statement.bind(number, at: parameter)
+        return
+      }
+      // The batch outlives the statement's run: its bytes need no copy.
+      try statement.bindUnsafe(text: text, at: parameter)
+    case .blobs(let base, let ranges):
+      try statement.bindUnsafe(
+        blob: UnsafeRawBufferPointer(
+          start: base + ranges[position].lowerBound, count: ranges[position].count),
+        at: parameter)
+    }
+  }
+}
