@@ -1,39 +1,42 @@
 import ObjectStore
 import PropertyList
 
-/// One column of a format-2 chunk as read (``ColumnLayout``): which records have a value, and
-/// their values, each accessor checking that the buffers hold exactly that many values of the
-/// column's kind.
+/// One column of a format-2 chunk as read (``ColumnLayout``, ``ColumnChunkParts``): which
+/// records have a value, and their values, each accessor checking that the buffers hold
+/// exactly that many values of the column's kind. Its byte strings are read in place.
 struct ColumnReader {
   let key: String
   let kind: ColumnBuilder.Kind
   /// The records that have a value, in order.
   let records: [Int]
-  private let column: PropertyListValue
+  private let column: ColumnChunkParts.Column
   private let member: String
 
   /// Reads the column's key, kind and `present` bitmap for a chunk of `count` records.
-  init(_ column: PropertyListValue, count: Int, member: String) throws(ArchiveFormatError) {
+  init(_ column: ColumnChunkParts.Column, count: Int, member: String)
+    throws(ArchiveFormatError)
+  {
     self.column = column
     self.member = member
-    guard let key = column[ColumnLayout.key]?.stringValue else {
+    guard let key = column.key else {
       throw ArchiveFormatError(member: member, "a column has no key")
     }
-    guard let type = column[ColumnLayout.type]?.stringValue,
-      let kind = ColumnBuilder.Kind(rawValue: type)
-    else {
+    guard let type = column.type, let kind = ColumnBuilder.Kind(rawValue: type) else {
       throw ArchiveFormatError(
         member: member,
-        "column \(key) has type \(column[ColumnLayout.type]?.stringValue ?? "none"), which is not one of \(ColumnBuilder.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+        "column \(key) has type \(column.type ?? "none"), which is not one of \(ColumnBuilder.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
       )
     }
     self.key = key
     self.kind = kind
-    guard let present = column[ColumnLayout.present] else {
+    let bitmap: ArraySlice<UInt8>
+    switch column.present {
+    case .absent:
       records = Array(0..<count)
       return
-    }
-    guard case .data(let bitmap) = present, bitmap.count == (count + 7) / 8 else {
+    case .data(let bytes) where bytes.count == (count + 7) / 8:
+      bitmap = bytes
+    default:
       throw ArchiveFormatError(
         member: member, "column \(key): present is not a bitmap of \(count) records")
     }
@@ -55,8 +58,10 @@ struct ColumnReader {
     ArchiveFormatError(member: member, "column \(key): \(detail)")
   }
 
-  private func bytes(_ name: String) throws(ArchiveFormatError) -> [UInt8] {
-    guard case .data(let bytes)? = column[name] else { throw bad("\(name) is not data") }
+  /// The column's `lengths` or `values`, in place.
+  private func bytes(_ name: String) throws(ArchiveFormatError) -> ArraySlice<UInt8> {
+    let found = name == ColumnLayout.values ? column.values : column.lengths
+    guard case .data(let bytes) = found else { throw bad("\(name) is not data") }
     return bytes
   }
 
@@ -79,16 +84,13 @@ struct ColumnReader {
     guard values.count == records.count * 8 else {
       throw bad("\(values.count) bytes of values for \(records.count) doubles")
     }
-    var result: [Double] = []
-    result.reserveCapacity(records.count)
-    var offset = 0
-    for _ in records {
-      var bits: UInt64 = 0
-      for byte in values[offset..<offset + 8] { bits = bits << 8 | UInt64(byte) }
-      result.append(Double(bitPattern: bits))
-      offset += 8
+    return values.withUnsafeBytes { raw in
+      (0..<records.count).map { index in
+        Double(
+          bitPattern: UInt64(
+            bigEndian: raw.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)))
+      }
     }
-    return result
   }
 
   /// The values of a `bool` column.
@@ -101,7 +103,9 @@ struct ColumnReader {
   }
 
   /// The byte ranges of a `string` or `data` column's values.
-  private func ranges() throws(ArchiveFormatError) -> (values: [UInt8], ranges: [Range<Int>]) {
+  private func ranges() throws(ArchiveFormatError) -> (
+    values: ArraySlice<UInt8>, ranges: [Range<Int>]
+  ) {
     let values = try bytes(ColumnLayout.values)
     var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
     var result: [Range<Int>] = []
@@ -122,12 +126,14 @@ struct ColumnReader {
 
   /// The byte ranges of a `string` column's values, each checked to be UTF-8.
   private func textRanges() throws(ArchiveFormatError) -> (
-    values: [UInt8], ranges: [Range<Int>]
+    values: ArraySlice<UInt8>, ranges: [Range<Int>]
   ) {
     let (values, ranges) = try ranges()
+    let start = values.startIndex
     for range in ranges {
       do {
-        _ = try UTF8Span(validating: values[range].span)
+        _ = try UTF8Span(
+          validating: values[(start + range.lowerBound)..<(start + range.upperBound)].span)
       } catch {
         throw bad("a value is not UTF-8")
       }
@@ -138,19 +144,22 @@ struct ColumnReader {
   /// The values of a `string` column.
   func strings() throws(ArchiveFormatError) -> [String] {
     let (values, ranges) = try textRanges()
-    return ranges.map { String(decoding: values[$0], as: UTF8.self) }
+    let start = values.startIndex
+    return ranges.map {
+      String(decoding: values[(start + $0.lowerBound)..<(start + $0.upperBound)], as: UTF8.self)
+    }
   }
 
   /// The values of a `string` column, in one buffer.
   func texts() throws(ArchiveFormatError) -> ObjectBatch.Bytes {
     let (values, ranges) = try textRanges()
-    return ObjectBatch.Bytes(copying: values, ranges: ranges)
+    return values.withUnsafeBytes { ObjectBatch.Bytes(copying: $0, ranges: ranges) }
   }
 
   /// The values of a `data` column, in one buffer.
   func blobs() throws(ArchiveFormatError) -> ObjectBatch.Bytes {
     let (values, ranges) = try ranges()
-    return ObjectBatch.Bytes(copying: values, ranges: ranges)
+    return values.withUnsafeBytes { ObjectBatch.Bytes(copying: $0, ranges: ranges) }
   }
 
   /// The values of an `integers` column.

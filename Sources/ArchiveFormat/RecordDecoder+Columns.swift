@@ -159,15 +159,23 @@ extension RecordDecoder {
   package func decodeBatch(_ chunk: PropertyListValue, only names: Set<String>? = nil)
     throws(ArchiveFormatError) -> ObjectBatch
   {
-    guard let entity = chunk[RecordKey.entity]?.stringValue else {
+    try decodeBatch(ColumnChunkParts(chunk), only: names)
+  }
+
+  /// The objects of a format-2 chunk given by its parts (``ColumnChunkParts``), as
+  /// ``decodeBatch(_:only:)`` decodes them.
+  func decodeBatch(_ chunk: ColumnChunkParts, only names: Set<String>? = nil)
+    throws(ArchiveFormatError) -> ObjectBatch
+  {
+    guard let entity = chunk.entity else {
       throw bad("the chunk has no class")
     }
     guard let shape = shapes[entity] else {
       throw bad("the chunk names entity \(entity), which the model does not have")
     }
-    guard let count = chunk[ColumnLayout.count]?.integerValue, count >= 0,
-      case .data(let keyBytes)? = chunk[RecordKey.primaryKey],
-      case .data(let versionBytes)? = chunk[RecordKey.version],
+    guard let count = chunk.count, count >= 0,
+      case .data(let keyBytes) = chunk.keys,
+      case .data(let versionBytes) = chunk.versions,
       count <= keyBytes.count
     else {
       throw bad("the chunk of \(entity) lacks its count, or pk or opt for every object")
@@ -193,7 +201,7 @@ extension RecordDecoder {
     guard keyReader.isAtEnd, versionReader.isAtEnd else {
       throw bad("the chunk of \(entity) has more pk or opt values than its \(count) objects")
     }
-    guard case .array(let columns)? = chunk[ColumnLayout.columns] else {
+    guard let columns = chunk.columns else {
       throw bad("the chunk of \(entity) has no array of columns")
     }
     var batch = ObjectBatch(entity: entity, primaryKeys: keys, versions: versions)

@@ -187,7 +187,13 @@ package struct RecordDecoder {
       let reader = try BinaryPropertyListReader(bytes: bytes)
       switch try reader.kind(of: reader.topObject) {
       case .array: return .records(try records(in: reader))
-      case .dictionary: return .columns(try decodeBatch(try reader.decode()))
+      case .dictionary:
+        // Read in place; a chunk of another shape than a writer's is decoded whole, which
+        // decides what is wrong with it.
+        if let parts = ColumnChunkParts(reading: reader, bytes: bytes) {
+          return .columns(try decodeBatch(parts))
+        }
+        return .columns(try decodeBatch(try reader.decode()))
       case .scalar: throw bad("the chunk is neither an array of records nor a chunk of columns")
       }
     } catch let error as ArchiveFormatError {

@@ -24,25 +24,31 @@ package enum Varint {
 
   /// Reads varints one after another from a byte buffer.
   package struct Reader {
-    private let bytes: [UInt8]
-    /// Where the next varint starts.
-    package private(set) var offset = 0
+    private let bytes: ArraySlice<UInt8>
+    /// Where the next varint starts (an index of the bytes given).
+    package private(set) var offset: Int
     private var previous: Int64 = 0
 
     /// A reader of `bytes` from the start.
     package init(_ bytes: [UInt8]) {
+      self.init(bytes[...])
+    }
+
+    /// A reader of `bytes` (a part of a larger buffer, read in place) from its start.
+    package init(_ bytes: ArraySlice<UInt8>) {
       self.bytes = bytes
+      offset = bytes.startIndex
     }
 
     /// Whether every byte has been read.
-    package var isAtEnd: Bool { offset == bytes.count }
+    package var isAtEnd: Bool { offset == bytes.endIndex }
 
     /// The next varint; nil when the bytes end inside it or it runs past ten bytes.
     @inline(__always)
     package mutating func next() -> UInt64? {
       var result: UInt64 = 0
       var shift: UInt64 = 0
-      while offset < bytes.count {
+      while offset < bytes.endIndex {
         let byte = bytes[offset]
         offset += 1
         result |= UInt64(byte & 0x7F) << shift

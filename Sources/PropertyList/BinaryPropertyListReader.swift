@@ -282,6 +282,19 @@ public struct BinaryPropertyListReader: Sendable {
     return start..<(start + length)
   }
 
+  /// Where the bytes of data object `index` are in the list, for a reader that uses them in
+  /// place rather than copied (``scalar(at:)`` copies them); nil when the object is not data.
+  /// - Throws: ``PropertyListError`` when the object is not well formed or runs past the
+  ///   object area.
+  public func dataRange(at index: Int) throws(PropertyListError) -> Range<Int>? {
+    let start = try offset(of: index)
+    let marker = bytes[start]
+    guard marker >> 4 == 0x4 else { return nil }
+    let (n, payload) = try count(at: start, marker: marker, index: index)
+    try checkRoom(payload, n, index)
+    return payload..<(payload + n)
+  }
+
   /// Object `index` as a value; it must not be a container.
   public func scalar(at index: Int) throws(PropertyListError) -> PropertyListValue {
     let start = try offset(of: index)

@@ -388,6 +388,144 @@ struct ColumnChunkTests {
     }
   }
 
+  /// What a chunk decodes to, as text (its records, or the error): read in place, as
+  /// `restore` and `verify` read it, and through its whole decoded tree, as a scan reads it.
+  static func bothWays(_ bytes: [UInt8], _ decoder: RecordDecoder) -> (String, String) {
+    /// A record as text, its dictionaries in key order.
+    func text(_ record: ObjectRecord, _ links: [String: [(Int64, Int64?)]]) -> String {
+      func sorted<Value>(_ values: [String: Value]) -> String {
+        values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+      }
+      return
+        "\(record.entity)/\(record.primaryKey)/\(record.version) \(sorted(record.attributes)) \(sorted(record.toOne)) \(sorted(record.extraColumns)) \(sorted(links))"
+    }
+    func text(_ body: () throws -> [(ObjectRecord, [String: [(Int64, Int64?)]])]) -> String {
+      do {
+        return try body().map { text($0.0, $0.1) }.joined(separator: "\n")
+      } catch {
+        return "error: \(error)"
+      }
+    }
+    let inPlace = text { try decoder.decodeChunk(bytes) }
+    let tree = text {
+      guard let chunk = try decoder.columnChunk(bytes) else {
+        return try decoder.decodeChunk(bytes)
+      }
+      return ObjectChunk.columns(try decoder.decodeBatch(chunk)).storedRecords ?? []
+    }
+    return (inPlace, tree)
+  }
+
+  /// A chunk's byte strings are read where the list holds them, not copied out of it: the
+  /// same records, or the same error, as its decoded tree gives, for the writer's chunk, every
+  /// damaged one above, and thousands with bytes flipped or cut.
+  @Test func aChunkReadInPlaceDecodesAsItsWholeTreeDoes() throws {
+    let bytes = try Self.chunk()
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let (inPlace, tree) = Self.bothWays(bytes, decoder)
+    #expect(inPlace == tree)
+    #expect(!inPlace.hasPrefix("error"))
+    for damage in [
+      Self.column("edition") { $0["values"] = .data([]) },
+      Self.column("title") { $0["lengths"] = .data([100, 100]) },
+      Self.column("cover") { $0["present"] = .data([1, 0, 0]) },
+      Self.column("cover") { $0["present"] = .integer(3) },
+      Self.column("title") { $0["values"] = .array([.data([65])]) },
+      Self.column("title") { $0["note"] = .dictionary(["a": 1]) },
+      Self.column("title") { $0["key"] = .integer(4) },
+      { $0["pk"] = .string("1") },
+      { $0["columns"] = .integer(0) },
+      { $0["columns"] = .array([.integer(0)]) },
+      { $0["count"] = .integer(1 << 40) },
+      { $0["extra"] = .data([1, 2, 3]) },
+    ] {
+      let (inPlace, tree) = Self.bothWays(try Self.damaged(damage), decoder)
+      #expect(inPlace == tree)
+    }
+    var random = SplitMix64(seed: 42)
+    var differing = 0
+    for round in 0..<3_000 {
+      var damaged = bytes
+      if round % 3 == 0 {
+        damaged.removeLast(Int(random.next() % UInt64(bytes.count)))
+      } else {
+        for _ in 0...(round % 4) {
+          let at = Int(random.next() % UInt64(bytes.count))
+          damaged[at] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+        }
+      }
+      let (inPlace, tree) = Self.bothWays(damaged, decoder)
+      if inPlace != tree { differing += 1 }
+    }
+    #expect(differing == 0)
+  }
+
+  /// The writer's chunk made again by hand: its scalars and byte strings as they are, its
+  /// columns those `columns` makes of one shared data value of `size` bytes.
+  static func handMade(
+    size: Int,
+    columns: (inout BinaryPropertyListWriter, BinaryPropertyListWriter.Reference) ->
+      [BinaryPropertyListWriter.Reference]
+  ) throws -> [UInt8] {
+    guard case .dictionary(let top) = try PropertyListValue(binaryPropertyList: try chunk()) else {
+      throw ArchiveFormatError(member: member, "not a dictionary")
+    }
+    var writer = BinaryPropertyListWriter()
+    let shared = writer.data(Array(repeating: 7, count: size))
+    let made = columns(&writer, shared)
+    let start = writer.stackCount
+    for (key, value) in top.sorted(by: { $0.key < $1.key }) {
+      writer.push(writer.string(key))
+      writer.push(key == "columns" ? writer.array(made) : writer.value(value))
+    }
+    let root = writer.makeDictionary(fromStackIndex: start)
+    return writer.serialized(root: root)
+  }
+
+  /// Columns sharing one large value would decode to far more than the chunk: read in place,
+  /// they are held to the tree's budget, and refused as the tree refuses them.
+  @Test func columnsSharingOneLargeValueAreRefusedReadInPlaceToo() throws {
+    let bytes = try Self.handMade(size: 1 << 20) { writer, shared in
+      (0..<2_000).map { _ in
+        let start = writer.stackCount
+        for (key, value) in [
+          ("key", writer.string("cover")), ("type", writer.string("data")),
+          ("lengths", writer.data([])), ("values", shared),
+        ] {
+          writer.push(writer.string(key))
+          writer.push(value)
+        }
+        return writer.makeDictionary(fromStackIndex: start)
+      }
+    }
+    #expect(bytes.count < 2 << 20)
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let (inPlace, tree) = Self.bothWays(bytes, decoder)
+    #expect(inPlace == tree)
+    #expect(inPlace.contains("decoding would take more than"), "\(inPlace)")
+  }
+
+  /// A key twice in a column's dictionary: the tree keeps the last, and so does the chunk
+  /// read in place (it leaves such a chunk to the tree).
+  @Test func aKeyTwiceDecodesAsTheTreeDecodesIt() throws {
+    let bytes = try Self.handMade(size: 3) { writer, shared in
+      let start = writer.stackCount
+      for (key, value) in [
+        ("key", writer.string("cover")), ("type", writer.string("data")),
+        ("lengths", writer.data([3])), ("values", writer.data([1, 2, 3, 4])),
+        ("values", shared), ("present", writer.data([1])),
+      ] {
+        writer.push(writer.string(key))
+        writer.push(value)
+      }
+      return [writer.makeDictionary(fromStackIndex: start)]
+    }
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let (inPlace, tree) = Self.bothWays(bytes, decoder)
+    #expect(inPlace == tree)
+    #expect(inPlace.contains("cover=data([7, 7, 7])"), "\(inPlace)")
+  }
+
   @Test func flippedBytesAndCutsNeverCrashTheReader() throws {
     let model = try SampleLibrary.model()
     let bytes = try Self.chunk()

@@ -71,9 +71,9 @@ package struct ObjectBatch: Sendable {
     private final class Storage: @unchecked Sendable {
       let buffer: UnsafeMutableRawBufferPointer
 
-      init(copying bytes: [UInt8]) {
+      init(copying bytes: UnsafeRawBufferPointer) {
         buffer = RecycledBuffers.shared.take(byteCount: bytes.count)
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        buffer.copyMemory(from: bytes)
       }
 
       init(byteCount: Int) {
@@ -85,6 +85,11 @@ package struct ObjectBatch: Sendable {
 
     /// Values at `ranges` of a copy of `bytes`.
     package init(copying bytes: [UInt8], ranges: [Range<Int>]) {
+      self = bytes.withUnsafeBytes { Bytes(copying: $0, ranges: ranges) }
+    }
+
+    /// Values at `ranges` of a copy of `bytes`.
+    package init(copying bytes: UnsafeRawBufferPointer, ranges: [Range<Int>]) {
       storage = Storage(copying: bytes)
       self.ranges = ranges
     }
