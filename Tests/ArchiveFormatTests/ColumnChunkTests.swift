@@ -526,6 +526,28 @@ struct ColumnChunkTests {
     #expect(inPlace.contains("cover=data([7, 7, 7])"), "\(inPlace)")
   }
 
+  /// Two titles whose bytes together spell "é" (C3 A9), one byte each: the values as a whole
+  /// are UTF-8, neither title is, and the chunk is refused; split where a character begins,
+  /// they are read.
+  @Test func aValueCutInsideACharacterIsNotUTF8EvenWhenTheWholeIs() throws {
+    let decoder = RecordDecoder(model: try SampleLibrary.model(), member: Self.member)
+    let cut = try Self.damaged(
+      Self.column("title") {
+        $0["values"] = .data([0xC3, 0xA9])
+        $0["lengths"] = .data([1, 1])
+      })
+    #expect(throws: ArchiveFormatError.self) { try decoder.decodeChunk(cut) }
+    let (inPlace, tree) = Self.bothWays(cut, decoder)
+    #expect(inPlace == tree && inPlace.contains("not UTF-8"))
+    let whole = try Self.damaged(
+      Self.column("title") {
+        $0["values"] = .data([0xC3, 0xA9, 0x61])
+        $0["lengths"] = .data([2, 1])
+      })
+    let titles = try decoder.decodeChunk(whole).compactMap { $0.0.attributes["title"] }
+    #expect(titles == [.string("é"), .string("a")])
+  }
+
   @Test func flippedBytesAndCutsNeverCrashTheReader() throws {
     let model = try SampleLibrary.model()
     let bytes = try Self.chunk()
