@@ -272,12 +272,8 @@ final class DirectLoad {
       row.record.encode()
       // A row SQLite would refuse as too big goes to SQLite, which says so.
       guard row.record.bytes.count <= RowRecord.longestRecord else { return false }
-      do {
+      try writing(progress) {
         try row.record.bytes.withUnsafeBytes { try progress.writer.append(rowid: key, record: $0) }
-      } catch {
-        throw StoreError(
-          .database, "cannot write the table \(progress.table.name)", path: file.path,
-          underlying: error as? SQLiteError)
       }
       try addKeys(of: row.record, to: progress)
       return true
@@ -291,15 +287,9 @@ final class DirectLoad {
     if let spool {
       try spool.append(key, row.record.bytes)
     } else {
-      do {
+      try writing(progress) {
         try writeSpooled(of: progress, before: key, entity: destination.entity)
         try row.record.bytes.withUnsafeBytes { try progress.writer.append(rowid: key, record: $0) }
-      } catch let error as StoreError {
-        throw error
-      } catch {
-        throw StoreError(
-          .database, "cannot write the table \(progress.table.name)", path: file.path,
-          underlying: error as? SQLiteError)
       }
     }
     progress.runs[run].last = key
@@ -368,7 +358,7 @@ final class DirectLoad {
   private func finish(_ progress: Progress) throws(StoreError) {
     guard !progress.finished else { return }
     progress.finished = true
-    do {
+    try writing(progress) {
       if progress.table.shared {
         if !progress.merging { try startMerging(progress) }
         try writeSpooled(of: progress, before: nil, entity: nil)
@@ -378,6 +368,14 @@ final class DirectLoad {
       for (index, keys) in zip(progress.table.indexes, progress.keys) {
         try write(index, from: keys)
       }
+    }
+  }
+
+  /// Runs `body`, which writes `progress`'s table; a failure other than a ``StoreError`` is
+  /// said as the table's that cannot be written.
+  private func writing(_ progress: Progress, _ body: () throws -> Void) throws(StoreError) {
+    do {
+      try body()
     } catch let error as StoreError {
       throw error
     } catch {
