@@ -173,8 +173,7 @@ public final class FileLock: @unchecked Sendable {
   private static func record(in fd: Int32) {
     var host = [CChar](repeating: 0, count: 256)
     gethostname(&host, host.count - 1)
-    let formatter = ISO8601DateFormatter()
-    let line = "\(getpid()) \(String(cString: host)) \(formatter.string(from: Date()))\n"
+    let line = "\(getpid()) \(String(cString: host)) \(utcTimestamp())\n"
     // Shared holders overwrite one another's line: a refused taker names the latest of them.
     // A file holding anything else was not written by a run: it is left as it is.
     var status = stat()
@@ -183,6 +182,17 @@ public final class FileLock: @unchecked Sendable {
     }
     ftruncate(fd, 0)
     _ = line.utf8CString.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count - 1, 0) }
+  }
+
+  /// Now as ISO 8601 in UTC (`2026-11-28T07:32:14Z`), as `ISO8601DateFormatter` gives it,
+  /// without making one (which took milliseconds, for every lock).
+  static func utcTimestamp(_ seconds: time_t = time(nil)) -> String {
+    var now = seconds
+    var parts = tm()
+    gmtime_r(&now, &parts)
+    var text = [CChar](repeating: 0, count: 32)
+    let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: text.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   private static func holder(of fd: Int32) -> Holder {

@@ -1,10 +1,21 @@
-import DurableIO
 import Foundation
 import TestSupport
 import Testing
 
+@testable import DurableIO
+
 @Suite("Kernel file locks")
 struct FileLockTests {
+  /// The time a lock file records is what Foundation's ISO 8601 formatter says of it.
+  @Test func theTimeALockRecordsIsISO8601InUTC() {
+    let formatter = ISO8601DateFormatter()
+    for seconds in [0, 951_782_400, 1_795_000_334, 4_102_444_799] {
+      #expect(
+        FileLock.utcTimestamp(time_t(seconds))
+          == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+    }
+  }
+
   @Test func aSecondTakerIsRefusedNamingTheHolder() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path(".lock").path
