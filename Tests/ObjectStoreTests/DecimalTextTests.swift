@@ -63,4 +63,37 @@ struct DecimalTextTests {
     }
     #expect(DecimalText.format(.nan) == "nan")
   }
+
+  /// What `DecimalText.double` reads of `text`, and what `Double(String)` (strtod) reads.
+  private func bothReadings(_ text: String) -> (Double?, Double?) {
+    var copy = text
+    let quick = copy.withUTF8 { DecimalText.double(UnsafeRawBufferPointer($0)) }
+    return (quick, Double(text))
+  }
+
+  @Test("decimal texts read as the doubles strtod reads, to the bit")
+  func readingAsStrtodDoes() {
+    var generator = SystemRandomNumberGenerator()
+    var texts = [
+      "0", "-0", "0.0", "-0.0", "12.50", "0012.5", "73.93", "1.005", "2.675", "0.1", "-7",
+      "999999999999999", "9999999999999999", "123456789012345.6", "0.000000000000001",
+      "1.0000000000000000000001", "1e5", "1.5E-3", "+1.5", ".5", "5.", "-", "", ".", "1.2.3",
+      "nan", "inf", "-infinity", " 1", "1 ", "0x1p3", "١٢", "12,5",
+    ]
+    for _ in 0..<100_000 {
+      let digits = String(UInt64.random(in: 0...999_999_999_999_999, using: &generator))
+      let point = Int.random(in: 0...digits.count, using: &generator)
+      var text = digits
+      if point < digits.count {
+        text.insert(".", at: text.index(text.startIndex, offsetBy: max(point, 1)))
+      }
+      if Bool.random(using: &generator) { text = "-" + text }
+      texts.append(text)
+      texts.append(String(Double(Int64.random(in: -10_000_000...10_000_000)) / 100))
+    }
+    for text in texts {
+      let (quick, strtod) = bothReadings(text)
+      #expect(quick?.bitPattern == strtod?.bitPattern, "\(text)")
+    }
+  }
 }

@@ -8,6 +8,46 @@ enum DecimalText {
     return fewPlaces(value) ?? String(value)
   }
 
+  /// The double `text` (UTF-8) spells, as `Double(String)` reads it; nil when it spells none.
+  ///
+  /// Plain decimals (an optional `-`, digits, and a point with more digits after it) of at
+  /// most 15 digits are read without making a string: the digits as an integer, exact as a
+  /// double below 2^53, divided by a power of ten up to 10^22, exact too, so that the one
+  /// rounding of the division gives the double nearest the decimal, as `strtod` does. Other
+  /// texts (exponents, more digits, `nan`) go to `Double(String)`.
+  static func double(_ text: UnsafeRawBufferPointer) -> Double? {
+    var index = 0
+    let negative = text.first == UInt8(ascii: "-")
+    if negative { index = 1 }
+    var digits: UInt64 = 0
+    var count = 0
+    var places = -1
+    while index < text.count {
+      let byte = text[index]
+      if byte == UInt8(ascii: "."), places < 0 {
+        places = 0
+      } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), count < 15 {
+        digits = digits * 10 + UInt64(byte - UInt8(ascii: "0"))
+        count += 1
+        if places >= 0 { places += 1 }
+      } else {
+        return Double(String(decoding: text, as: UTF8.self))
+      }
+      index += 1
+    }
+    // Digits before the point, and after it when there is one.
+    guard count > 0, count > places, places != 0 else {
+      return Double(String(decoding: text, as: UTF8.self))
+    }
+    let magnitude = Double(digits) / exactPowers[max(places, 0)]
+    return negative ? -magnitude : magnitude
+  }
+
+  /// 10^0 to 10^22, each exact as a double.
+  private static let exactPowers: [Double] = (0...22).map { power in
+    (0..<power).reduce(1.0) { value, _ in value * 10 }
+  }
+
   /// The powers of ten up to ``mostPlaces``, each exact as a double.
   private static let scales: [Double] = [1, 10, 100, 1_000, 10_000]
   /// The most decimal places the quick path tries (prices, rates, measures).

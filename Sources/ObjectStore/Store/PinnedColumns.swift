@@ -94,7 +94,7 @@ extension PinnedColumns.Values {
     case .texts(let base, let ranges):
       let text = UnsafeRawBufferPointer(
         start: base + ranges[position].lowerBound, count: ranges[position].count)
-      if decimal, let number = Double(String(decoding: text, as: UTF8.self)) {
+      if decimal, let number = DecimalText.double(text) {
         try statement.bind(number, at: parameter)
         return
       }
