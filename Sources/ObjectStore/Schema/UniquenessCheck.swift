@@ -133,7 +133,7 @@ package final class UniquenessCheck {
           var bound = false
           if let index = stored[position] {
             let column = pinned.storedColumns[index]
-            if Self.lists(record, at: nextStored[position], in: column.records) {
+            if PinnedColumns.lists(record, at: nextStored[position], in: column.records) {
               try column.values.bind(
                 nextStored[position], decimal: false, to: &insert, at: parameter)
               nextStored[position] += 1
@@ -143,7 +143,7 @@ package final class UniquenessCheck {
           switch origin {
           case .attribute(let index):
             let column = pinned.attributes[index]
-            guard Self.lists(record, at: next[position], in: column.records) else { break }
+            guard PinnedColumns.lists(record, at: next[position], in: column.records) else { break }
             if !bound {
               try column.values.bind(
                 next[position], decimal: column.decimal, to: &insert, at: parameter)
@@ -152,7 +152,7 @@ package final class UniquenessCheck {
             next[position] += 1
           case .foreignKey(let index), .foreignEntity(let index):
             let column = pinned.toOne[index]
-            guard Self.lists(record, at: next[position], in: column.records) else { break }
+            guard PinnedColumns.lists(record, at: next[position], in: column.records) else { break }
             if !bound {
               if case .foreignKey = origin {
                 try insert.bind(column.keys[next[position]], at: parameter)
@@ -176,15 +176,6 @@ package final class UniquenessCheck {
           in: table.name, error)
       }
     }
-  }
-
-  /// Whether a column listing its values' objects in `records` has its value `next` for
-  /// object `record` (objects come in order; a column moves on only when it lists one).
-  @inline(__always)
-  private static func lists(_ record: Int, at next: Int, in records: UnsafeBufferPointer<Int>)
-    -> Bool
-  {
-    next < records.count && records[next] == record
   }
 
   /// The shadow of `table`, if it has unique indexes, ready for values: a build of its

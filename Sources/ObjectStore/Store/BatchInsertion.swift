@@ -258,21 +258,12 @@ struct BatchInsertion {
   }
 
   /// Moves a column's cursor `next` back by one when the value before it is `record`'s (the
-  /// reverse of ``lists(_:at:in:)``'s step).
+  /// reverse of ``PinnedColumns/lists(_:at:in:)``'s step).
   @inline(__always)
   private static func moveBack(
     _ next: inout Int, over record: Int, in records: UnsafeBufferPointer<Int>
   ) {
     if next > 0 && records[next - 1] == record { next -= 1 }
-  }
-
-  /// Whether a column of the batch, which lists its values' objects in `records` (in order),
-  /// has its value `next` for object `record`: a column's cursor moves on only when it does.
-  @inline(__always)
-  private static func lists<Records: RandomAccessCollection<Int>>(
-    _ record: Int, at next: Int, in records: Records
-  ) -> Bool where Records.Index == Int {
-    next < records.count && records[next] == record
   }
 
   /// Inserts the row of `record` with a statement of its own.
@@ -298,7 +289,7 @@ struct BatchInsertion {
       case .attribute(let index):
         let column = attributeColumns[index]
         let next = cursor.attributes[index]
-        guard Self.lists(record, at: next, in: column.records) else {
+        guard PinnedColumns.lists(record, at: next, in: column.records) else {
           try statement.bindNull(at: parameter)
           continue
         }
@@ -307,7 +298,7 @@ struct BatchInsertion {
       case .foreignKey(let index), .foreignEntity(let index):
         let column = toOneColumns[index]
         let next = cursor.toOne[index]
-        guard Self.lists(record, at: next, in: column.records) else {
+        guard PinnedColumns.lists(record, at: next, in: column.records) else {
           try statement.bindNull(at: parameter)
           continue
         }
@@ -324,13 +315,13 @@ struct BatchInsertion {
     }
     // A to-one's key and entity columns read the same value: advance once both are bound.
     for index in cursor.toOne.indices
-    where Self.lists(record, at: cursor.toOne[index], in: toOneColumns[index].records) {
+    where PinnedColumns.lists(record, at: cursor.toOne[index], in: toOneColumns[index].records) {
       cursor.toOne[index] += 1
     }
     // Values kept as stored override their column.
     for (index, column) in storedColumns.enumerated() {
       let next = cursor.stored[index]
-      guard Self.lists(record, at: next, in: column.records) else { continue }
+      guard PinnedColumns.lists(record, at: next, in: column.records) else { continue }
       cursor.stored[index] = next + 1
       try column.values.bind(
         next, decimal: false, to: &statement, at: base + storedParameters[index])
@@ -343,7 +334,7 @@ struct BatchInsertion {
   private mutating func takeJoins(of record: Int, keepingAll: Bool = false) throws {
     for (index, column) in batch.toMany.enumerated() {
       let next = toManyNext[index]
-      guard Self.lists(record, at: next, in: column.records) else { continue }
+      guard PinnedColumns.lists(record, at: next, in: column.records) else { continue }
       toManyNext[index] = next + 1
       for (destination, order) in column.rows[next] {
         joinTables[index].waiting.append(

@@ -48,8 +48,6 @@ enum DecimalText {
     (0..<power).reduce(1.0) { value, _ in value * 10 }
   }
 
-  /// The powers of ten up to ``mostPlaces``, each exact as a double.
-  private static let scales: [Double] = [1, 10, 100, 1_000, 10_000]
   /// The most decimal places the quick path tries (prices, rates, measures).
   private static let mostPlaces = 4
 
@@ -68,8 +66,8 @@ enum DecimalText {
     let magnitude = abs(value)
     guard magnitude >= 1e-4, magnitude < 1e11 else { return nil }
     for places in 1...mostPlaces {
-      let scaled = (magnitude * scales[places]).rounded()
-      guard scaled / scales[places] == magnitude else { continue }
+      let scaled = (magnitude * exactPowers[places]).rounded()
+      guard scaled / exactPowers[places] == magnitude else { continue }
       return text(UInt64(scaled), places: places, negative: value < 0)
     }
     return nil

@@ -76,6 +76,15 @@ final class PinnedColumns {
     self.allocations = allocations
   }
 
+  /// Whether a column of a batch, which lists its values' objects in `records` (in order),
+  /// has its value `next` for object `record`: a column's cursor moves on only when it does.
+  @inline(__always)
+  static func lists<Records: RandomAccessCollection<Int>>(
+    _ record: Int, at next: Int, in records: Records
+  ) -> Bool where Records.Index == Int {
+    next < records.count && records[next] == record
+  }
+
   // The elements are of trivial types: freed without being deinitialized.
   deinit { for allocation in allocations { allocation.deallocate() } }
 }
