@@ -1,19 +1,22 @@
-/// The member names and constants of graphvault's archive format, versions 1 to 3 (documented
+/// The member names and constants of graphvault's archive format, versions 1 to 4 (documented
 /// in `docs/FORMAT.md`). Format 1 holds an object chunk as an array of class-tagged
-/// dictionaries, formats 2 and 3 as one dictionary of columns (``ColumnLayout``); format 3 adds
-/// the change ledger (``changes``) and incremental archives.
+/// dictionaries, formats 2 to 4 as one dictionary of columns (``ColumnLayout``); format 3 adds
+/// the change ledger (``changes``) and incremental archives; format 4, text columns coded as
+/// numbered words (``WordCoding``).
 public enum ArchiveLayout {
   /// The format version a backup writes unless told otherwise.
-  public static let formatVersion: Int64 = 3
+  public static let formatVersion: Int64 = 4
   /// The format versions this code writes and reads.
-  public static let formatVersions: ClosedRange<Int64> = 1...3
+  public static let formatVersions: ClosedRange<Int64> = 1...4
   /// The first format with a change ledger (``changes``), and so incremental archives.
   public static let ledgerFormat: Int64 = 3
+  /// The first format whose text columns may be coded as numbered words (``WordCoding``).
+  public static let wordsFormat: Int64 = 4
 
   /// Says that this version does not `verb` (`reads`, `writes`) archive format `format`, and
   /// which it does.
   package static func unsupportedFormat(_ format: Int64, verb: String) -> String {
-    "archive format \(format) is not one this graphvault \(verb) (it \(verb) \(formatVersions.map(String.init).joined(separator: " and ")))"
+    "archive format \(format) is not one this graphvault \(verb) (it \(verb) \(formatVersions.dropLast().map(String.init).joined(separator: ", ")) and \(formatVersions.upperBound))"
   }
   /// The header, always first.
   public static let header = "graphvault.plist"

@@ -64,7 +64,7 @@ package final class ArchiveSink: ObjectSink {
     if formatVersion == 1 {
       records = RecordEncoder(model: head.model)
     } else {
-      columns = ColumnChunkEncoder(model: head.model)
+      columns = ColumnChunkEncoder(model: head.model, formatVersion: formatVersion)
     }
   }
 

@@ -179,11 +179,16 @@ struct ColumnBuilder {
   }
 
   /// The column as the archive holds it, for a chunk of `count` records: `key`, `type`,
-  /// `present` (only when some record has no value), `lengths` (strings, data and lists) and
-  /// `values`. The writer shares the buffers (``BinaryPropertyListWriter/data(sharing:)``):
-  /// reset it before this column changes, or the change copies them.
-  func write(into writer: inout BinaryPropertyListWriter, count: Int)
-    -> (column: BinaryPropertyListWriter.Reference, values: BinaryPropertyListWriter.Reference)
+  /// `present` (only when some record has no value), `lengths` (strings, data and lists),
+  /// `words` (a text column of at least ``ColumnLayout/framedValuesBytes`` that `coder` codes
+  /// as numbered words, ``WordCoding``) and `values`, with the size of `values`. The writer
+  /// shares the buffers (``BinaryPropertyListWriter/data(sharing:)``): reset it before this
+  /// column changes, or the change copies them.
+  func write(into writer: inout BinaryPropertyListWriter, count: Int, coder: inout WordCoder?)
+    -> (
+      column: BinaryPropertyListWriter.Reference, values: BinaryPropertyListWriter.Reference,
+      size: Int
+    )
   {
     let start = writer.stackCount
     writer.push(writer.string(ColumnLayout.key))
@@ -202,9 +207,21 @@ struct ColumnBuilder {
       writer.push(writer.data(sharing: lengths))
     default: break
     }
+    let data: BinaryPropertyListWriter.Reference
+    let size: Int
+    if kind == .string, values.count >= ColumnLayout.framedValuesBytes,
+      coder?.code(values: values, lengths: lengths, count: presentCount) == true, let coder
+    {
+      writer.push(writer.string(ColumnLayout.words))
+      writer.push(writer.data(coder.words))
+      data = writer.data(coder.tokens)
+      size = coder.tokens.count
+    } else {
+      data = writer.data(sharing: values)
+      size = values.count
+    }
     writer.push(writer.string(ColumnLayout.values))
-    let data = writer.data(sharing: values)
     writer.push(data)
-    return (writer.makeDictionary(fromStackIndex: start), data)
+    return (writer.makeDictionary(fromStackIndex: start), data, size)
   }
 }

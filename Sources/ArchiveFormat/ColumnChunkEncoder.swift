@@ -24,6 +24,8 @@ package struct ColumnChunkEncoder {
   private var highestKey = Int64.min
   private var columns = Columns()
   private var writer = BinaryPropertyListWriter()
+  /// Codes large text columns as numbered words (format 4 and later); nil for older formats.
+  private var wordCoder: WordCoder?
 
   /// The chunk's columns, and where each key and kind is among them.
   private struct Columns {
@@ -60,8 +62,11 @@ package struct ColumnChunkEncoder {
   /// Per entity, the kind of bounds (``ValueBounds``) of each attribute that has them.
   private var boundKinds: [String: [String: ValueBounds.Kind]] = [:]
 
-  package init(model: ObjectModel) {
+  /// An encoder of chunks of archive format `formatVersion` (2 or later), whose large text
+  /// columns are coded as numbered words from format 4 on (``WordCoding``).
+  package init(model: ObjectModel, formatVersion: Int64 = ArchiveLayout.formatVersion) {
     self.model = model
+    if formatVersion >= ArchiveLayout.wordsFormat { wordCoder = WordCoder() }
   }
 
   /// Roughly how many bytes the chunk holds so far.
@@ -256,9 +261,10 @@ package struct ColumnChunkEncoder {
     }
     var large: [(key: String, values: BinaryPropertyListWriter.Reference)] = []
     for column in used {
-      let (reference, values) = column.write(into: &writer, count: count)
+      let (reference, values, size) = column.write(
+        into: &writer, count: count, coder: &wordCoder)
       writer.push(reference)
-      if column.values.count >= ColumnLayout.framedValuesBytes {
+      if size >= ColumnLayout.framedValuesBytes {
         large.append((column.key, values))
       }
     }

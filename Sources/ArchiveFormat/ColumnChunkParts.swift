@@ -1,8 +1,8 @@
 import PropertyList
 
 /// What a format-2 chunk (``ColumnLayout``) holds, as ``RecordDecoder`` reads it: its scalars
-/// decoded, its byte strings (`pk`, `opt`, and each column's `present`, `lengths` and
-/// `values`) as slices of a buffer that is not copied.
+/// decoded, its byte strings (`pk`, `opt`, and each column's `present`, `lengths`, `values`
+/// and `words`) as slices of a buffer that is not copied.
 ///
 /// Made from a decoded property list (``init(_:)``), or read in place from the chunk's own
 /// bytes (``init(reading:bytes:)``), which copies nothing: a chunk's covers are a few MiB, and
@@ -27,6 +27,8 @@ struct ColumnChunkParts {
     var present = Bytes.absent
     var lengths = Bytes.absent
     var values = Bytes.absent
+    /// A text column's words, when its values are their numbers (``WordCoding``).
+    var words = Bytes.absent
   }
 
   /// `class`, when it is a string.
@@ -57,7 +59,8 @@ struct ColumnChunkParts {
           key: column[ColumnLayout.key]?.stringValue,
           type: column[ColumnLayout.type]?.stringValue,
           present: bytes(column[ColumnLayout.present]),
-          lengths: bytes(column[ColumnLayout.lengths]), values: bytes(column[ColumnLayout.values]))
+          lengths: bytes(column[ColumnLayout.lengths]), values: bytes(column[ColumnLayout.values]),
+          words: bytes(column[ColumnLayout.words]))
       }
     }
   }
@@ -192,6 +195,9 @@ struct ColumnChunkParts {
         case ColumnLayout.values:
           guard let found = try bytes(value) else { return nil }
           column.values = found
+        case ColumnLayout.words:
+          guard let found = try bytes(value) else { return nil }
+          column.words = found
         default:
           guard try scalar(value) != nil else { return nil }
         }

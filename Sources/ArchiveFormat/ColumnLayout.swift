@@ -24,6 +24,9 @@ package enum ColumnLayout {
   package static let lengths = "lengths"
   /// A column's values.
   package static let values = "values"
+  /// A text column's distinct words, when its values are their numbers (``WordCoding``;
+  /// archive format 4).
+  package static let words = "words"
   /// The size from which a column's values get a frame of their own in a framed archive
   /// (``MemberFrames``): a title's or a cover's, not an integer column's few KiB, whose frame
   /// would cost more to fetch apart than to read along.

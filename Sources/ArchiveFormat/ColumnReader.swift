@@ -29,6 +29,13 @@ struct ColumnReader {
     }
     self.key = key
     self.kind = kind
+    switch column.words {
+    case .absent: break
+    case .data where kind == .string: break
+    default:
+      throw ArchiveFormatError(
+        member: member, "column \(key): words belong to a column of strings, as data")
+    }
     let bitmap: ArraySlice<UInt8>
     switch column.present {
     case .absent:
@@ -102,11 +109,25 @@ struct ColumnReader {
     return values.map { $0 == 1 }
   }
 
+  /// The values of a `string` or `data` column, back to back: in place, or decoded from
+  /// their words' numbers (``WordCoding``).
+  private func valueBytes() throws(ArchiveFormatError) -> ArraySlice<UInt8> {
+    let values = try bytes(ColumnLayout.values)
+    guard case .data(let words) = column.words else { return values }
+    let lengths = try bytes(ColumnLayout.lengths)
+    do {
+      return try WordCoding.decode(
+        words: words, tokens: values, lengths: lengths, count: records.count)[...]
+    } catch {
+      throw bad(error.detail)
+    }
+  }
+
   /// The byte ranges of a `string` or `data` column's values.
   private func ranges() throws(ArchiveFormatError) -> (
     values: ArraySlice<UInt8>, ranges: [Range<Int>]
   ) {
-    let values = try bytes(ColumnLayout.values)
+    let values = try valueBytes()
     var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
     var result: [Range<Int>] = []
     result.reserveCapacity(records.count)

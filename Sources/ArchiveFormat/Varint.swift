@@ -13,6 +13,12 @@ package enum Varint {
     bytes.append(UInt8(value))
   }
 
+  /// The number of bytes ``append(_:to:)`` takes for `value`.
+  @inline(__always)
+  package static func size(_ value: UInt64) -> Int {
+    (64 - value.leadingZeroBitCount + 6) / 7 + (value == 0 ? 1 : 0)
+  }
+
   /// Appends `value - previous` (wrapping) zigzag-encoded, so small differences of either sign
   /// take one byte; `previous` becomes `value`.
   @inline(__always)
@@ -57,6 +63,13 @@ package enum Varint {
         if shift >= 70 { return nil }
       }
       return nil
+    }
+
+    /// Passes over `count` bytes, which must be there.
+    @inline(__always)
+    package mutating func skip(_ count: Int) {
+      precondition(count <= bytes.endIndex - offset)
+      offset += count
     }
 
     /// The next zigzag difference added to the previous value read this way.

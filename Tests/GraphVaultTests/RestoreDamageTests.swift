@@ -1,3 +1,4 @@
+import ArchiveFormat
 import Foundation
 import GraphVault
 import LibArchive
@@ -107,24 +108,27 @@ struct RestoreDamageTests {
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
   }
 
+  /// A format newer than any this version reads.
+  static let newer = ArchiveLayout.formatVersions.upperBound + 1
+
   @Test func anArchiveOfAFormatThisVersionDoesNotReadIsRefusedNamingTheFormat() throws {
     let bytes = try rewritten { members in
       members.map { name, bytes in
         guard name == "graphvault.plist",
           case .dictionary(var header)? = try? PropertyListValue(binaryPropertyList: bytes)
         else { return (name, bytes) }
-        header["format"] = .integer(4)
+        header["format"] = .integer(Self.newer)
         return (name, PropertyListValue.dictionary(header).binaryPropertyList())
       }
     }
-    let error = try restoreFails(bytes, "format 4")
+    let error = try restoreFails(bytes, "format \(Self.newer)")
     #expect(error?.kind == .invalidInput)
-    #expect(error?.description.contains("archive format 4 is not one") == true)
-    let path = directory.path("format4.gvault")
+    #expect(error?.description.contains("archive format \(Self.newer) is not one") == true)
+    let path = directory.path("newer.gvault")
     try Data(bytes).write(to: path)
     let report = try VerifyService.verify(archive: Location(path: path.path))
     #expect(!report.ok)
-    #expect(report.problems.contains { $0.contains("archive format 4 is not one") })
+    #expect(report.problems.contains { $0.contains("archive format \(Self.newer) is not one") })
   }
 
   @Test func anArchiveWithoutItsIndexIsIncompleteAndNotRestored() throws {

@@ -159,7 +159,9 @@ final class BackupSource: ObjectSource {
     // connection as well as this one.
     if keys == nil && options.formatVersion >= 2 {
       try SegmentedObjects.write(
-        .init(entity: entity, joins: joins, model: model, layout: layout), store: store,
+        .init(
+          entity: entity, joins: joins, model: model, layout: layout,
+          formatVersion: options.formatVersion), store: store,
         worker: worker
       ) { encoded in
         try emit(.objects(.encoded(encoded), place: place))
@@ -167,7 +169,7 @@ final class BackupSource: ObjectSource {
       }
       return
     }
-    var columns = ColumnChunkEncoder(model: model)
+    var columns = ColumnChunkEncoder(model: model, formatVersion: options.formatVersion)
     var batch = ObjectBatchBuilder(entity: entity)
     var count = 0
     // One buffer of join rows per relationship, refilled for each object.

@@ -34,6 +34,8 @@ package enum SegmentedObjects {
     let joins: [StoreLayout.Join]
     let model: ObjectModel
     let layout: StoreLayout
+    /// The archive format its chunks are encoded in.
+    let formatVersion: Int64
     /// Whether its rows are read in key order rather than through the `Z_ENT` index
     /// (``CoreDataStore/scansTable(for:layout:)``, asked once for all segments).
     private(set) var scanning = true
@@ -45,12 +47,15 @@ package enum SegmentedObjects {
       return judged
     }
 
-    package init(entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout)
-    {
+    package init(
+      entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout,
+      formatVersion: Int64 = ArchiveLayout.formatVersion
+    ) {
       self.entity = entity
       self.joins = joins
       self.model = model
       self.layout = layout
+      self.formatVersion = formatVersion
     }
   }
 
@@ -93,7 +98,7 @@ package enum SegmentedObjects {
         board.twinTook(taken)
       }
       guard let store else { return }
-      var encoder = ColumnChunkEncoder(model: source.model)
+      var encoder = ColumnChunkEncoder(model: source.model, formatVersion: source.formatVersion)
       while let index = board.claim() {
         taken += 1
         if taken == 1 { started.signal() }
@@ -125,7 +130,7 @@ package enum SegmentedObjects {
           next += 1
         }
       }
-      var encoder = ColumnChunkEncoder(model: source.model)
+      var encoder = ColumnChunkEncoder(model: source.model, formatVersion: source.formatVersion)
       while let index = board.claim() {
         try encode(source, segments[index], from: store, with: &encoder) { encoded in
           try board.push(encoded, to: index, byTwin: false)
