@@ -5,7 +5,7 @@ Written from docs/FORMAT.md alone, as the recovery path of last resort and the f
 executable check. Python 3.8+ and its standard library; the `zstd` command for zstd-compressed
 archives; the `cryptography` package (AES-GCM) for encrypted ones.
 
-An incremental archive (format 3) is read with its chain of parents, found by name in its
+An incremental archive (format 3 or 4) is read with its chain of parents, found by name in its
 folder, as one archive of its point in time.
 
     gvread.py list ARCHIVE [--password-file FILE]      members, sizes, counts
@@ -268,6 +268,51 @@ def deltas(data):
         yield previous
 
 
+def words_decoded(column):
+    """A text column coded as numbered words (format 4): its values back to back."""
+    raw, coded = column["words"], column.get("values", b"")
+    words, at = [], 0
+    while at < len(raw):
+        size, shift = 0, 0
+        while True:
+            if at >= len(raw) or shift > 63:
+                raise Problem("a word's length is cut")
+            byte = raw[at]
+            at += 1
+            size |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                break
+        if at + size > len(raw):
+            raise Problem("a word runs past its list of words")
+        words.append(raw[at:at + size])
+        at += size
+    numbers = varints(coded)
+
+    def word():
+        number = next(numbers, None)
+        if number is None or number >= len(words):
+            raise Problem("a value's word number names no word")
+        return words[number]
+    out, limit = bytearray(), 16 * (len(raw) + len(coded))
+    for size in varints(column.get("lengths", b"")):
+        if len(out) + size > limit:
+            raise Problem("a column's values would take more than 16 times its words")
+        if size == 0:
+            continue
+        parts = [word()]
+        length = len(parts[0])
+        while length < size:
+            parts.append(word())
+            length += 1 + len(parts[-1])
+        if length != size:
+            raise Problem("a value's words run past its length")
+        out += b" ".join(parts)
+    if next(numbers, None) is not None:
+        raise Problem("word numbers are left over")
+    return bytes(out)
+
+
 def column_values(column):
     kind, values = column.get("type"), column.get("values", b"")
     if kind == "integer":
@@ -279,6 +324,10 @@ def column_values(column):
         return [Date(n) for n in numbers] if kind == "date" else numbers
     if kind == "bool":
         return [bool(b) for b in values]
+    if "words" in column:
+        if kind != "string":
+            raise Problem("a column of %s has words" % kind)
+        values = words_decoded(column)
     if kind in ("string", "data"):
         out, at = [], 0
         for size in varints(column.get("lengths", b"")):
@@ -844,7 +893,7 @@ class Archive:
                 raise Problem("the archive does not start with graphvault.plist")
             if name == HEADER:
                 header = read_bplist(content)
-                if header.get("format") not in (1, 2, 3):
+                if header.get("format") not in (1, 2, 3, 4):
                     raise Problem("archive format %r" % header.get("format"))
                 if newest:
                     self.header = header

@@ -121,14 +121,14 @@ struct ReferenceReaderTests {
   }
 
   @Test(
-    "every fixture store, in both formats, reads as export shows it",
+    "every fixture store, in every format, reads as export shows it",
     .enabled(if: SharedFixtures.isAvailable, SharedFixtures.skipNote),
     arguments: FixtureStore.all)
   func fixtureStores(fixture: FixtureStore) throws {
     let store = try SharedFixtures.copyStore(fixture.store, into: directory.url).path
     let model = fixture.modelSet.map { ["--model", SharedFixtures.file($0).path] } ?? []
     let exported = try export(store, model: model, name: "export.json")
-    for format in ["1", "2", "3"] {
+    for format in ["1", "2", "3", "4"] {
       let archive = try backup(
         store, model + ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "\(fixture.store), format \(format)")
@@ -136,7 +136,7 @@ struct ReferenceReaderTests {
   }
 
   @Test(
-    "every sample workload reads as export shows it, in both formats, every compression, encrypted and not",
+    "every sample workload reads as export shows it, in every format, every compression, encrypted and not",
     arguments: ["library", "text", "relationships"])
   func sampleWorkloads(workload: String) throws {
     let store = path("\(workload).sqlite")
@@ -146,6 +146,7 @@ struct ReferenceReaderTests {
     let exported = try export(store, name: "export.json")
     var variants: [[String]] = [
       ["--format-version", "1"], ["--format-version", "2"], ["--format-version", "3"],
+      ["--format-version", "4"],
     ]
     if workload == "library" {
       variants += ["xz", "gzip", "none"].map { ["--compression", $0] }
@@ -163,7 +164,7 @@ struct ReferenceReaderTests {
       ? [
         ["--format-version", "1"], ["--format-version", "2"], ["--compression", "xz"],
         ["--compression", "gzip", "--format-version", "1"], ["--compression", "none"],
-      ] : [["--format-version", "2"]]
+      ] : [["--format-version", "2"], []]
     for (number, options) in sealed.enumerated() {
       let archive = try backup(
         store, options + ["--password-file", password], name: "sealed-\(number).gvault")
@@ -201,7 +202,7 @@ struct ReferenceReaderTests {
     // The first, 1e-07, 100.0, the emoji, -0.0, {}, [] and [[[]]]; the rest stay base64.
     #expect(text.components(separatedBy: #""json":"#).count - 1 == 8, "\(text)")
     #expect(text.contains(#""x\n\"q\"""#), "\(text)")
-    for format in ["1", "2", "3"] {
+    for format in ["1", "2", "3", "4"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "binary JSON, format \(format)")
     }
@@ -285,7 +286,7 @@ struct ReferenceReaderTests {
       print(sorted(set(out)))
       """, [exported])
     #expect(check.stdout == "['Corner', 'Item', 'List', 'Shelf', 'Special']\n", "\(check.stdout)")
-    for format in ["1", "2", "3"] {
+    for format in ["1", "2", "3", "4"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "ordered, format \(format)")
     }
@@ -322,7 +323,7 @@ struct ReferenceReaderTests {
             any("inPrint" in o for o in books))
       """, [exported])
     #expect(left.stdout == "True True True\n", "\(left.stdout)\(left.stderr)")
-    for format in ["1", "2", "3"] {
+    for format in ["1", "2", "3", "4"] {
       let archive = try backup(store, ["--format-version", format], name: "f\(format).gvault")
       try expectSame(archive, as: exported, "wrong classes, format \(format)")
     }
@@ -395,5 +396,34 @@ struct ReferenceReaderTests {
       "skipping-the-index", "def __init__(self, path, password=None, check_index=True):",
       "def __init__(self, path, password=None, check_index=False):")
     #expect(try Subprocess.run(Self.python, [skipping, "dump", damaged]).status == 0)
+  }
+
+  @Test("readers that ignore numbered words or number them from the wrong end fail (format 4)")
+  func wrongWordReadersFail() throws {
+    let store = path("text.sqlite")
+    #expect(
+      try BuiltTool.run(["sample", store, "--objects", "1500", "--workload", "text", "-q"]).status
+        == 0)
+    let exported = try export(store, name: "export.json")
+    let archive = try backup(store, [], name: "words.gvault")
+    let readers = [
+      try mutant("ignoring-words", #"    if "words" in column:"#, "    if False:"),
+      try mutant(
+        "reversed-words", "    numbers = varints(coded)",
+        "    words.reverse()\n    numbers = varints(coded)"),
+    ]
+    for reader in readers {
+      let dumped = path(URL(fileURLWithPath: reader).lastPathComponent + ".json")
+      let dump = try Subprocess.run(Self.python, [reader, "dump", archive, "--output", dumped])
+      let comparison =
+        dump.status == 0
+        ? try Subprocess.run(Self.python, ["-c", Self.compare, dumped, exported]).status : 1
+      #expect(comparison != 0, "\(reader) passed the comparison")
+    }
+    let dumped = path("words.json")
+    #expect(
+      try Subprocess.run(Self.python, [Self.reader, "dump", archive, "--output", dumped]).status
+        == 0)
+    #expect(try Subprocess.run(Self.python, ["-c", Self.compare, dumped, exported]).status == 0)
   }
 }
