@@ -109,66 +109,99 @@ struct ColumnReader {
     return values.map { $0 == 1 }
   }
 
-  /// The values of a `string` or `data` column, back to back: in place, or decoded from
-  /// their words' numbers (``WordCoding``).
-  private func valueBytes() throws(ArchiveFormatError) -> ArraySlice<UInt8> {
-    let values = try bytes(ColumnLayout.values)
-    guard case .data(let words) = column.words else { return values }
-    let lengths = try bytes(ColumnLayout.lengths)
-    do {
-      return try WordCoding.decode(
-        words: words, tokens: values, lengths: lengths, count: records.count)[...]
-    } catch {
-      throw bad(error.detail)
-    }
-  }
-
-  /// The byte ranges of a `string` or `data` column's values.
-  private func ranges() throws(ArchiveFormatError) -> (
-    values: ArraySlice<UInt8>, ranges: [Range<Int>]
-  ) {
-    let values = try valueBytes()
+  /// The byte ranges of the values `lengths` gives, one a record, in `size` bytes of values.
+  private func ranges(size: Int) throws(ArchiveFormatError) -> [Range<Int>] {
     var lengths = Varint.Reader(try bytes(ColumnLayout.lengths))
     var result: [Range<Int>] = []
     result.reserveCapacity(records.count)
     var offset = 0
     for _ in records {
-      guard let length = lengths.next(), length <= UInt64(values.count - offset) else {
+      guard let length = lengths.next(), length <= UInt64(size - offset) else {
         throw bad("lengths do not fit its values")
       }
       result.append(offset..<offset + Int(length))
       offset += Int(length)
     }
-    guard lengths.isAtEnd, offset == values.count else {
+    guard lengths.isAtEnd, offset == size else {
       throw bad("lengths do not account for its values")
     }
-    return (values, result)
+    return result
   }
 
-  /// The byte ranges of a `string` column's values, each checked to be UTF-8: the values
-  /// together are UTF-8, and each begins where a character does (values back to back are each
-  /// UTF-8 exactly when that holds; one check of the whole is quicker than one a value).
-  private func textRanges() throws(ArchiveFormatError) -> (
+  /// The byte ranges of a `string` or `data` column's values, in place.
+  private func ranges() throws(ArchiveFormatError) -> (
     values: ArraySlice<UInt8>, ranges: [Range<Int>]
   ) {
-    let (values, ranges) = try ranges()
+    let values = try bytes(ColumnLayout.values)
+    return (values, try ranges(size: values.count))
+  }
+
+  /// Checks that `values` at `ranges` are each UTF-8: the values together are UTF-8, and each
+  /// begins where a character does (values back to back are each UTF-8 exactly when that
+  /// holds; one check of the whole is quicker than one a value).
+  private func checkText(_ values: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>])
+    throws(ArchiveFormatError)
+  {
     do {
       _ = try UTF8Span(validating: values.span)
     } catch {
       throw bad("a value is not UTF-8")
     }
-    let start = values.startIndex
     for range in ranges where range.lowerBound < values.count {
       // A continuation byte (10xxxxxx) cannot begin a value.
-      guard values[start + range.lowerBound] & 0xC0 != 0x80 else {
+      guard values[range.lowerBound] & 0xC0 != 0x80 else {
         throw bad("a value is not UTF-8")
       }
+    }
+  }
+
+  /// The values of a `string` column coded as numbered words (``WordCoding``), decoded into a
+  /// batch's buffer and checked as UTF-8; nil for a column not coded.
+  private func decodedTexts() throws(ArchiveFormatError) -> ObjectBatch.Bytes? {
+    guard case .data(let words) = column.words else { return nil }
+    let tokens = try bytes(ColumnLayout.values)
+    let lengths = try bytes(ColumnLayout.lengths)
+    let size: Int
+    do {
+      size = try WordCoding.size(
+        words: words, tokens: tokens, lengths: lengths, count: records.count)
+    } catch {
+      throw bad(error.detail)
+    }
+    let ranges = try ranges(size: size)
+    let texts: ObjectBatch.Bytes
+    do {
+      texts = try ObjectBatch.Bytes(byteCount: size + WordCoding.padding, ranges: ranges) {
+        buffer throws(WordCoding.Malformed) in
+        try WordCoding.decode(
+          words: words, tokens: tokens, lengths: lengths, count: records.count, into: buffer)
+      }
+    } catch {
+      throw bad(error.detail)
+    }
+    try checkText(
+      UnsafeBufferPointer(
+        start: texts.baseAddress.assumingMemoryBound(to: UInt8.self), count: size),
+      texts.ranges)
+    return texts
+  }
+
+  /// The byte ranges of a `string` column's values in place, each checked to be UTF-8.
+  private func textRanges() throws(ArchiveFormatError) -> (
+    values: ArraySlice<UInt8>, ranges: [Range<Int>]
+  ) {
+    let (values, ranges) = try ranges()
+    try values.withUnsafeBufferPointer { buffer throws(ArchiveFormatError) in
+      try checkText(buffer, ranges)
     }
     return (values, ranges)
   }
 
   /// The values of a `string` column.
   func strings() throws(ArchiveFormatError) -> [String] {
+    if let texts = try decodedTexts() {
+      return texts.ranges.indices.map { String(decoding: texts[$0], as: UTF8.self) }
+    }
     let (values, ranges) = try textRanges()
     let start = values.startIndex
     return ranges.map {
@@ -178,6 +211,7 @@ struct ColumnReader {
 
   /// The values of a `string` column, in one buffer.
   func texts() throws(ArchiveFormatError) -> ObjectBatch.Bytes {
+    if let texts = try decodedTexts() { return texts }
     let (values, ranges) = try textRanges()
     return values.withUnsafeBytes { ObjectBatch.Bytes(copying: $0, ranges: ranges) }
   }

@@ -34,14 +34,31 @@ package enum WordCoding {
   package static func decode(
     words: ArraySlice<UInt8>, tokens: ArraySlice<UInt8>, lengths: ArraySlice<UInt8>, count: Int
   ) throws(Malformed) -> [UInt8] {
-    var list: [Range<Int>] = []
-    var entries = Varint.Reader(words)
-    while !entries.isAtEnd {
-      guard let length = entries.next(), length <= UInt64(words.endIndex - entries.offset)
-      else { throw Malformed(detail: "a word runs past its list of words") }
-      list.append(entries.offset..<entries.offset + Int(length))
-      entries.skip(Int(length))
+    let total = try size(words: words, tokens: tokens, lengths: lengths, count: count)
+    var problem: Malformed?
+    let result = [UInt8](unsafeUninitializedCapacity: total + padding) { output, initialized in
+      do throws(Malformed) {
+        try decode(
+          words: words, tokens: tokens, lengths: lengths, count: count,
+          into: UnsafeMutableRawBufferPointer(output))
+        initialized = total
+      } catch {
+        problem = error
+      }
     }
+    if let problem { throw problem }
+    return result
+  }
+
+  /// The bytes ``decode(words:tokens:lengths:count:into:)`` needs room for beyond the values.
+  package static let padding = 16
+
+  /// The values' total size: the sum of their lengths.
+  /// - Throws: ``Malformed`` when there are fewer than `count` lengths, or they add up to
+  ///   more than ``expansion`` times the coded bytes.
+  package static func size(
+    words: ArraySlice<UInt8>, tokens: ArraySlice<UInt8>, lengths: ArraySlice<UInt8>, count: Int
+  ) throws(Malformed) -> Int {
     let limit = expansion * (words.count + tokens.count)
     var total = 0
     var sizes = Varint.Reader(lengths)
@@ -52,47 +69,95 @@ package enum WordCoding {
       }
       total += Int(length)
     }
-    sizes = Varint.Reader(lengths)
-    var numbers = Varint.Reader(tokens)
-    var failure: Malformed?
-    let result = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
-      words.withUnsafeBufferPointer { wordBytes in
-        let base = words.startIndex
-        var written = 0
-        func put(_ number: UInt64?, space: Bool, end: Int) -> Bool {
-          guard let number, number < UInt64(list.count) else {
-            failure = Malformed(detail: "a value's word number names no word")
-            return false
-          }
-          let word = list[Int(number)]
-          guard written + (space ? 1 : 0) + word.count <= end else {
-            failure = Malformed(detail: "a value's words run past its length")
-            return false
-          }
-          if space {
-            output[written] = 0x20
-            written += 1
-          }
-          for index in word {
-            output[written] = wordBytes[index - base]
-            written += 1
-          }
-          return true
+    return total
+  }
+
+  /// Writes the values into `output`, which has room for their ``size(words:tokens:lengths:count:)``
+  /// and ``padding`` bytes more (which it may write to).
+  /// - Throws: ``Malformed`` as ``decode(words:tokens:lengths:count:)``.
+  package static func decode(
+    words: ArraySlice<UInt8>, tokens: ArraySlice<UInt8>, lengths: ArraySlice<UInt8>, count: Int,
+    into output: UnsafeMutableRawBufferPointer
+  ) throws(Malformed) {
+    // Each word's start (from the list's start) and size, side by side.
+    var list: [Int] = []
+    var entries = Varint.Reader(words)
+    while !entries.isAtEnd {
+      guard let length = entries.next(), length <= UInt64(words.endIndex - entries.offset)
+      else { throw Malformed(detail: "a word runs past its list of words") }
+      list.append(entries.offset - words.startIndex)
+      list.append(Int(length))
+      entries.skip(Int(length))
+    }
+    let total = try size(words: words, tokens: tokens, lengths: lengths, count: count)
+    precondition(output.count >= total + padding, "no room for the values")
+    // Words up to 16 bytes are copied as two 8-byte loads and stores, which may run up to 15
+    // bytes past a word, or the values' end: both buffers have room for that.
+    var padded = Array(words)
+    padded.append(contentsOf: repeatElement(0, count: padding))
+    let problem = padded.withUnsafeBufferPointer { words in
+      tokens.withUnsafeBufferPointer { tokens in
+        list.withUnsafeBufferPointer { list in
+          fill(output, words: words, list: list, tokens: tokens, lengths: lengths, count: count)
         }
-        for _ in 0..<count {
-          let end = written + Int(sizes.next()!)
-          guard written < end else { continue }
-          guard put(numbers.next(), space: false, end: end) else { break }
-          while written < end {
-            guard put(numbers.next(), space: true, end: end) else { break }
-          }
-          if failure != nil { break }
-        }
-        initialized = written
       }
     }
-    if let failure { throw failure }
-    guard numbers.isAtEnd else { throw Malformed(detail: "word numbers are left over") }
-    return result
+    if let problem { throw Malformed(detail: problem) }
+  }
+
+  /// Writes the `count` values whose byte lengths `lengths` gives into `output` (of their
+  /// total size and ``padding`` bytes more), from the numbers in `tokens` of the words `list`
+  /// places in `words`; what is wrong, or nil.
+  private static func fill(
+    _ output: UnsafeMutableRawBufferPointer, words: UnsafeBufferPointer<UInt8>,
+    list: UnsafeBufferPointer<Int>, tokens: UnsafeBufferPointer<UInt8>,
+    lengths: ArraySlice<UInt8>, count: Int
+  ) -> String? {
+    var sizes = Varint.Reader(lengths)
+    var written = 0
+    let wordCount = UInt64(list.count / 2)
+    var at = 0
+    for _ in 0..<count {
+      let end = written + Int(sizes.next()!)
+      var space = false
+      while written < end {
+        // The next number, a varint.
+        var number: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+          guard at < tokens.count, shift < 64 else {
+            return "a value's word number names no word"
+          }
+          let byte = tokens[at]
+          at += 1
+          number |= UInt64(byte & 0x7F) << shift
+          if byte < 0x80 { break }
+          shift += 7
+        }
+        guard number < wordCount else { return "a value's word number names no word" }
+        let start = list[Int(number) * 2]
+        let size = list[Int(number) * 2 + 1]
+        guard size + (space ? 1 : 0) <= end - written else {
+          return "a value's words run past its length"
+        }
+        if space {
+          output[written] = 0x20
+          written += 1
+        }
+        let target = UnsafeMutableRawPointer(output.baseAddress! + written)
+        let source = UnsafeRawPointer(words.baseAddress! + start)
+        if size <= 16 {
+          target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+          target.storeBytes(
+            of: source.loadUnaligned(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8,
+            as: UInt64.self)
+        } else {
+          target.copyMemory(from: source, byteCount: size)
+        }
+        written += size
+        space = true
+      }
+    }
+    return at == tokens.count ? nil : "word numbers are left over"
   }
 }

@@ -94,6 +94,17 @@ package struct ObjectBatch: Sendable {
       self.ranges = ranges
     }
 
+    /// Values at `ranges` of a buffer of at least `byteCount` bytes that `fill` writes.
+    /// - Throws: what `fill` throws.
+    package init<Failure: Error>(
+      byteCount: Int, ranges: [Range<Int>],
+      filling fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+      storage = Storage(byteCount: byteCount)
+      try fill(storage.buffer)
+      self.ranges = ranges
+    }
+
     /// `values`, in order, each copied once into a buffer of their total size (read twice:
     /// their lengths, then their bytes).
     package init<Values: Collection>(joining values: Values)
