@@ -11,6 +11,8 @@ struct WordCodingTests {
   static let vocabulary = [
     "river", "stone", "light", "winter", "garden", "signal", "paper", "harbor", "orbit", "maple",
     "café", "naïve", "✓", "😀", "",
+    // Longer than eight bytes, and than sixteen; the first eight bytes of four alike.
+    "lighthouses", "lighthouse-keeper", "lighthouse-reaper", "lighthouse-keepers", "watercolour",
   ]
 
   /// Values of up to twenty words of `vocabulary`, and every shape of spaces: none, one, two
