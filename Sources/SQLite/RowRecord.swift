@@ -219,6 +219,16 @@ package struct RowRecord {
   /// Appends `value` as SQLite's variable-length integer: big-endian groups of seven bits, a
   /// ninth byte carrying eight.
   package static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    // Serial types, sizes and most keys: one or two bytes.
+    if value < 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: value))
+      return
+    }
+    if value < 0x4000 {
+      bytes.append(UInt8(truncatingIfNeeded: value >> 7) | 0x80)
+      bytes.append(UInt8(truncatingIfNeeded: value) & 0x7F)
+      return
+    }
     if value >> 56 != 0 {
       var high = value >> 8
       var groups = [UInt8](repeating: 0, count: 8)
