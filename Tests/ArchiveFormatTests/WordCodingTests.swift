@@ -40,6 +40,17 @@ struct WordCodingTests {
     return (bytes, lengths)
   }
 
+  /// `values` as a column, and that column coded.
+  static func coded(_ values: [String]) throws -> (
+    bytes: [UInt8], lengths: [UInt8], coder: WordCoder
+  ) {
+    let (bytes, lengths) = column(values)
+    var coder = WordCoder()
+    let coded = coder.code(values: bytes, lengths: lengths, count: values.count)
+    try #require(coded)
+    return (bytes, lengths, coder)
+  }
+
   static func decoded(_ coder: WordCoder, _ lengths: [UInt8], count: Int) throws -> [UInt8] {
     try WordCoding.decode(
       words: coder.words[...], tokens: coder.tokens[...], lengths: lengths[...], count: count)
@@ -47,10 +58,7 @@ struct WordCodingTests {
 
   @Test func textsOfFewDistinctWordsAreCodedAndDecodeToTheirValuesExactly() throws {
     let values = Self.values(5_000, seed: 7)
-    let (bytes, lengths) = Self.column(values)
-    var coder = WordCoder()
-    let coderCoded = coder.code(values: bytes, lengths: lengths, count: values.count)
-    #expect(coderCoded)
+    let (bytes, lengths, coder) = try Self.coded(values)
     #expect(try Self.decoded(coder, lengths, count: values.count) == bytes)
     #expect((coder.words.count + coder.tokens.count) * 3 <= bytes.count)
     // One number for each word Swift's own split finds, in a list of the distinct words.
@@ -137,10 +145,7 @@ struct WordCodingTests {
 
   @Test func flippedBytesAreRefusedOrDecodeToExactlyTheLengthsNeverCrash() throws {
     let values = Self.values(600, seed: 11)
-    let (bytes, lengths) = Self.column(values)
-    var coder = WordCoder()
-    let coderCoded = coder.code(values: bytes, lengths: lengths, count: values.count)
-    #expect(coderCoded)
+    let (bytes, lengths, coder) = try Self.coded(values)
     var random = SplitMix64(seed: 5)
     var refused = 0
     for round in 0..<2_000 {
