@@ -73,8 +73,10 @@ package enum WordCoding {
   }
 
   /// Writes the values into `output`, which has room for their ``size(words:tokens:lengths:count:)``
-  /// and ``padding`` bytes more (which it may write to).
-  /// - Throws: ``Malformed`` as ``decode(words:tokens:lengths:count:)``.
+  /// (which refuses lengths too many or too large) and ``padding`` bytes more (which it may
+  /// write to).
+  /// - Throws: ``Malformed`` when a word's entry runs past the list, a number names no word,
+  ///   a value's words do not make its length exactly, or numbers are left over.
   package static func decode(
     words: ArraySlice<UInt8>, tokens: ArraySlice<UInt8>, lengths: ArraySlice<UInt8>, count: Int,
     into output: UnsafeMutableRawBufferPointer
@@ -89,8 +91,6 @@ package enum WordCoding {
       list.append(Int(length))
       entries.skip(Int(length))
     }
-    let total = try size(words: words, tokens: tokens, lengths: lengths, count: count)
-    precondition(output.count >= total + padding, "no room for the values")
     // Words up to 16 bytes are copied as two 8-byte loads and stores, which may run up to 15
     // bytes past a word, or the values' end: both buffers have room for that.
     var padded = Array(words)
@@ -115,10 +115,14 @@ package enum WordCoding {
   ) -> String? {
     var sizes = Varint.Reader(lengths)
     var written = 0
+    let room = output.count - padding
     let wordCount = UInt64(list.count / 2)
     var at = 0
     for _ in 0..<count {
-      let end = written + Int(sizes.next()!)
+      guard let length = sizes.next(), length <= UInt64(room - written) else {
+        preconditionFailure("no room for the values: the output is not of their size")
+      }
+      let end = written + Int(length)
       var space = false
       while written < end {
         // The next number, a varint.
