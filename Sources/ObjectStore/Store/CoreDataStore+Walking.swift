@@ -173,10 +173,11 @@ extension CoreDataStore {
   /// snapshot).
   ///
   /// With `scanning` (what ``scansTable(for:layout:)`` tells, asked once for every segment),
-  /// the segment's rows are read in key order rather than looked up through the `Z_ENT` index.
+  /// the segment's rows are read in key order rather than looked up through the `Z_ENT` index;
+  /// with `hashing`, each row comes with its hash (``ObjectRow/hash``).
   package func forEachObjectRow(
     of entity: String, layout: StoreLayout, from: Int64, below: Int64?, scanning: Bool,
-    _ body: (ObjectRow) throws -> Void
+    hashing: RowHashing? = nil, _ body: (ObjectRow) throws -> Void
   ) throws {
     guard let table = layout.table(for: entity), let number = layout.entityNumbers[entity] else {
       throw StoreError(.modelMismatch, "the model has no entity \(entity)", path: path)
@@ -184,7 +185,7 @@ extension CoreDataStore {
     let range = Self.keyRange("Z_PK", from: from, below: below)!
     let reader = try TableReader(
       table: table, layout: layout, database: database,
-      filter: "\(Self.entityCondition(scanning)) AND \(range.condition)")
+      filter: "\(Self.entityCondition(scanning)) AND \(range.condition)", hashing: hashing)
     try reader.bind([.integer(Int64(number))] + range.bound)
     try reader.readObjectRows(body)
   }

@@ -16,6 +16,9 @@ package struct ObjectRow {
   package internal(set) var primaryKey: Int64 = 0
   /// The optimistic-lock version (`Z_OPT`).
   package internal(set) var version: Int64 = 0
+  /// The row's hash for the change ledger (`SQLite.RowHasher`, over every column in table
+  /// order), when its reader was asked for one (``RowHashing``); else 0.
+  package internal(set) var hash: UInt64 = 0
   /// The entity's stored attributes, sorted by name.
   package internal(set) var attributeNames: [String] = []
   /// Their values, in the same order (nil: no value, or its bytes in ``bytes``).

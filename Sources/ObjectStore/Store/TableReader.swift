@@ -16,6 +16,8 @@ struct TableReader {
   /// The index of the first of the caller's extra columns.
   private(set) var extraStart = 0
   private let unmapped: [(index: Int, column: String)]
+  /// The seed and the selected columns in table order, when each row is hashed as it is read.
+  private let hashing: (seed: UInt64, order: [Int32])?
   private let entityNames: [Int: String]
   /// Per entity number (`Z_ENT`), the fields its rows carry: worked out once, not per row.
   private let plans: [RowPlan?]
@@ -50,7 +52,8 @@ struct TableReader {
 
   init(
     table: StoreLayout.Table, layout: StoreLayout, database: Database, filter: String? = nil,
-    extraColumns: [String] = [], order: String = "Z_PK", limit: Int? = nil, offset: Int = 0
+    extraColumns: [String] = [], order: String = "Z_PK", limit: Int? = nil, offset: Int = 0,
+    hashing: RowHashing? = nil
   ) throws {
     var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
     var attributeFields: [(Field, AttributeDescription)] = []
@@ -82,6 +85,26 @@ struct TableReader {
     self.unmapped = unmapped
     extraStart = columns.count
     columns += extraColumns
+    // Hashed in table order; a column of the table read for nothing else is read after the
+    // caller's.
+    if let hashing {
+      var places: [String: Int] = [:]
+      for (index, column) in columns.enumerated() where places[column] == nil {
+        places[column] = index
+      }
+      var order: [Int32] = []
+      for column in hashing.columns {
+        if let index = places[column] {
+          order.append(Int32(index))
+        } else {
+          order.append(Int32(columns.count))
+          columns.append(SchemaStatement.quote(column))
+        }
+      }
+      self.hashing = (hashing.seed, order)
+    } else {
+      self.hashing = nil
+    }
     columnNames = columns
     statement = try database.prepare(
       "SELECT \(columns.joined(separator: ", ")) FROM \(table.name)"
@@ -149,6 +172,11 @@ struct TableReader {
       }
       row.primaryKey = statement.int64(at: 0)
       row.version = statement.int64(at: 2)
+      if let hashing {
+        var hasher = RowHasher(seed: hashing.seed)
+        statement.hashColumns(hashing.order, into: &hasher)
+        row.hash = hasher.value
+      }
       swap(&values, &row.attributeValues)
       swap(&ranges, &row.byteRanges)
       swap(&bytes, &row.bytes)
