@@ -1,17 +1,21 @@
-/// The member names and constants of graphvault's archive format, versions 1 to 4 (documented
+/// The member names and constants of graphvault's archive format, versions 1 to 5 (documented
 /// in `docs/FORMAT.md`). Format 1 holds an object chunk as an array of class-tagged
-/// dictionaries, formats 2 to 4 as one dictionary of columns (``ColumnLayout``); format 3 adds
+/// dictionaries, formats 2 to 5 as one dictionary of columns (``ColumnLayout``); format 3 adds
 /// the change ledger (``changes``) and incremental archives; format 4, text columns coded as
-/// numbered words (``WordCoding``).
+/// numbered words (``WordCoding``); format 5 puts a full archive's sketches after its objects
+/// (``sketches``), so that a backup hashes the rows as it reads them.
 public enum ArchiveLayout {
   /// The format version a backup writes unless told otherwise.
-  public static let formatVersion: Int64 = 4
+  public static let formatVersion: Int64 = 5
   /// The format versions this code writes and reads.
-  public static let formatVersions: ClosedRange<Int64> = 1...4
+  public static let formatVersions: ClosedRange<Int64> = 1...5
   /// The first format with a change ledger (``changes``), and so incremental archives.
   public static let ledgerFormat: Int64 = 3
   /// The first format whose text columns may be coded as numbered words (``WordCoding``).
   public static let wordsFormat: Int64 = 4
+  /// The first format whose full archives hold their sketches after the objects
+  /// (``sketches``) rather than in ``changes``.
+  public static let lateSketchesFormat: Int64 = 5
 
   /// Says that this version does not `verb` (`reads`, `writes`) archive format `format`, and
   /// which it does.
@@ -33,6 +37,9 @@ public enum ArchiveLayout {
   /// What the next incremental backup needs, and what an incremental archive changed
   /// (``ChangeLedger``): format 3, after the store's members and before the objects.
   public static let changes = "changes.plist"
+  /// A full archive's sketches (``ChangeLedger/sets``): format 5, after the objects and the
+  /// tables' rows, before the index.
+  public static let sketches = "sketches.plist"
   /// The index, always last; an archive without it is incomplete.
   public static let index = "index.plist"
 

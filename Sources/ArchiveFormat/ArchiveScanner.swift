@@ -56,6 +56,9 @@ package final class ArchiveScanner: @unchecked Sendable {
 
   /// The problems found so far (when collecting).
   package private(set) var problems: [ArchiveFormatError] = []
+  /// A full archive's sketches when they come after its objects (format 5), once read: what
+  /// the next incremental backup compares the store with.
+  package private(set) var sketches: [String: ChangeSketch]?
   /// Objects read per entity.
   package private(set) var objects: [String: Int] = [:]
   /// Rows read per table.
@@ -84,6 +87,8 @@ package final class ArchiveScanner: @unchecked Sendable {
   private var entityRows: [CoreDataStore.EntityRow]?
   private var modelCache: [UInt8]?
   private var changes: ChangeLedger?
+  /// Whether `sketches.plist` was met (every chunk comes before it).
+  private var sketchesMet = false
   private var index: PropertyListValue?
   private var seen: [(path: String, size: Int, sha256: String)] = []
   /// What each chunk of objects read holds by key, for the index's ranges (nil for a chunk of
@@ -191,6 +196,10 @@ package final class ArchiveScanner: @unchecked Sendable {
       return
     }
     seen.append((path, bytes.count, member.sha256 ?? ""))
+    if path == ArchiveLayout.sketches {
+      try readSketches(path, bytes)
+      return
+    }
     if let position = Self.storeMembers.firstIndex(of: path) {
       guard group == nil, position >= storePosition else {
         try problem(
@@ -230,6 +239,10 @@ package final class ArchiveScanner: @unchecked Sendable {
 
   /// An entity's (or table's) chunks come together, numbered from 1; tables after objects.
   private func checkOrder(_ path: String, group name: String, chunk: Int, tables: Bool) throws {
+    if sketchesMet {
+      try problem(
+        path, "the chunk follows \(ArchiveLayout.sketches), which comes after every chunk")
+    }
     if tables {
       readingTables = true
     } else if readingTables {
@@ -311,7 +324,16 @@ package final class ArchiveScanner: @unchecked Sendable {
     }
     guard let value = try plist(path, bytes) else { return }
     do {
-      let ledger = try ChangeLedger(value, member: path)
+      var ledger = try ChangeLedger(value, member: path)
+      if header.formatVersion < ArchiveLayout.lateSketchesFormat {
+        ledger.sketchesFollow = false
+      } else if !ledger.isIncremental && !ledger.sketchesFollow {
+        try problem(
+          path,
+          "the full archive's sketches are in the ledger: format \(header.formatVersion) holds them in \(ArchiveLayout.sketches), after the objects"
+        )
+        return
+      }
       guard ledger.isIncremental == header.isIncremental else {
         try problem(
           path,
@@ -322,6 +344,28 @@ package final class ArchiveScanner: @unchecked Sendable {
       }
       changes = ledger
     } catch let error as ArchiveFormatError {
+      try problem(error)
+    }
+  }
+
+  /// A full archive's sketches (format 5), after its objects and rows.
+  private func readSketches(_ path: String, _ bytes: [UInt8]) throws {
+    guard let header, header.formatVersion >= ArchiveLayout.lateSketchesFormat else {
+      try problem(path, "the format has no such member")
+      return
+    }
+    guard try begin(before: path) != nil else { return }
+    sketchesMet = true
+    if options.leavingOutLedger { return }
+    guard let changes, changes.sketchesFollow else {
+      try problem(
+        path, "an incremental archive holds its sketches in its ledger, not after its objects")
+      return
+    }
+    guard let value = try plist(path, bytes) else { return }
+    do {
+      sketches = try ChangeLedger.sets(fromSketches: value, seed: changes.seed, member: path)
+    } catch {
       try problem(error)
     }
   }
@@ -742,6 +786,12 @@ package final class ArchiveScanner: @unchecked Sendable {
       }
     }
     if let framing = ArchiveIndex.framingProblem(index) { try problem(framing) }
+    if store?.changes?.sketchesFollow == true && !sketchesMet {
+      try problem(
+        ArchiveLayout.sketches,
+        "the archive lacks its ledger's sketches: format \(header?.formatVersion ?? 0) holds a full archive's after its objects"
+      )
+    }
 
     // References and keys are judged only over a whole, undamaged set of objects: an
     // incremental archive's only with its parents (``ChainScanner``); alone, it must hold the

@@ -3,7 +3,8 @@ import ObjectStore
 import PropertyList
 
 /// Where an object stream goes into an archive: the members before the objects, each
-/// entity's objects in numbered chunks, each table's rows, then the index.
+/// entity's objects in numbered chunks, each table's rows, then (format 5, a full archive)
+/// the ledger's sketches, then the index.
 ///
 /// It takes any source's chunks: a backup's, encoded where they were read (written as they
 /// are), or stored objects as columns or records (a store's, an archive's), which it encodes
@@ -20,6 +21,9 @@ package final class ArchiveSink: ObjectSink {
   private var columns: ColumnChunkEncoder?
   private var records: RecordEncoder?
   private var done: Set<String> = []
+  /// A full archive's ledger whose sketches come after the objects (format 5).
+  private var ledger: ChangeLedger?
+  private let sketches: (() throws -> [String: ChangeSketch])?
 
   /// Objects written per entity.
   package private(set) var objects: [String: Int] = [:]
@@ -28,9 +32,17 @@ package final class ArchiveSink: ObjectSink {
 
   /// A sink writing `members` in format `formatVersion` (which a backup's encoded chunks must
   /// be written for: format 2 or later).
-  package init(members: MemberWriter, formatVersion: Int64) {
+  ///
+  /// In format 5, a full archive's sketches go after its objects: those of the head's ledger,
+  /// or, when given, those `sketches` gives once the stream has ended (a backup that hashes
+  /// the rows as it reads them).
+  package init(
+    members: MemberWriter, formatVersion: Int64,
+    sketches: (() throws -> [String: ChangeSketch])? = nil
+  ) {
     self.members = members
     self.formatVersion = formatVersion
+    self.sketches = sketches
   }
 
   package func begin(_ head: ArchiveHead) throws {
@@ -58,7 +70,13 @@ package final class ArchiveSink: ObjectSink {
     if let modelCache = head.modelCache {
       try members.write(ArchiveLayout.storeModelCache, modelCache)
     }
-    if let changes = head.changes { try members.write(ArchiveLayout.changes, plist: changes.plist) }
+    if var changes = head.changes {
+      if formatVersion >= ArchiveLayout.lateSketchesFormat && !changes.isIncremental {
+        changes.sketchesFollow = true
+        ledger = changes
+      }
+      try members.write(ArchiveLayout.changes, plist: changes.plist)
+    }
     for entity in head.counted.entities { objects[entity] = 0 }
     for table in head.counted.tables { rows[table] = 0 }
     if formatVersion == 1 {
@@ -97,6 +115,10 @@ package final class ArchiveSink: ObjectSink {
 
   package func finish() throws {
     try end()
+    if let ledger {
+      try members.write(
+        ArchiveLayout.sketches, plist: ChangeLedger.sketchesPlist(try sketches?() ?? ledger.sets))
+    }
     try members.write(ArchiveLayout.index, plist: try members.index(counts: objects, rows: rows))
     try members.finish()
   }

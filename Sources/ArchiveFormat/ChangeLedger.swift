@@ -65,6 +65,9 @@ package struct ChangeLedger: Equatable, Sendable {
 
   /// Whether this is an incremental archive's ledger.
   package let isIncremental: Bool
+  /// Whether a full archive's ``sets`` come after its objects, in `sketches.plist` (format 5,
+  /// ``sketchesPlist(_:)``), rather than in this member: ``plist`` leaves them out.
+  package var sketchesFollow = false
 
   /// An empty ledger of a full (`isIncremental` false) or incremental archive.
   package init(seed: UInt64, isIncremental: Bool) {
@@ -106,13 +109,46 @@ package struct ChangeLedger: Equatable, Sendable {
       fields["deleted"] = .dictionary(deleted.mapValues { .data(Self.encode(keys: $0)) })
       fields["replaced"] = .array(replaced.sorted().map(PropertyListValue.string))
     }
-    if !isIncremental || !sets.isEmpty {
-      fields["sets"] = .dictionary(
-        sets.mapValues { ["cells": .integer(Int64($0.cellCount)), "sketch": .data($0.serialized)] })
-    }
+    if isIncremental ? !sets.isEmpty : !sketchesFollow { fields["sets"] = Self.encode(sets) }
     if let modelCache { fields["modelCache"] = .string(modelCache) }
     fields["tableKeys"] = .dictionary(tableKeys.mapValues(PropertyListValue.string))
     return .dictionary(fields)
+  }
+
+  /// A full archive's `sketches.plist` (format 5): its `sets`, after its objects.
+  package static func sketchesPlist(_ sets: [String: ChangeSketch]) -> PropertyListValue {
+    ["sets": encode(sets)]
+  }
+
+  /// The sets a `sketches.plist` (``sketchesPlist(_:)``) holds, keyed by `seed`.
+  /// - Throws: ``ArchiveFormatError`` naming `member` and what is wrong.
+  package static func sets(
+    fromSketches value: PropertyListValue, seed: UInt64,
+    member: String = ArchiveLayout.sketches
+  ) throws(ArchiveFormatError) -> [String: ChangeSketch] {
+    guard let sets = value["sets"]?.dictionaryValue else {
+      throw ArchiveFormatError(member: member, "the member holds no sets of sketches")
+    }
+    return try decode(sets, seed: seed, member: member)
+  }
+
+  private static func encode(_ sets: [String: ChangeSketch]) -> PropertyListValue {
+    .dictionary(
+      sets.mapValues { ["cells": .integer(Int64($0.cellCount)), "sketch": .data($0.serialized)] })
+  }
+
+  private static func decode(
+    _ sets: [String: PropertyListValue], seed: UInt64, member: String
+  ) throws(ArchiveFormatError) -> [String: ChangeSketch] {
+    var decoded: [String: ChangeSketch] = [:]
+    for (name, entry) in sets {
+      guard let cells = entry["cells"]?.integerValue, cells > 0, cells <= 1 << 26,
+        let bytes = entry["sketch"]?.dataValue,
+        let sketch = ChangeSketch(serialized: bytes, cells: Int(cells), seed: seed)
+      else { throw ArchiveFormatError(member: member, "the sketch of \(name) is damaged") }
+      decoded[name] = sketch
+    }
+    return decoded
   }
 
   private static func encode(_ elements: [Element]) -> PropertyListValue {
@@ -143,14 +179,13 @@ package struct ChangeLedger: Equatable, Sendable {
     self.init(seed: UInt64(bitPattern: seed), isIncremental: kind == "incremental")
     modelCache = value["modelCache"]?.stringValue
     tableKeys = (value["tableKeys"]?.dictionaryValue ?? [:]).compactMapValues(\.stringValue)
-    for (name, entry) in value["sets"]?.dictionaryValue ?? [:] {
-      guard let cells = entry["cells"]?.integerValue, cells > 0, cells <= 1 << 26,
-        let bytes = entry["sketch"]?.dataValue,
-        let sketch = ChangeSketch(serialized: bytes, cells: Int(cells), seed: self.seed)
-      else { throw bad("the sketch of \(name) is damaged") }
-      sets[name] = sketch
+    if let encoded = value["sets"]?.dictionaryValue {
+      sets = try Self.decode(encoded, seed: self.seed, member: member)
     }
-    guard isIncremental else { return }
+    guard isIncremental else {
+      sketchesFollow = value["sets"] == nil
+      return
+    }
     for (name, entry) in value["deltas"]?.dictionaryValue ?? [:] {
       guard let added = Self.elements(entry["added"]), let removed = Self.elements(entry["removed"])
       else { throw bad("the delta of \(name) is damaged") }
