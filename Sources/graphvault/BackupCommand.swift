@@ -38,7 +38,7 @@ struct BackupCommand: ParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "The archive format: 4 (the default: the change ledger incremental backups build on, text of few distinct words as numbered words), or 3, 2 or 1 for an older reader (3: text as it is; 2: no change ledger; 1: for graphvault 0.1).",
+      "The archive format: 5 (the default: the change ledger incremental backups build on, text of few distinct words as numbered words, a full archive's sketches after its objects), or 4, 3, 2 or 1 for an older reader (4: sketches first, the store read twice; 3: text as it is; 2: no change ledger; 1: for graphvault 0.1).",
       valueName: "version"))
   var formatVersion: Int64 = ArchiveLayout.formatVersion
 

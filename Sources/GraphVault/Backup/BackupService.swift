@@ -188,7 +188,7 @@ public enum BackupService {
         frames: frames, formatVersion: options.formatVersion,
         tally: seal == nil ? nil : { tally.count })
       let source: BackupSource
-      let sink = ArchiveSink(members: members, formatVersion: options.formatVersion)
+      let sink: ArchiveSink
       do {
         defer { members.drain() }
         // The ledger's rows and the objects are read on a second connection too, opened
@@ -203,6 +203,9 @@ public enum BackupService {
         source = BackupSource(
           store: store, model: model, layout: layout, options: options, now: now, tip: tip,
           twin: twin)
+        sink = ArchiveSink(
+          members: members, formatVersion: options.formatVersion,
+          sketches: source.lateSketches)
         try ObjectPipeline(source: source, sink: sink).run()
         try archive.close()
         if let frames, let index = members.entries.last?.place {

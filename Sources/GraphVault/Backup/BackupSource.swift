@@ -29,6 +29,13 @@ final class BackupSource: ObjectSource {
   private(set) var written = BackupService.Written()
   /// Whether every event was given.
   private(set) var isSound = false
+  /// A full archive's ledger whose sketches are worked out as the objects are read (format 5).
+  private var plan: LedgerPlan?
+  /// How each hierarchy's rows are hashed as they are read, by root entity, and what was.
+  private var hashing: [String: (rows: RowHashing, cells: Int)] = [:]
+  private var hashed: [String: (sketch: ChangeSketch, rows: Int)] = [:]
+  /// The sketches of such a ledger, once every event was given.
+  private var sketches: [String: ChangeSketch]?
 
   var headPlace: String { store.path }
 
@@ -64,8 +71,19 @@ final class BackupSource: ObjectSource {
         try objects(of: entity, changes: changes, worker: worker, emit)
       }
       for table in head.counted.tables { try rows(of: table, changes: changes, emit) }
+      if let plan { sketches = try plan.sketches(hashed: hashed, store: store, worker: worker) }
     }
     isSound = true
+  }
+
+  /// The sketches of a full archive of format 5, hashed as its objects were read and its
+  /// other sets after them: what goes after the objects (``ArchiveLayout/sketches``), asked
+  /// for by the archive's sink once the stream ended sound.
+  func lateSketches() -> [String: ChangeSketch] {
+    guard let sketches else {
+      preconditionFailure("a full archive's sketches are asked for only after its objects")
+    }
+    return sketches
   }
 
   /// What the archive holds before the objects, with the ledger: an incremental archive holds
@@ -93,9 +111,16 @@ final class BackupSource: ObjectSource {
       case nil: break
       }
       if plan == nil {
-        plan = try LedgerPlan.full(
+        // Format 5's sketches follow the objects: hashed as the objects are read.
+        let later = options.formatVersion >= ArchiveLayout.lateSketchesFormat
+        let full = try LedgerPlan.full(
           store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed,
-          worker: worker)
+          worker: worker, later: later)
+        if later {
+          self.plan = full
+          hashing = try full.objectHashing(store: store)
+        }
+        plan = full
       }
     }
     let changes = written.parent == nil ? nil : plan?.ledger
@@ -158,14 +183,25 @@ final class BackupSource: ObjectSource {
     // A full archive's columns are read and encoded by segments of keys, on the twin's
     // connection as well as this one.
     if keys == nil && options.formatVersion >= 2 {
-      try SegmentedObjects.write(
+      let root = model.root(of: entity)?.name ?? entity
+      let written = try SegmentedObjects.write(
         .init(
           entity: entity, joins: joins, model: model, layout: layout,
-          formatVersion: options.formatVersion), store: store,
+          formatVersion: options.formatVersion, hashing: hashing[root]), store: store,
         worker: worker
       ) { encoded in
         try emit(.objects(.encoded(encoded), place: place))
         options.meter?.add(objects: encoded.count)
+      }
+      if let sketch = written.sketch {
+        let name = "objects/\(root)"
+        if var sum = hashed[name] {
+          sum.sketch.merge(sketch)
+          sum.rows += written.objects
+          hashed[name] = sum
+        } else {
+          hashed[name] = (sketch, written.objects)
+        }
       }
       return
     }

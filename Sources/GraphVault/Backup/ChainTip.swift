@@ -7,7 +7,8 @@ import PropertyList
 /// The newest point of a chain of archives that an incremental backup continues: its name
 /// and index digest (what the new archive names as its parent), and the chain's change
 /// sketches at that point (the full archive's, with each incremental's deltas applied), read
-/// from the ledgers at the start of each archive, never from their objects.
+/// from the ledgers at the start of each archive and, for a full archive of format 5, from its
+/// sketches after the objects (alone where it is framed).
 struct ChainTip {
   /// What the new archive's header says of its parent.
   let parent: ArchiveHeader.Parent
@@ -117,6 +118,9 @@ struct ChainTip {
       )
     }
     var sketches = full.sets
+    if full.sketchesFollow {
+      sketches = try lateSketches(of: chain.scans[0], seed: full.seed)
+    }
     for incremental in ledgers.dropFirst() {
       guard let next = incremental.applied(to: sketches) else {
         throw VaultError(
@@ -125,6 +129,29 @@ struct ChainTip {
       sketches = next
     }
     return sketches
+  }
+
+  /// The sketches a full archive of format 5 holds after its objects: read alone where it is
+  /// framed (``FramedArchive/member(_:)``), else by reading on to its end with `scan`.
+  private static func lateSketches(
+    of scan: (location: Location, scanner: ArchiveScanner), seed: UInt64
+  ) throws -> [String: ChangeSketch] {
+    let address = scan.location
+    return try ArchiveAccess.reading(address) {
+      if let framed = try ArchiveAccess.framed(
+        address, password: nil, allowingUnencrypted: true, incremental: true)
+      {
+        let member = ArchiveLayout.sketches
+        return try ChangeLedger.sets(
+          fromSketches: try ArchiveAccess.propertyList(framed.member(member), member: member),
+          seed: seed)
+      }
+      while try scan.scanner.next() != nil {}
+      guard scan.scanner.readToTheEnd, let sketches = scan.scanner.sketches else {
+        throw VaultError(.invalidInput, "the archive is incomplete (\(address))")
+      }
+      return sketches
+    }
   }
 
   /// What the archive at `address` holds before its objects (its ledger included), read from

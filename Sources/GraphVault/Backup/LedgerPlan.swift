@@ -10,31 +10,76 @@ struct LedgerPlan {
   /// Whether the archive carries the store's model cache (an incremental archive does only
   /// when it changed since its parent).
   var carriesModelCache: Bool
+  /// A full archive's sets whose sketches are left for later (``full(store:layout:modelCache:seed:worker:later:)``),
+  /// each with its rows and the cells of its sketch.
+  private(set) var later: [(set: LedgerSet, rows: Int, cells: Int)] = []
 
   /// The ledger of a full archive of `store`: each set's sketch, sized by its rows, under
   /// `seed`, or a new random one; hashed on the twin `worker` reads too when it reads the same
   /// snapshot.
+  ///
+  /// With `later`, no set is hashed yet: the backup hashes the objects' rows as it reads them
+  /// and the plan's ``sketches(hashed:store:worker:)`` the rest once they are read (format 5,
+  /// whose full archives hold their sketches after the objects).
   static func full(
     store: CoreDataStore, layout: StoreLayout, modelCache: [UInt8]?, seed: UInt64? = nil,
-    worker: TwinWorker? = nil
+    worker: TwinWorker? = nil, later: Bool = false
   ) throws -> LedgerPlan {
     var generator = SystemRandomNumberGenerator()
     var ledger = ChangeLedger(seed: seed ?? generator.next(), isIncremental: false)
     let sets = try store.ledgerSets(layout: layout)
-    var cells: [String: Int] = [:]
+    var plan = LedgerPlan(ledger: ledger, carriesModelCache: modelCache != nil)
     for set in sets {
-      cells[set.name] = ChangeSketch.cells(
-        forElements: try store.count(table: "\"\(set.table)\""))
-    }
-    let sketched = try LedgerHashing.sketches(
-      of: sets, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: worker
-    ).sketches
-    for set in sets {
-      ledger.sets[set.name] = sketched[set.name]!.sketch
+      let rows = try store.count(table: "\"\(set.table)\"")
+      plan.later.append((set, rows, ChangeSketch.cells(forElements: rows)))
       if case .table(let column?) = set.kind { ledger.tableKeys[set.name] = column }
     }
     ledger.modelCache = modelCache.map(Checksum.sha256)
-    return LedgerPlan(ledger: ledger, carriesModelCache: modelCache != nil)
+    ledger.sketchesFollow = later
+    plan.ledger = ledger
+    if !later {
+      plan.ledger.sets = try plan.sketches(hashed: [:], store: store, worker: worker)
+      plan.later = []
+    }
+    return plan
+  }
+
+  /// The sketch cells and how rows are hashed of each `objects/ROOT` set left for later, by
+  /// root entity: what a backup hashes as it reads the objects.
+  func objectHashing(store: CoreDataStore) throws -> [String: (rows: RowHashing, cells: Int)] {
+    var hashing: [String: (rows: RowHashing, cells: Int)] = [:]
+    for (set, _, cells) in later {
+      guard case .objects(let root) = set.kind else { continue }
+      hashing[root] = (try store.rowHashing(of: set.table, seed: ledger.seed), cells)
+    }
+    return hashing
+  }
+
+  /// The sketches of the sets left for later: those `hashed` holds as they were read (by set
+  /// name, with how many rows went in) when that is every row of the set, the others
+  /// (``hashedAfter(_:)``) hashed now from `store` (on the twin `worker` reads too), as
+  /// ``full(store:layout:modelCache:seed:worker:later:)`` hashes them at once.
+  func sketches(
+    hashed: [String: (sketch: ChangeSketch, rows: Int)], store: CoreDataStore,
+    worker: TwinWorker?
+  ) throws -> [String: ChangeSketch] {
+    let left = hashedAfter(hashed)
+    var cells: [String: Int] = [:]
+    for (set, _, count) in later { cells[set.name] = count }
+    let sketched = try LedgerHashing.sketches(
+      of: left, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: worker
+    ).sketches
+    var sketches = hashed.mapValues(\.sketch)
+    for set in left { sketches[set.name] = sketched[set.name]!.sketch }
+    return sketches
+  }
+
+  /// The sets left for later that reading the objects did not hash whole, given what it
+  /// hashed (``sketches(hashed:store:worker:)``): the join tables and other tables, and an
+  /// `objects/ROOT` set with rows that no entity's objects hold (an abstract or unknown
+  /// `Z_ENT`).
+  func hashedAfter(_ hashed: [String: (sketch: ChangeSketch, rows: Int)]) -> [LedgerSet] {
+    later.filter { hashed[$0.set.name]?.rows != $0.rows }.map(\.set)
   }
 
   /// What an incremental archive of `store` holds against `tip`: each set's difference read

@@ -12,6 +12,10 @@ import ObjectStore
 ///
 /// A segment ends its last chunk early (segments are cut by keys, chunks by objects and
 /// bytes), whoever encodes it, so an archive's chunks do not depend on whether the twin helped.
+///
+/// Asked to (``Source/hashing``), each side also hashes the rows it reads into a sketch of its
+/// own (``ChangeSketch``), merged at the end: the change ledger of a full archive of format 5,
+/// worked out in the same pass as the objects.
 package enum SegmentedObjects {
   /// The keys a segment spans (about four full chunks of small objects: fewer ends of
   /// segments, where a chunk ends early).
@@ -36,6 +40,9 @@ package enum SegmentedObjects {
     let layout: StoreLayout
     /// The archive format its chunks are encoded in.
     let formatVersion: Int64
+    /// How its rows are hashed for the change ledger as they are read, and the cells of the
+    /// sketch they go into; nil to hash nothing.
+    let hashing: (rows: RowHashing, cells: Int)?
     /// Whether its rows are read in key order rather than through the `Z_ENT` index
     /// (``CoreDataStore/scansTable(for:layout:)``, asked once for all segments).
     private(set) var scanning = true
@@ -49,13 +56,20 @@ package enum SegmentedObjects {
 
     package init(
       entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout,
-      formatVersion: Int64 = ArchiveLayout.formatVersion
+      formatVersion: Int64 = ArchiveLayout.formatVersion,
+      hashing: (rows: RowHashing, cells: Int)? = nil
     ) {
       self.entity = entity
       self.joins = joins
       self.model = model
       self.layout = layout
       self.formatVersion = formatVersion
+      self.hashing = hashing
+    }
+
+    /// An empty sketch for the rows, when they are hashed.
+    func emptySketch() -> ChangeSketch? {
+      hashing.map { ChangeSketch(cells: $0.cells, seed: $0.rows.seed) }
     }
   }
 
@@ -67,6 +81,8 @@ package enum SegmentedObjects {
     package var segments = 0
     /// How many of them the twin read and encoded.
     package var segmentsOnTwin = 0
+    /// The sketch of every object's row (``Source/hashing``), nil when not hashed.
+    package var sketch: ChangeSketch?
   }
 
   /// Hands the objects of `source.entity` in `store` to `emit`, chunk by chunk in key order, with
@@ -85,8 +101,10 @@ package enum SegmentedObjects {
     let segments = cut(
       try store.primaryKeyBounds(of: source.entity, layout: source.layout),
       keysPerSegment: max(1, keysPerSegment))
-    var written = Written(segments: segments.count)
+    var written = Written(segments: segments.count, sketch: source.emptySketch())
     guard !segments.isEmpty else { return written }
+    // This side's rows; `written` changes as chunks are handed on, while they are read.
+    var sketch = source.emptySketch()
     let source = try source.judged(in: store)
     let board = Board(segments: segments.count, heldBytes: heldBytes)
     let started = DispatchSemaphore(value: 0)
@@ -99,11 +117,13 @@ package enum SegmentedObjects {
       }
       guard let store else { return }
       var encoder = ColumnChunkEncoder(model: source.model, formatVersion: source.formatVersion)
+      var sketch = source.emptySketch()
+      defer { board.twinHashed(sketch) }
       while let index = board.claim() {
         taken += 1
         if taken == 1 { started.signal() }
         do {
-          try encode(source, segments[index], from: store, with: &encoder) {
+          try encode(source, segments[index], from: store, with: &encoder, hashingInto: &sketch) {
             try board.push($0, to: index, byTwin: true)
           }
           if let twinFailsAfter, taken >= twinFailsAfter { throw CancellationError() }
@@ -132,7 +152,8 @@ package enum SegmentedObjects {
       }
       var encoder = ColumnChunkEncoder(model: source.model, formatVersion: source.formatVersion)
       while let index = board.claim() {
-        try encode(source, segments[index], from: store, with: &encoder) { encoded in
+        try encode(source, segments[index], from: store, with: &encoder, hashingInto: &sketch) {
+          encoded in
           try board.push(encoded, to: index, byTwin: false)
           try writeReady()
           // Ahead of the twin by more than the bound: write its chunks as they come.
@@ -156,6 +177,8 @@ package enum SegmentedObjects {
       try mine()
     }
     written.segmentsOnTwin = board.segmentsOnTwin
+    written.sketch = sketch
+    if let theirs = board.twinSketch { written.sketch?.merge(theirs) }
     return written
   }
 
@@ -181,10 +204,12 @@ package enum SegmentedObjects {
 
   /// Reads and encodes the objects of one segment from `store` with `columns` (empty, and
   /// left empty: a side keeps one encoder, and the capacity of its buffers, from segment to
-  /// segment), handing each chunk to `emit`.
+  /// segment), handing each chunk to `emit`; each row goes into `sketch` too, when the source
+  /// is hashed.
   static func encode(
     _ source: Source, _ segment: Segment, from store: CoreDataStore,
-    with columns: inout ColumnChunkEncoder, emit: (EncodedColumns) throws -> Void
+    with columns: inout ColumnChunkEncoder, hashingInto sketch: inout ChangeSketch?,
+    emit: (EncodedColumns) throws -> Void
   ) throws {
     let cursors = try source.joins.map {
       try store.joinCursor($0, ownersFrom: segment.from, below: segment.below)
@@ -193,8 +218,9 @@ package enum SegmentedObjects {
     var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
     try store.forEachObjectRow(
       of: source.entity, layout: source.layout, from: segment.from, below: segment.below,
-      scanning: source.scanning
+      scanning: source.scanning, hashing: source.hashing?.rows
     ) { row in
+      if sketch != nil { sketch!.insert(key: row.primaryKey, hash: row.hash) }
       for (index, cursor) in cursors.enumerated() {
         try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
       }
@@ -229,6 +255,7 @@ package enum SegmentedObjects {
     private var cancelled = false
     private let heldBytes: Int
     private var tookByTwin = 0
+    private var twinHashedSketch: ChangeSketch?
 
     init(segments count: Int, heldBytes: Int) {
       segments = Array(repeating: Held(), count: count)
@@ -240,6 +267,12 @@ package enum SegmentedObjects {
 
     /// Records how many segments the twin took.
     func twinTook(_ count: Int) { condition.withLock { tookByTwin = count } }
+
+    /// The sketch of the rows the twin read (when hashed), once it is done.
+    var twinSketch: ChangeSketch? { condition.withLock { twinHashedSketch } }
+
+    /// Records the sketch of the rows the twin read.
+    func twinHashed(_ sketch: ChangeSketch?) { condition.withLock { twinHashedSketch = sketch } }
 
     /// The bytes of chunks the backup's own side holds.
     var heldByBackup: Int { condition.withLock { held } }
