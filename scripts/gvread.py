@@ -5,8 +5,8 @@ Written from docs/FORMAT.md alone, as the recovery path of last resort and the f
 executable check. Python 3.8+ and its standard library; the `zstd` command for zstd-compressed
 archives; the `cryptography` package (AES-GCM) for encrypted ones.
 
-An incremental archive (format 3 or 4) is read with its chain of parents, found by name in its
-folder, as one archive of its point in time.
+An incremental archive (format 3, 4 or 5) is read with its chain of parents, found by name in
+its folder, as one archive of its point in time.
 
     gvread.py list ARCHIVE [--password-file FILE]      members, sizes, counts
     gvread.py verify ARCHIVE [--password-file FILE]    order, index, references, Z_MAX
@@ -36,6 +36,7 @@ HEADER = "graphvault.plist"
 DESCRIPTOR = "model/descriptor.plist"
 INDEX = "index.plist"
 CHANGES = "changes.plist"
+SKETCHES = "sketches.plist"
 STORE_MEMBERS = [HEADER, DESCRIPTOR, "store/metadata.plist", "store/schema.plist",
                  "store/primarykeys.plist", "store/modelcache.bin", CHANGES]
 
@@ -875,6 +876,7 @@ class Archive:
         order, names = [], set()
         self.seen, self.index = [], None
         counts, rows, changes, digest, header = {}, {}, None, None, None
+        sketches = False
         # A newer archive's model and Z_PRIMARYKEY stand.
         newest = self.model is None
         for name, content in members(path, self.password):
@@ -893,7 +895,7 @@ class Archive:
                 raise Problem("the archive does not start with graphvault.plist")
             if name == HEADER:
                 header = read_bplist(content)
-                if header.get("format") not in (1, 2, 3, 4):
+                if header.get("format") not in (1, 2, 3, 4, 5):
                     raise Problem("archive format %r" % header.get("format"))
                 if newest:
                     self.header = header
@@ -908,6 +910,17 @@ class Archive:
                 changes = read_bplist(content)
             elif name in STORE_MEMBERS:
                 continue
+            elif name == SKETCHES:
+                # A full archive of format 5 holds its sketches here, after every chunk; a
+                # reader of objects needs none of them.
+                if header.get("format", 0) < 5 or (changes or {}).get("kind") != "full" \
+                        or "sets" in changes:
+                    self.problem("%s is not a member of this archive" % name)
+                elif not isinstance(read_bplist(content).get("sets"), dict):
+                    self.problem("%s holds no sets of sketches" % name)
+                sketches = True
+            elif sketches and (name.startswith("objects/") or name.startswith("tables/")):
+                self.problem("%s follows %s, which comes after every chunk" % (name, SKETCHES))
             elif name.startswith("objects/"):
                 counts[name.split("/")[1]] = counts.get(name.split("/")[1], 0) + \
                     self.read_objects(name, read_bplist(content))
@@ -920,6 +933,8 @@ class Archive:
                 self.problem("%s is not a member of the format" % name)
         if self.index is None:
             raise Problem("the archive is incomplete: it has no index.plist")
+        if header.get("format", 0) >= 5 and (changes or {}).get("kind") == "full" and not sketches:
+            self.problem("the full archive of format 5 lacks %s" % SKETCHES)
         if self.check_index:
             listed = [(m.get("path"), m.get("size"), m.get("sha256")) for m in self.index.get("members", [])]
             if listed != self.seen:

@@ -174,6 +174,32 @@ struct Forgery: CustomStringConvertible, Sendable {
     Forgery("a model cache that is not a model") { forger, _, _ in
       forger.replace(ArchiveLayout.storeModelCache, with: [0xFF, 0x00, 0x13, 0x37])
     },
+    Forgery("a full archive without its sketches", formats: [5]) { forger, _, _ in
+      forger.remove(ArchiveLayout.sketches)
+    },
+    Forgery("the sketches before an entity's objects", formats: [5]) { forger, _, _ in
+      forger.swap(ArchiveLayout.sketches, "objects/Tag/000001.plist")
+    },
+    Forgery("a full ledger that holds its sketches before the objects", formats: [5]) {
+      forger, _, _ in
+      let sets = try PropertyListValue(
+        binaryPropertyList: try #require(forger.bytes(of: ArchiveLayout.sketches)))["sets"]
+      try forger.edit(ArchiveLayout.changes) { ledger in
+        var fields = ledger.dictionaryValue ?? [:]
+        fields["sets"] = sets
+        ledger = .dictionary(fields)
+      }
+    },
+    Forgery("a sketch cut short", formats: [5]) { forger, _, _ in
+      try forger.edit(ArchiveLayout.sketches) { member in
+        var sets = member["sets"]?.dictionaryValue ?? [:]
+        let name = try #require(sets.keys.sorted().first)
+        var entry = sets[name]?.dictionaryValue ?? [:]
+        entry["sketch"] = .data(Array((entry["sketch"]?.dataValue ?? []).prefix(7)))
+        sets[name] = .dictionary(entry)
+        member = ["sets": .dictionary(sets)]
+      }
+    },
   ]
 }
 
@@ -188,7 +214,7 @@ struct ForgedArchiveTests {
     let store = directory.appendingPathComponent("Library.sqlite").path
     try? SampleLibrary.generate(at: store, objects: 48_000)
     var archives: [Int64: String] = [:]
-    for format: Int64 in [1, 2] {
+    for format: Int64 in [1, 2, 5] {
       var options = BackupService.Options()
       options.formatVersion = format
       options.output = Location(
@@ -270,7 +296,7 @@ struct ForgedArchiveTests {
 
   @Test("the unforged archives pass verify and restore")
   func theSourcesAreSound() throws {
-    for format: Int64 in [1, 2] {
+    for format: Int64 in [1, 2, 5] {
       let archive = try #require(Self.sources[format])
       let report = try VerifyService.verify(archive: Location(path: archive))
       #expect(report.ok, "\(report.problems)")

@@ -35,8 +35,9 @@ struct SegmentedObjectsTests {
   /// Writes the books (each with its tags) through `sink`, with a twin when `twin`, in
   /// segments of `keysPerSegment` keys.
   func write(
-    to sink: Collected, twin: Bool, keysPerSegment: Int64 = 37, heldBytes: Int = 8 << 20,
-    twinFailsAfter: Int? = nil
+    to sink: Collected, twin: Bool, entity: String = "Book", keysPerSegment: Int64 = 37,
+    heldBytes: Int = 8 << 20, twinFailsAfter: Int? = nil,
+    hashing: (rows: RowHashing, cells: Int)? = nil
   ) throws -> (SegmentedObjects.Written, progress: Int) {
     let twin =
       twin
@@ -54,8 +55,9 @@ struct SegmentedObjectsTests {
       var chunk = ChunkWriter(members: sink) { "objects/Book/\($0)" }
       return try SegmentedObjects.write(
         .init(
-          entity: "Book", joins: layout.joins.filter { $0.entity == "Book" }, model: model,
-          layout: layout), store: store, worker: worker, keysPerSegment: keysPerSegment,
+          entity: entity, joins: layout.joins.filter { $0.entity == entity }, model: model,
+          layout: layout, hashing: hashing), store: store, worker: worker,
+        keysPerSegment: keysPerSegment,
         heldBytes: heldBytes, twinFirst: twin != nil, twinFailsAfter: twinFailsAfter
       ) { encoded in
         try chunk.write(encoded.bytes, ranges: encoded.ranges, spans: encoded.spans)
@@ -85,6 +87,33 @@ struct SegmentedObjectsTests {
     #expect("\(shared.0.objects)" == books)
     #expect("\(shared.progress)" == books)
     #expect("\(alone.0.objects)" == books)
+  }
+
+  @Test func rowsHashedAsTheyAreReadOnTwoConnectionsMakeTheSketchOfOnePassOverTheTable() throws {
+    let store = try CoreDataStore(path: path)
+    let layout = try store.layout(for: try SampleLibrary.model())
+    let books = try #require(
+      try store.ledgerSets(layout: layout).first { $0.name == "objects/Book" })
+    let hashing = (rows: try store.rowHashing(of: books.table, seed: 5), cells: 99)
+    var expected = ChangeSketch(cells: 99, seed: 5)
+    try store.read { store in
+      try store.forEachElement(of: books, seed: 5) { expected.insert(key: $0, hash: $1) }
+    }
+    // The table holds books and graphic novels: each entity's objects are read apart.
+    for twin in [false, true] {
+      var sketch = ChangeSketch(cells: 99, seed: 5)
+      var rows = 0
+      for entity in ["Book", "GraphicNovel"] {
+        let written = try write(to: Collected(), twin: twin, entity: entity, hashing: hashing).0
+        #expect(written.segmentsOnTwin > 0 || !twin)
+        sketch.merge(try #require(written.sketch))
+        rows += written.objects
+      }
+      #expect(sketch == expected, "twin: \(twin)")
+      #expect("\(rows)" == (try sqlRows(path, "SELECT count(*) FROM ZBOOK")[0]))
+    }
+    // Without hashing, no sketch.
+    #expect(try write(to: Collected(), twin: true).0.sketch == nil)
   }
 
   @Test func aSegmentEndsItsLastChunkWhoeverReadsIt() throws {

@@ -146,11 +146,11 @@ struct BackupCommandTests {
     let store = try sampleStore(in: directory)
     let result = try BuiltTool.run([
       "backup", store, "--model", Self.sampleModel, "--output", directory.path("x.gvault").path,
-      "--format-version", "5",
+      "--format-version", "6",
     ])
     #expect(result.status == 64)
-    #expect(result.stderr.contains("--format-version 5"))
-    #expect(result.stderr.contains("it writes 1, 2, 3 and 4"))
+    #expect(result.stderr.contains("--format-version 6"))
+    #expect(result.stderr.contains("it writes 1, 2, 3, 4 and 5"))
     #expect(!FileManager.default.fileExists(atPath: directory.path("x.gvault").path))
   }
 }
