@@ -46,6 +46,35 @@ package struct ChangeSketch: Equatable, Sendable {
   /// Adds an element.
   package mutating func insert(key: Int64, hash: UInt64) { apply(key, hash, 1) }
 
+  /// Adds the elements of `keys` and `hashes` (the same number of each), as ``insert(key:hash:)``
+  /// does one by one, with the cells opened once for them all: what a reader of many rows
+  /// calls.
+  package mutating func insert(keys elementKeys: [Int64], hashes elementHashes: [UInt64]) {
+    precondition(elementKeys.count == elementHashes.count, "a hash for each key")
+    let third = UInt64(counts.count / 3)
+    let seed = self.seed
+    var (counts, keys, hashes, checks) = (self.counts, self.keys, self.hashes, self.checks)
+    (self.counts, self.keys, self.hashes, self.checks) = ([], [], [], [])
+    counts.withUnsafeMutableBufferPointer { counts in
+      keys.withUnsafeMutableBufferPointer { keys in
+        hashes.withUnsafeMutableBufferPointer { hashes in
+          checks.withUnsafeMutableBufferPointer { checks in
+            for (key, hash) in zip(elementKeys, elementHashes) {
+              let bits = UInt64(bitPattern: key)
+              let check = Self.check(bits, hash, seed)
+              let (a, b, c) = Self.places(bits, hash, seed: seed, third: third)
+              let cells = (counts, keys, hashes, checks)
+              Self.add(bits, hash, check, to: a, of: cells)
+              Self.add(bits, hash, check, to: b, of: cells)
+              Self.add(bits, hash, check, to: c, of: cells)
+            }
+          }
+        }
+      }
+    }
+    (self.counts, self.keys, self.hashes, self.checks) = (counts, keys, hashes, checks)
+  }
+
   /// Takes an element out (it may never have been added: the table then holds a negative
   /// element, as a difference does).
   package mutating func remove(key: Int64, hash: UInt64) { apply(key, hash, -1) }
@@ -74,6 +103,22 @@ package struct ChangeSketch: Equatable, Sendable {
     touch(c, sign, bits, hash, check)
   }
 
+  /// The cells' columns, opened for writing.
+  private typealias OpenCells = (
+    counts: UnsafeMutableBufferPointer<Int64>, keys: UnsafeMutableBufferPointer<UInt64>,
+    hashes: UnsafeMutableBufferPointer<UInt64>, checks: UnsafeMutableBufferPointer<UInt32>
+  )
+
+  @inline(__always)
+  private static func add(
+    _ key: UInt64, _ hash: UInt64, _ check: UInt32, to cell: Int, of cells: OpenCells
+  ) {
+    cells.counts[cell] &+= 1
+    cells.keys[cell] ^= key
+    cells.hashes[cell] ^= hash
+    cells.checks[cell] ^= check
+  }
+
   @inline(__always)
   private mutating func touch(
     _ cell: Int, _ sign: Int64, _ key: UInt64, _ hash: UInt64, _ check: UInt32
@@ -87,10 +132,17 @@ package struct ChangeSketch: Equatable, Sendable {
   /// The three cells of an element, one in each third.
   @inline(__always)
   private func places(_ key: UInt64, _ hash: UInt64) -> (Int, Int, Int) {
-    let third = UInt64(counts.count / 3)
-    let first = Self.mix(Self.mix(key ^ seed) ^ hash)
-    let second = Self.mix(first &+ 0x9E37_79B9_7F4A_7C15)
-    let last = Self.mix(second &+ 0x9E37_79B9_7F4A_7C15)
+    Self.places(key, hash, seed: seed, third: UInt64(counts.count / 3))
+  }
+
+  /// The three cells of an element in a table of `third` cells a third, under `seed`.
+  @inline(__always)
+  private static func places(_ key: UInt64, _ hash: UInt64, seed: UInt64, third: UInt64)
+    -> (Int, Int, Int)
+  {
+    let first = mix(mix(key ^ seed) ^ hash)
+    let second = mix(first &+ 0x9E37_79B9_7F4A_7C15)
+    let last = mix(second &+ 0x9E37_79B9_7F4A_7C15)
     return (
       Int(first % third), Int(third + second % third), Int(2 * third + last % third)
     )

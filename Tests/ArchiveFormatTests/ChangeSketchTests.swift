@@ -64,6 +64,22 @@ struct ChangeSketchTests {
       Set(read.added.map { Element(key: $0.key, hash: $0.hash) }) == after.subtracting(before))
   }
 
+  @Test func elementsInsertedManyAtATimeMakeTheSketchOfOneAtATime() throws {
+    let (before, after) = Self.sets(elements: 5_000, changes: 30, seed: 13)
+    let elements = Array(before)
+    var batched = ChangeSketch(cells: 601, seed: 6)
+    for part in stride(from: 0, to: elements.count, by: 777) {
+      let slice = elements[part..<min(part + 777, elements.count)]
+      batched.insert(keys: slice.map(\.key), hashes: slice.map(\.hash))
+    }
+    #expect(batched == Self.sketch(before, cells: 601, seed: 6))
+    batched.insert(keys: [], hashes: [])
+    #expect(batched == Self.sketch(before, cells: 601, seed: 6))
+    let read = try #require(Self.sketch(after, cells: 601, seed: 6).difference(from: batched))
+    #expect(
+      Set(read.removed.map { Element(key: $0.key, hash: $0.hash) }) == before.subtracting(after))
+  }
+
   @Test func aDifferenceTooLargeForTheCellsIsNotRead() {
     let (before, after) = Self.sets(elements: 10_000, changes: 2_000, seed: 5)
     let old = Self.sketch(before, cells: 96, seed: 1)

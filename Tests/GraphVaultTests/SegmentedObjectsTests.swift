@@ -149,6 +149,13 @@ struct SegmentedObjectsTests {
     #expect(try store.scansTable(for: "Book", layout: layout))
     #expect(try !store.scansTable(for: "GraphicNovel", layout: layout))
     #expect(try store.scansTable(for: "Tag", layout: layout))
+    // Told the counts a backup's header has, it judges alike without counting.
+    let counts = try store.objectCounts(layout: layout)
+    for entity in ["Book", "GraphicNovel", "Tag"] {
+      #expect(
+        try store.scansTable(for: entity, layout: layout, objects: counts[entity] ?? 0)
+          == store.scansTable(for: entity, layout: layout), "\(entity)")
+    }
     for entity in ["Book", "GraphicNovel"] {
       let (low, high) = try #require(
         try store.primaryKeyBounds(of: entity, layout: layout).map {

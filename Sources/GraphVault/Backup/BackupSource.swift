@@ -36,6 +36,8 @@ final class BackupSource: ObjectSource {
   private var hashed: [String: (sketch: ChangeSketch, rows: Int)] = [:]
   /// The sketches of such a ledger, once every event was given.
   private var sketches: [String: ChangeSketch]?
+  /// The objects of each entity a full archive holds, counted for its header.
+  private var expected: [String: Int]?
 
   var headPlace: String { store.path }
 
@@ -128,6 +130,7 @@ final class BackupSource: ObjectSource {
     // restore's progress, and the scan of a restore holds the archive to them. An incremental
     // archive's are its changed objects, counted as written.
     let expected = changes == nil ? try store.objectCounts(layout: layout) : nil
+    self.expected = expected
     options.meter?.setTotal(
       objects: expected?.values.reduce(0, +)
         ?? changes?.written.filter { $0.key.hasPrefix("objects/") }.values.map(\.count)
@@ -187,7 +190,8 @@ final class BackupSource: ObjectSource {
       let written = try SegmentedObjects.write(
         .init(
           entity: entity, joins: joins, model: model, layout: layout,
-          formatVersion: options.formatVersion, hashing: hashing[root]), store: store,
+          formatVersion: options.formatVersion, hashing: hashing[root],
+          objects: expected.map { $0[entity] ?? 0 }), store: store,
         worker: worker
       ) { encoded in
         try emit(.objects(.encoded(encoded), place: place))

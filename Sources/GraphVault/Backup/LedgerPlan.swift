@@ -66,8 +66,11 @@ struct LedgerPlan {
     let left = hashedAfter(hashed)
     var cells: [String: Int] = [:]
     for (set, _, count) in later { cells[set.name] = count }
+    // Nothing else is read meanwhile: parts of fewer keys keep both connections busy on a
+    // join table of few owners with many rows each.
     let sketched = try LedgerHashing.sketches(
-      of: left, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: worker
+      of: left, cells: { cells[$0.name]! }, seed: ledger.seed, store: store, twin: worker,
+      keysPerPart: LedgerHashing.keysPerPart / 16
     ).sketches
     var sketches = hashed.mapValues(\.sketch)
     for set in left { sketches[set.name] = sketched[set.name]!.sketch }

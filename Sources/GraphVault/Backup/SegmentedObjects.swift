@@ -43,6 +43,8 @@ package enum SegmentedObjects {
     /// How its rows are hashed for the change ledger as they are read, and the cells of the
     /// sketch they go into; nil to hash nothing.
     let hashing: (rows: RowHashing, cells: Int)?
+    /// How many objects of the entity the store holds, when the caller counted them.
+    let objects: Int?
     /// Whether its rows are read in key order rather than through the `Z_ENT` index
     /// (``CoreDataStore/scansTable(for:layout:)``, asked once for all segments).
     private(set) var scanning = true
@@ -50,14 +52,14 @@ package enum SegmentedObjects {
     /// The source, with how its rows are read judged in `store`.
     func judged(in store: CoreDataStore) throws -> Source {
       var judged = self
-      judged.scanning = try store.scansTable(for: entity, layout: layout)
+      judged.scanning = try store.scansTable(for: entity, layout: layout, objects: objects)
       return judged
     }
 
     package init(
       entity: String, joins: [StoreLayout.Join], model: ObjectModel, layout: StoreLayout,
       formatVersion: Int64 = ArchiveLayout.formatVersion,
-      hashing: (rows: RowHashing, cells: Int)? = nil
+      hashing: (rows: RowHashing, cells: Int)? = nil, objects: Int? = nil
     ) {
       self.entity = entity
       self.joins = joins
@@ -65,6 +67,7 @@ package enum SegmentedObjects {
       self.layout = layout
       self.formatVersion = formatVersion
       self.hashing = hashing
+      self.objects = objects
     }
 
     /// An empty sketch for the rows, when they are hashed.
@@ -216,11 +219,22 @@ package enum SegmentedObjects {
     }
     // One buffer of join rows per relationship, refilled for each object.
     var manyToMany = source.joins.map { (name: $0.relationship.name, rows: [JoinCursor.Pair]()) }
+    // The rows' keys and hashes, put into the sketch a few thousand at a time.
+    var keys: [Int64] = []
+    var hashes: [UInt64] = []
     try store.forEachObjectRow(
       of: source.entity, layout: source.layout, from: segment.from, below: segment.below,
       scanning: source.scanning, hashing: source.hashing?.rows
     ) { row in
-      if sketch != nil { sketch!.insert(key: row.primaryKey, hash: row.hash) }
+      if sketch != nil {
+        keys.append(row.primaryKey)
+        hashes.append(row.hash)
+        if keys.count == 4096 {
+          sketch!.insert(keys: keys, hashes: hashes)
+          keys.removeAll(keepingCapacity: true)
+          hashes.removeAll(keepingCapacity: true)
+        }
+      }
       for (index, cursor) in cursors.enumerated() {
         try cursor.rows(for: row.primaryKey, into: &manyToMany[index].rows)
       }
@@ -231,6 +245,7 @@ package enum SegmentedObjects {
         columns.reset()
       }
     }
+    if !keys.isEmpty { sketch!.insert(keys: keys, hashes: hashes) }
     if let encoded = EncodedColumns(&columns, entity: source.entity) {
       try emit(encoded)
       columns.reset()
