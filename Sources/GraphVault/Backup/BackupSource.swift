@@ -197,14 +197,14 @@ final class BackupSource: ObjectSource {
         try emit(.objects(.encoded(encoded), place: place))
         options.meter?.add(objects: encoded.count)
       }
+      // Merged in place: a sketch of millions of rows is megabytes.
       if let sketch = written.sketch {
         let name = "objects/\(root)"
-        if var sum = hashed[name] {
-          sum.sketch.merge(sketch)
-          sum.rows += written.objects
-          hashed[name] = sum
-        } else {
+        if hashed[name] == nil {
           hashed[name] = (sketch, written.objects)
+        } else {
+          hashed[name]!.sketch.merge(sketch)
+          hashed[name]!.rows += written.objects
         }
       }
       return

@@ -104,8 +104,11 @@ package enum SegmentedObjects {
     let segments = cut(
       try store.primaryKeyBounds(of: source.entity, layout: source.layout),
       keysPerSegment: max(1, keysPerSegment))
-    var written = Written(segments: segments.count, sketch: source.emptySketch())
-    guard !segments.isEmpty else { return written }
+    var written = Written(segments: segments.count)
+    guard !segments.isEmpty else {
+      written.sketch = source.emptySketch()
+      return written
+    }
     // This side's rows; `written` changes as chunks are handed on, while they are read.
     var sketch = source.emptySketch()
     let source = try source.judged(in: store)
@@ -180,8 +183,8 @@ package enum SegmentedObjects {
       try mine()
     }
     written.segmentsOnTwin = board.segmentsOnTwin
+    if let theirs = board.twinSketch { sketch?.merge(theirs) }
     written.sketch = sketch
-    if let theirs = board.twinSketch { written.sketch?.merge(theirs) }
     return written
   }
 
