@@ -2,7 +2,8 @@ import Foundation
 import GraphVault
 
 /// Incremental backups against full ones, in one run, per workload (library, text): a full
-/// archive without a change ledger (format 2) and with one (format 3: what incrementals need);
+/// archive without a change ledger (format 2) and with one (the default format, 5: what
+/// incrementals need, with text of few words coded as numbered words);
 /// one night's incremental archive after about 0.1% of the objects changed (updates with and
 /// without a `Z_OPT` bump, deletes, inserts, join rows), against the full's size and time;
 /// then `nights` such nights, and the restore of the last point (its whole chain read) against
@@ -10,7 +11,7 @@ import GraphVault
 /// of the incremental backup and the chain's restore. Needs the sqlite3 command-line tool.
 func incrementalBenchmark(objects: Int, nights: Int, sizes: [Int]) throws {
   print(
-    "| workload | objects | full (format 2) | full (format 3) | ledger's share | incremental | size / full | time / full | chain of \(nights): restore | full's restore | chain / full | peak RSS incremental | peak RSS chain restore |"
+    "| workload | objects | full (format 2) | full (format 5) | ledger's share | incremental | size / full | time / full | chain of \(nights): restore | full's restore | chain / full | peak RSS incremental | peak RSS chain restore |"
   )
   print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
   for (workload, size) in [(SampleWorkload.library, objects), (.text, objects)]

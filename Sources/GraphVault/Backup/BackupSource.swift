@@ -30,9 +30,10 @@ final class BackupSource: ObjectSource {
   /// Whether every event was given.
   private(set) var isSound = false
   /// A full archive's ledger whose sketches are worked out as the objects are read (format 5).
-  private var plan: LedgerPlan?
-  /// How each hierarchy's rows are hashed as they are read, by root entity, and what was.
+  private var latePlan: LedgerPlan?
+  /// How each hierarchy's rows are hashed as they are read, by root entity.
   private var hashing: [String: (rows: RowHashing, cells: Int)] = [:]
+  /// What was, by set name: the sketch and how many rows went in.
   private var hashed: [String: (sketch: ChangeSketch, rows: Int)] = [:]
   /// The sketches of such a ledger, once every event was given.
   private var sketches: [String: ChangeSketch]?
@@ -73,7 +74,9 @@ final class BackupSource: ObjectSource {
         try objects(of: entity, changes: changes, worker: worker, emit)
       }
       for table in head.counted.tables { try rows(of: table, changes: changes, emit) }
-      if let plan { sketches = try plan.sketches(hashed: hashed, store: store, worker: worker) }
+      if let latePlan {
+        sketches = try latePlan.sketches(hashed: hashed, store: store, worker: worker)
+      }
     }
     isSound = true
   }
@@ -119,7 +122,7 @@ final class BackupSource: ObjectSource {
           store: store, layout: layout, modelCache: modelCache, seed: options.ledgerSeed,
           worker: worker, later: later)
         if later {
-          self.plan = full
+          latePlan = full
           hashing = try full.objectHashing(store: store)
         }
         plan = full
