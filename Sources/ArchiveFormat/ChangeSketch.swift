@@ -51,28 +51,12 @@ package struct ChangeSketch: Equatable, Sendable {
   /// calls.
   package mutating func insert(keys elementKeys: [Int64], hashes elementHashes: [UInt64]) {
     precondition(elementKeys.count == elementHashes.count, "a hash for each key")
-    let third = UInt64(counts.count / 3)
-    let seed = self.seed
-    var (counts, keys, hashes, checks) = (self.counts, self.keys, self.hashes, self.checks)
-    (self.counts, self.keys, self.hashes, self.checks) = ([], [], [], [])
-    counts.withUnsafeMutableBufferPointer { counts in
-      keys.withUnsafeMutableBufferPointer { keys in
-        hashes.withUnsafeMutableBufferPointer { hashes in
-          checks.withUnsafeMutableBufferPointer { checks in
-            for (key, hash) in zip(elementKeys, elementHashes) {
-              let bits = UInt64(bitPattern: key)
-              let check = Self.check(bits, hash, seed)
-              let (a, b, c) = Self.places(bits, hash, seed: seed, third: third)
-              let cells = (counts, keys, hashes, checks)
-              Self.add(bits, hash, check, to: a, of: cells)
-              Self.add(bits, hash, check, to: b, of: cells)
-              Self.add(bits, hash, check, to: c, of: cells)
-            }
-          }
-        }
+    let (seed, third) = (self.seed, UInt64(counts.count / 3))
+    withOpenCells { cells in
+      for (key, hash) in zip(elementKeys, elementHashes) {
+        Self.apply(key, hash, 1, seed: seed, third: third, to: cells)
       }
     }
-    (self.counts, self.keys, self.hashes, self.checks) = (counts, keys, hashes, checks)
   }
 
   /// Takes an element out (it may never have been added: the table then holds a negative
@@ -94,13 +78,8 @@ package struct ChangeSketch: Equatable, Sendable {
 
   @inline(__always)
   private mutating func apply(_ key: Int64, _ hash: UInt64, _ sign: Int64) {
-    let bits = UInt64(bitPattern: key)
-    let check = Self.check(bits, hash, seed)
-    let (a, b, c) = places(bits, hash)
-    // Three calls, not a loop over an array of three: no array made for each element.
-    touch(a, sign, bits, hash, check)
-    touch(b, sign, bits, hash, check)
-    touch(c, sign, bits, hash, check)
+    let (seed, third) = (self.seed, UInt64(counts.count / 3))
+    withOpenCells { Self.apply(key, hash, sign, seed: seed, third: third, to: $0) }
   }
 
   /// The cells' columns, opened for writing.
@@ -109,24 +88,46 @@ package struct ChangeSketch: Equatable, Sendable {
     hashes: UnsafeMutableBufferPointer<UInt64>, checks: UnsafeMutableBufferPointer<UInt32>
   )
 
+  /// Calls `body` with the cells' columns opened for writing, each moved out of the sketch
+  /// meanwhile so that none is copied.
   @inline(__always)
-  private static func add(
-    _ key: UInt64, _ hash: UInt64, _ check: UInt32, to cell: Int, of cells: OpenCells
+  private mutating func withOpenCells(_ body: (OpenCells) -> Void) {
+    var (counts, keys, hashes, checks) = (self.counts, self.keys, self.hashes, self.checks)
+    (self.counts, self.keys, self.hashes, self.checks) = ([], [], [], [])
+    counts.withUnsafeMutableBufferPointer { counts in
+      keys.withUnsafeMutableBufferPointer { keys in
+        hashes.withUnsafeMutableBufferPointer { hashes in
+          checks.withUnsafeMutableBufferPointer { checks in body((counts, keys, hashes, checks)) }
+        }
+      }
+    }
+    (self.counts, self.keys, self.hashes, self.checks) = (counts, keys, hashes, checks)
+  }
+
+  /// Adds (`sign` 1) or takes out (-1) an element of a table of `third` cells a third under
+  /// `seed`, in its three cells.
+  @inline(__always)
+  private static func apply(
+    _ key: Int64, _ hash: UInt64, _ sign: Int64, seed: UInt64, third: UInt64, to cells: OpenCells
   ) {
-    cells.counts[cell] &+= 1
-    cells.keys[cell] ^= key
-    cells.hashes[cell] ^= hash
-    cells.checks[cell] ^= check
+    let bits = UInt64(bitPattern: key)
+    let check = check(bits, hash, seed)
+    let (a, b, c) = places(bits, hash, seed: seed, third: third)
+    // Three calls, not a loop over an array of three: no array made for each element.
+    add(bits, hash, check, sign, to: a, of: cells)
+    add(bits, hash, check, sign, to: b, of: cells)
+    add(bits, hash, check, sign, to: c, of: cells)
   }
 
   @inline(__always)
-  private mutating func touch(
-    _ cell: Int, _ sign: Int64, _ key: UInt64, _ hash: UInt64, _ check: UInt32
+  private static func add(
+    _ key: UInt64, _ hash: UInt64, _ check: UInt32, _ sign: Int64, to cell: Int,
+    of cells: OpenCells
   ) {
-    counts[cell] &+= sign
-    keys[cell] ^= key
-    hashes[cell] ^= hash
-    checks[cell] ^= check
+    cells.counts[cell] &+= sign
+    cells.keys[cell] ^= key
+    cells.hashes[cell] ^= hash
+    cells.checks[cell] ^= check
   }
 
   /// The three cells of an element, one in each third.
