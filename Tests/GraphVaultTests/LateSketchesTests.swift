@@ -86,7 +86,7 @@ struct LateSketchesTests {
         store: store, layout: layout, modelCache: nil, seed: 91, later: true)
       #expect(plan.ledger.sets.isEmpty && plan.ledger.sketchesFollow)
       let hashing = try plan.objectHashing(store: store)
-      var hashed: [String: (sketch: ChangeSketch, rows: Int)] = [:]
+      var hashed: [String: LedgerHashing.Sketched] = [:]
       for entity in model.numberedEntities where !entity.isAbstract {
         let root = model.root(of: entity.name)?.name ?? entity.name
         let written = try SegmentedObjects.write(
@@ -94,13 +94,12 @@ struct LateSketchesTests {
             entity: entity.name, joins: [], model: model, layout: layout, hashing: hashing[root]),
           store: store, worker: nil
         ) { _ in }
-        let sketch = try #require(written.sketch)
-        if var sum = hashed["objects/\(root)"] {
-          sum.sketch.merge(sketch)
-          sum.rows += written.objects
-          hashed["objects/\(root)"] = sum
+        let read = LedgerHashing.Sketched(
+          sketch: try #require(written.sketch), elements: written.objects)
+        if hashed["objects/\(root)"] == nil {
+          hashed["objects/\(root)"] = read
         } else {
-          hashed["objects/\(root)"] = (sketch, written.objects)
+          hashed["objects/\(root)"]!.merge(read)
         }
       }
       #expect(

@@ -34,7 +34,7 @@ final class BackupSource: ObjectSource {
   /// How each hierarchy's rows are hashed as they are read, by root entity.
   private var hashing: [String: (rows: RowHashing, cells: Int)] = [:]
   /// What was, by set name: the sketch and how many rows went in.
-  private var hashed: [String: (sketch: ChangeSketch, rows: Int)] = [:]
+  private var hashed: [String: LedgerHashing.Sketched] = [:]
   /// The sketches of such a ledger, once every event was given.
   private var sketches: [String: ChangeSketch]?
   /// The objects of each entity a full archive holds, counted for its header.
@@ -202,13 +202,9 @@ final class BackupSource: ObjectSource {
       }
       // Merged in place: a sketch of millions of rows is megabytes.
       if let sketch = written.sketch {
+        let read = LedgerHashing.Sketched(sketch: sketch, elements: written.objects)
         let name = "objects/\(root)"
-        if hashed[name] == nil {
-          hashed[name] = (sketch, written.objects)
-        } else {
-          hashed[name]!.sketch.merge(sketch)
-          hashed[name]!.rows += written.objects
-        }
+        if hashed[name] == nil { hashed[name] = read } else { hashed[name]!.merge(read) }
       }
       return
     }

@@ -16,6 +16,12 @@ package enum LedgerHashing {
   package struct Sketched: Equatable {
     package var sketch: ChangeSketch
     package var elements = 0
+
+    /// Adds the elements of `other`, a sketch of another part of the set.
+    mutating func merge(_ other: Sketched) {
+      sketch.merge(other.sketch)
+      elements += other.elements
+    }
   }
 
   /// The sketches, and how the work went.
@@ -84,8 +90,7 @@ package enum LedgerHashing {
         sketches: mine, parts: parts.count, partsOnTwin: 0, partsHashedAgain: helper.taken.count)
     }
     for (name, theirs) in helper.sketches {
-      mine[name]!.sketch.merge(theirs.sketch)
-      mine[name]!.elements += theirs.elements
+      mine[name]!.merge(theirs)
     }
     return Hashed(sketches: mine, parts: parts.count, partsOnTwin: helper.taken.count)
   }

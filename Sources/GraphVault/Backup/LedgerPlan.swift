@@ -60,7 +60,7 @@ struct LedgerPlan {
   /// (``hashedAfter(_:)``) hashed now from `store` (on the twin `worker` reads too), as
   /// ``full(store:layout:modelCache:seed:worker:later:)`` hashes them at once.
   func sketches(
-    hashed: [String: (sketch: ChangeSketch, rows: Int)], store: CoreDataStore,
+    hashed: [String: LedgerHashing.Sketched], store: CoreDataStore,
     worker: TwinWorker?
   ) throws -> [String: ChangeSketch] {
     let left = hashedAfter(hashed)
@@ -81,8 +81,8 @@ struct LedgerPlan {
   /// hashed (``sketches(hashed:store:worker:)``): the join tables and other tables, and an
   /// `objects/ROOT` set with rows that no entity's objects hold (an abstract or unknown
   /// `Z_ENT`).
-  func hashedAfter(_ hashed: [String: (sketch: ChangeSketch, rows: Int)]) -> [LedgerSet] {
-    later.filter { hashed[$0.set.name]?.rows != $0.rows }.map(\.set)
+  func hashedAfter(_ hashed: [String: LedgerHashing.Sketched]) -> [LedgerSet] {
+    later.filter { hashed[$0.set.name]?.elements != $0.rows }.map(\.set)
   }
 
   /// What an incremental archive of `store` holds against `tip`: each set's difference read
