@@ -79,7 +79,22 @@ package final class ScratchFolder {
   /// about to end by a signal (SIGINT, SIGTERM), which skips every `deinit`. Their owners must
   /// not be used after.
   package static func removeEveryLive() {
-    for path in live.close() { try? FileManager.default.removeItem(atPath: path) }
+    for path in live.close() { removeInUse(path) }
+  }
+
+  /// Removes the folder at `path` while the run's other threads may still be making and
+  /// removing files in it by path (a removal that meets an entry made or gone meanwhile
+  /// fails and leaves the folder): renamed first, under another scratch folder's name beside
+  /// it, so that nothing new can be made in it, then removed, again while entries made before
+  /// the rename still keep it. What is left despite that goes to the next run's sweep.
+  package static func removeInUse(_ path: String) {
+    let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+    let doomed = parent.appendingPathComponent(namePrefix + UUID().uuidString).path
+    let target = rename(path, doomed) == 0 ? doomed : path
+    for _ in 0..<4 {
+      try? FileManager.default.removeItem(atPath: target)
+      if access(target, F_OK) != 0 { return }
+    }
   }
 
   /// A path inside the folder.
