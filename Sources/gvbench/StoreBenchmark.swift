@@ -107,16 +107,17 @@ private func blobBytes(in path: String) throws -> (raw: Int64, dumped: Int64) {
   let columns = try shellOutput(
     "sqlite3 -separator ' ' \(quoted) \"SELECT m.name, p.name FROM sqlite_master m, "
       + "pragma_table_info(m.name) p WHERE m.type = 'table'\"")
-  let pairs = columns.split(separator: "\n").compactMap { line -> (String, String)? in
+  let pairs = columns.split(separator: "\n").compactMap {
+    line -> (table: String, column: String)? in
     let parts = line.split(separator: " ")
     return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
   }
   guard !pairs.isEmpty else { return (0, 0) }
-  let blob = { (table: String, column: String) in
-    "FROM \"\(table)\" WHERE typeof(\"\(column)\") = 'blob'"
+  let blobs = { (pair: (table: String, column: String)) in
+    "FROM \"\(pair.table)\" WHERE typeof(\"\(pair.column)\") = 'blob'"
   }
-  let sum = pairs.map { "(SELECT coalesce(sum(length(\"\($0.1)\")), 0) \(blob($0.0, $0.1)))" }
-  let hex = pairs.map { "SELECT hex(\"\($0.1)\") \(blob($0.0, $0.1));" }
+  let sum = pairs.map { "(SELECT coalesce(sum(length(\"\($0.column)\")), 0) \(blobs($0)))" }
+  let hex = pairs.map { "SELECT hex(\"\($0.column)\") \(blobs($0));" }
   let raw = try shellOutput("sqlite3 \(quoted) \"SELECT \(sum.joined(separator: " + "))\"")
   let dumped = try shellOutput(
     "sqlite3 \(quoted) \"\(hex.joined(separator: " "))\" | zstd -3 -q -c | wc -c")

@@ -121,37 +121,25 @@ struct ScratchSweepTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: "\(path)/old-\(index)"))
       }
       // A writer busy in the folder by path, as a run's main thread is when a signal comes.
-      let stop = ManagedAtomicFlag()
+      let finished = DispatchSemaphore(value: 0)
       let writer = Thread {
         var index = 0
-        while !stop.isSet {
+        while !Thread.current.isCancelled {
           let file = "\(path)/new-\(round)-\(index % 8)"
           let descriptor = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
           if descriptor >= 0 { close(descriptor) }
           unlink("\(path)/new-\(round)-\((index + 4) % 8)")
           index += 1
         }
-        stop.finish()
+        finished.signal()
       }
       writer.start()
       usleep(2_000)
       ScratchFolder.removeInUse(path)
-      stop.set()
-      stop.waitFinished()
+      writer.cancel()
+      finished.wait()
       let left = try remaining()
       #expect(left.isEmpty, "round \(round): \(left)")
     }
   }
-}
-
-/// A flag one thread sets and another reads, and a wait for the reader to finish.
-private final class ManagedAtomicFlag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  private let finished = DispatchSemaphore(value: 0)
-
-  var isSet: Bool { lock.withLock { value } }
-  func set() { lock.withLock { value = true } }
-  func finish() { finished.signal() }
-  func waitFinished() { finished.wait() }
 }

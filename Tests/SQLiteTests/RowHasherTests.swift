@@ -9,7 +9,7 @@ struct RowHasherTests {
   /// Python: every column of each row of `t` in table order, by storage class, keyed by the
   /// seed; one `rowid hash` line per row.
   static let reference = #"""
-    import sqlite3, sys
+    import sqlite3, struct, sys
     M = (1 << 64) - 1
     def mix(state, word):
         product = ((state ^ word ^ 0xA4093822299F31D0) & M) * 0x9E3779B97F4A7C15
@@ -22,7 +22,6 @@ struct RowHasherTests {
             elif kind == "integer":
                 state = mix(mix(state, 1), value & M)
             elif kind == "real":
-                import struct
                 state = mix(mix(state, 2), struct.unpack("<Q", struct.pack("<d", value))[0])
             else:
                 state = mix(mix(state, 3 if kind == "text" else 4), len(value))
