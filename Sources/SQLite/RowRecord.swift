@@ -144,6 +144,26 @@ package struct RowRecord {
     }
   }
 
+  /// Appends the key that sorts this row (its rowid set) in an index on `columns`
+  /// (``IndexSortKey``); false, appending nothing, when one of their values is a real, which
+  /// such a key cannot sort among integers.
+  package func appendIndexSortKey(of columns: [Int], to key: inout [UInt8]) -> Bool {
+    for column in columns {
+      if case .real = slots[column] { return false }
+    }
+    for column in columns {
+      switch slots[column] {
+      case .null: IndexSortKey.appendNull(to: &key)
+      case .integer(let value): IndexSortKey.appendInteger(value, to: &key)
+      case .text(let value): IndexSortKey.appendBytes(value, isText: true, to: &key)
+      case .blob(let value): IndexSortKey.appendBytes(value, isText: false, to: &key)
+      case .real: break
+      }
+    }
+    IndexSortKey.appendRowid(rowid, to: &key)
+    return true
+  }
+
   /// Appends the record an index on one column keeps for a row: the column's `value` (NULL
   /// when nil) and the row's `rowid`, each stored as ``encode()`` stores an integer.
   package static func appendIndexKey(_ value: Int64?, rowid: Int64, to bytes: inout [UInt8]) {
@@ -159,7 +179,7 @@ package struct RowRecord {
 
   /// Appends the low `length` bytes of `integer`, most significant first.
   @inline(__always)
-  private static func appendBigEndian(_ integer: Int64, length: Int, to bytes: inout [UInt8]) {
+  static func appendBigEndian(_ integer: Int64, length: Int, to bytes: inout [UInt8]) {
     var shift = (length - 1) * 8
     while shift >= 0 {
       bytes.append(UInt8(truncatingIfNeeded: integer >> Int64(shift)))
@@ -185,23 +205,28 @@ package struct RowRecord {
   private static func serialType(_ slot: Slot) -> (type: Int, length: Int) {
     switch slot {
     case .null: return (0, 0)
-    case .integer(let value):
-      let magnitude = value < 0 ? UInt64(bitPattern: ~value) : UInt64(value)
-      if magnitude <= 127 {
-        // Schema format 4 (every database SQLite has made since 3.3.0) stores 0 and 1 in the
-        // type alone.
-        if value == 0 || value == 1 { return (8 + Int(value), 0) }
-        return (1, 1)
-      }
-      if magnitude <= 32767 { return (2, 2) }
-      if magnitude <= 8_388_607 { return (3, 3) }
-      if magnitude <= 2_147_483_647 { return (4, 4) }
-      if magnitude <= 140_737_488_355_327 { return (5, 6) }
-      return (6, 8)
+    case .integer(let value): return integerSerialType(value)
     case .real: return (7, 8)
     case .text(let value): return (13 + 2 * value.count, value.count)
     case .blob(let value): return (12 + 2 * value.count, value.count)
     }
+  }
+
+  /// An integer's serial type and the length of its body.
+  @inline(__always)
+  static func integerSerialType(_ value: Int64) -> (type: Int, length: Int) {
+    let magnitude = value < 0 ? UInt64(bitPattern: ~value) : UInt64(value)
+    if magnitude <= 127 {
+      // Schema format 4 (every database SQLite has made since 3.3.0) stores 0 and 1 in the
+      // type alone.
+      if value == 0 || value == 1 { return (8 + Int(value), 0) }
+      return (1, 1)
+    }
+    if magnitude <= 32767 { return (2, 2) }
+    if magnitude <= 8_388_607 { return (3, 3) }
+    if magnitude <= 2_147_483_647 { return (4, 4) }
+    if magnitude <= 140_737_488_355_327 { return (5, 6) }
+    return (6, 8)
   }
 
   /// The bytes SQLite's variable-length integer takes for `value`.

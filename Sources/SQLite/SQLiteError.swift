@@ -77,6 +77,21 @@ extension SQLiteError {
 }
 
 extension SQLiteError {
+  /// The error SQLite gives `CREATE UNIQUE INDEX` on `table` when two rows have the same values
+  /// in `columns` (`SQLITE_CONSTRAINT_UNIQUE`), for an index built without SQLite that it would
+  /// have refused.
+  package static func uniqueConflict(table: String, columns: [String], path: String?)
+    -> SQLiteError
+  {
+    SQLiteError(
+      code: SQLITE_CONSTRAINT | (8 << 8),
+      message: "UNIQUE constraint failed: "
+        + columns.map { "\(table).\($0)" }.joined(separator: ", "),
+      path: path)
+  }
+}
+
+extension SQLiteError {
   /// The error SQLite itself gives a failed read or write of a file it manages, from the
   /// `errno` the system call left: `SQLITE_FULL` ("database or disk is full") when the disk or
   /// quota is full, else an I/O error naming the system's reason. For files written beside

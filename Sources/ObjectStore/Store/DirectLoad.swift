@@ -17,10 +17,13 @@ import SQLite
 /// table written then; what is left of the spools is written once another table's rows begin
 /// (or at the end).
 ///
-/// A table's indexes on one integer column (Core Data's of foreign keys and `Z_ENT`) are made
-/// while it is empty and built the same way when it is written (``IndexTreeWriter``), from
-/// the keys of its rows gathered as they came (``IndexKeys``): `CREATE INDEX` after the rows
-/// reads the whole table again and sorts what it read, which was a third of a restore's time.
+/// A table's indexes (Core Data's of foreign keys and `Z_ENT`, and the unique ones of its
+/// uniqueness constraints) are made while it is empty and built the same way when it is
+/// written (``IndexTreeWriter``), from the keys of its rows gathered as they came
+/// (``IndexKeys`` for one integer column, ``SortedKeys`` for any others): `CREATE INDEX` after
+/// the rows reads the whole table again and sorts what it read, which was a third of a
+/// restore's time, and reads every overflow page of a row whose indexed column comes after a
+/// big blob. A unique index whose keys repeat is refused as SQLite refuses it.
 final class DirectLoad {
   /// What is known of an entity table that rows can be written into directly.
   struct Table {
@@ -38,13 +41,24 @@ final class DirectLoad {
     var shared: Bool { entities.count > 1 }
   }
 
-  /// An index of a table written directly: one integer column, its root page, and the keys of
-  /// the rows written so far.
+  /// An index of a table written directly: its root page and columns.
   struct Index {
     let name: String
     let root: UInt32
-    /// The column's index in table order.
-    let column: Int
+    /// Its columns' indexes in table order, in its order.
+    let columns: [Int]
+    /// Its columns' names, for the error of a unique index whose keys repeat.
+    let columnNames: [String]
+    let unique: Bool
+    /// Whether it is on one column of integer affinity and not unique: each key two integers
+    /// (``IndexKeys``), else one ``IndexSortKey`` (``SortedKeys``).
+    var onOneInteger: Bool { !unique && columns.count == 1 }
+  }
+
+  /// The keys of one index's rows, gathered as the rows come.
+  fileprivate enum Keys {
+    case integers(IndexKeys)
+    case sorted(SortedKeys)
   }
 
   /// One entity's rows on their way into a shared table, in key order: waiting in a spool, or
@@ -65,17 +79,26 @@ final class DirectLoad {
     fileprivate var unread: [Int] = []
     /// Whether the table is being written: no spool takes more rows.
     fileprivate var merging = false
-    /// The keys of each of the table's indexes, and the column each indexes.
-    fileprivate let keys: [IndexKeys]
-    fileprivate let indexedColumns: [Int]
+    /// The keys of each of the table's indexes.
+    fileprivate let keys: [Keys]
+    /// The column of each index on one integer column.
+    fileprivate let integerColumns: [Int]
+    /// The keys and columns of each other index.
+    fileprivate let sorted: [(keys: SortedKeys, columns: [Int])]
     /// Whether the table's pages are all written: it takes no more rows.
     fileprivate var finished = false
 
     fileprivate init(_ table: Table, file: PageFile, folder: String) {
       self.table = table
       writer = TableTreeWriter(file: file, root: table.root)
-      keys = table.indexes.map { _ in IndexKeys(folder: folder) }
-      indexedColumns = table.indexes.map(\.column)
+      keys = table.indexes.map {
+        $0.onOneInteger ? .integers(IndexKeys(folder: folder)) : .sorted(SortedKeys(folder: folder))
+      }
+      integerColumns = table.indexes.filter(\.onOneInteger).map { $0.columns[0] }
+      sorted = zip(keys, table.indexes).compactMap { keys, index in
+        guard case .sorted(let keys) = keys else { return nil }
+        return (keys, index.columns)
+      }
     }
   }
 
@@ -97,6 +120,10 @@ final class DirectLoad {
 
   private let file: PageFile
   private let folder: String
+  /// The longest index record a leaf keeps whole (``IndexTreeWriter/longestKey(usableSize:)``).
+  private let longestIndexRecord: Int
+  /// An index record made to measure one.
+  private var measured: [UInt8] = []
   private let tables: [String: Table]
   private var progress: [String: Progress] = [:]
   private var rows: [String: (Row, Destination)?] = [:]
@@ -127,6 +154,7 @@ final class DirectLoad {
     }
     self.tables = tables
     folder = (path as NSString).deletingLastPathComponent
+    longestIndexRecord = IndexTreeWriter.longestKey(usableSize: file.usableSize)
   }
 
   /// `table` as a direct write needs it, or nil when its rows must go through SQLite: an
@@ -188,9 +216,10 @@ final class DirectLoad {
 
   /// Index `name` of `table` (whose columns have `affinities`, `rowid` the rowid's) as a direct
   /// write builds it, or nil when SQLite must: one made by `CREATE INDEX` (not for a
-  /// constraint), not partial, not unique, on one column other than the rowid that has integer
-  /// affinity, ascending, with the binary collation. Core Data's indexes of foreign keys and
-  /// of `Z_ENT` are such.
+  /// constraint of the table's SQL), not partial, on columns other than the rowid, each
+  /// ascending with the binary collation; one that is not unique has one column, of integer
+  /// affinity. Core Data's indexes of foreign keys and of `Z_ENT`, and those of its uniqueness
+  /// constraints, are such.
   private static func describeIndex(
     _ name: String, of table: String, in database: Database, affinities: [ColumnAffinity],
     rowid: Int
@@ -198,22 +227,30 @@ final class DirectLoad {
     let list = try database.prepare(
       "SELECT \"unique\", origin, partial FROM pragma_index_list(?) WHERE name = ?")
     try list.bind([.text(table), .text(name)])
-    guard let entry = try list.allRows().first, entry[0] == .integer(0), entry[1] == .text("c"),
-      entry[2] == .integer(0)
+    guard let entry = try list.allRows().first, entry[1] == .text("c"), entry[2] == .integer(0)
     else { return nil }
+    let unique = entry[0] == .integer(1)
     let info = try database.prepare(
-      "SELECT cid, \"desc\", coll FROM pragma_index_xinfo(?) WHERE key = 1")
+      "SELECT cid, name, \"desc\", coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno")
     try info.bind(.text(name), at: 1)
-    let columns = try info.allRows()
-    guard columns.count == 1, let column = columns[0][0].integerValue.map(Int.init),
-      column >= 0, column < affinities.count, column != rowid, affinities[column] == .integer,
-      columns[0][1] == .integer(0), columns[0][2].textValue?.uppercased() == "BINARY"
+    var columns: [Int] = []
+    var names: [String] = []
+    for row in try info.allRows() {
+      guard let column = row[0].integerValue.map(Int.init), let name = row[1].textValue,
+        column >= 0, column < affinities.count, column != rowid, row[2] == .integer(0),
+        row[3].textValue?.uppercased() == "BINARY"
+      else { return nil }
+      columns.append(column)
+      names.append(name)
+    }
+    guard !columns.isEmpty, unique || (columns.count == 1 && affinities[columns[0]] == .integer)
     else { return nil }
     let master = try database.prepare(
       "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND name = ?")
     try master.bind(.text(name), at: 1)
     guard let root = try master.allRows().first?[0].integerValue, root > 0 else { return nil }
-    return Index(name: name, root: UInt32(root), column: column)
+    return Index(
+      name: name, root: UInt32(root), columns: columns, columnNames: names, unique: unique)
   }
 
   /// A row of `entity` to fill, whose insert statement binds `names` in order, and where it
@@ -263,10 +300,7 @@ final class DirectLoad {
     let key = row.record.rowid
     let progress = destination.progress
     if progress.finished { return false }
-    // A value an index on an integer column would keep otherwise goes through SQLite.
-    for column in progress.indexedColumns where row.record.integerOrNull(at: column) == nil {
-      return false
-    }
+    guard makeKeys(of: row.record, for: progress) else { return false }
     guard let run = destination.run else {
       if let last = progress.writer.lastRowid, key <= last { return false }
       row.record.encode()
@@ -297,11 +331,48 @@ final class DirectLoad {
     return true
   }
 
-  /// Adds the keys of `record`, a row written, to its table's indexes.
+  /// Makes the sort keys of `record` for its table's indexes that keep such keys; false when
+  /// an index cannot keep the row's key, which then goes through SQLite: a value other than an
+  /// integer or NULL in an index on one integer column, a real (``IndexSortKey``), or a key
+  /// too long for a leaf.
+  private func makeKeys(of record: RowRecord, for progress: Progress) -> Bool {
+    for column in progress.integerColumns where record.integerOrNull(at: column) == nil {
+      return false
+    }
+    for (keys, columns) in progress.sorted {
+      var length = 0
+      guard
+        keys.make({
+          let start = $0.count
+          guard record.appendIndexSortKey(of: columns, to: &$0) else { return false }
+          length = $0.count - start
+          return true
+        })
+      else { return false }
+      // The record is at most the key's bytes and a header of a varint a value: measured only
+      // when that could be too long.
+      if length + 1 + 9 * (columns.count + 1) > longestIndexRecord {
+        measured.removeAll(keepingCapacity: true)
+        _ = keys.withMadeKey { IndexSortKey.appendRecord(of: $0, to: &measured) }
+        guard measured.count <= longestIndexRecord else { return false }
+      }
+    }
+    return true
+  }
+
+  /// Adds the keys of `record`, a row written, to its table's indexes (those made by
+  /// ``makeKeys(of:for:)`` before it was).
   private func addKeys(of record: RowRecord, to progress: Progress) throws(StoreError) {
-    for (position, column) in progress.indexedColumns.enumerated() {
-      // Checked before the row was written: an integer or NULL.
-      try progress.keys[position].add(record.integerOrNull(at: column)!, rowid: record.rowid)
+    var integer = 0
+    for keys in progress.keys {
+      switch keys {
+      case .integers(let keys):
+        // Checked before the row was written: an integer or NULL.
+        try keys.add(
+          record.integerOrNull(at: progress.integerColumns[integer])!, rowid: record.rowid)
+        integer += 1
+      case .sorted(let keys): try keys.addMadeKey()
+      }
     }
   }
 
@@ -366,7 +437,10 @@ final class DirectLoad {
       }
       try progress.writer.finish()
       for (index, keys) in zip(progress.table.indexes, progress.keys) {
-        try write(index, from: keys)
+        switch keys {
+        case .integers(let keys): try write(index, from: keys)
+        case .sorted(let keys): try write(index, of: progress.table, from: keys)
+        }
       }
     }
   }
@@ -394,6 +468,38 @@ final class DirectLoad {
       key.removeAll(keepingCapacity: true)
       RowRecord.appendIndexKey(value, rowid: rowid, to: &key)
       try writer.append(key)
+    }
+    try writer.finish()
+  }
+
+  /// Writes `index`'s tree from the sort keys of `table`'s rows written.
+  /// - Throws: ``StoreError`` when a unique index's keys repeat, as SQLite's `CREATE INDEX`
+  ///   says it.
+  private func write(_ index: Index, of table: Table, from keys: SortedKeys) throws {
+    var writer = IndexTreeWriter(file: file, root: index.root)
+    var ordered = try keys.inOrder()
+    var key: [UInt8] = []
+    var previous: [UInt8] = []
+    var previousHasNull = true
+    var record: [UInt8] = []
+    while try ordered.next(into: &key) {
+      record.removeAll(keepingCapacity: true)
+      let hasNull = key.withUnsafeBytes { IndexSortKey.appendRecord(of: $0, to: &record) }
+      if index.unique && !hasNull && !previousHasNull
+        && key.withUnsafeBytes({ key in
+          previous.withUnsafeBytes {
+            IndexSortKey.values(of: key).elementsEqual(IndexSortKey.values(of: $0))
+          }
+        })
+      {
+        throw StoreError(
+          .database, "cannot create index \(index.name)", path: file.path,
+          underlying: SQLiteError.uniqueConflict(
+            table: table.name, columns: index.columnNames, path: file.path))
+      }
+      try writer.append(record)
+      swap(&key, &previous)
+      previousHasNull = hasNull
     }
     try writer.finish()
   }

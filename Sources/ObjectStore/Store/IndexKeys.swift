@@ -72,7 +72,7 @@ final class IndexKeys {
     let runLength: Int
     private var waiting: [UInt128] = []
     /// The file the runs are spilled to, once one is.
-    private var file: File?
+    private var file: KeysFile?
     /// Each spilled run's entries, by index in the file.
     private(set) var runs: [Range<Int>] = []
     private static let entriesPerRead = 4096
@@ -89,7 +89,7 @@ final class IndexKeys {
 
     private mutating func spill() throws(StoreError) {
       waiting.sort()
-      if self.file == nil { self.file = try File(in: folder) }
+      if self.file == nil { self.file = try KeysFile(in: folder) }
       let file = self.file!
       let start = runs.last?.upperBound ?? 0
       do {
@@ -130,26 +130,12 @@ final class IndexKeys {
       return merged
     }
 
-    /// The spill file, without a name, closed with the last holder of it.
-    final class File {
-      let descriptor: Int32
-      let folder: String
-
-      init(in folder: String) throws(StoreError) {
-        descriptor = try SpoolFile.unnamedFile(
-          in: folder, named: "keys", for: "a file for an index's keys")
-        self.folder = folder
-      }
-
-      deinit { close(descriptor) }
-    }
-
     /// Sorted numbers read once: an array's, or runs merged through a heap of their next
     /// numbers (least at the top).
     struct Merged {
       private var sorted: [UInt128]
       private var position = 0
-      fileprivate var file: File?
+      fileprivate var file: KeysFile?
       fileprivate var readers: [Reader] = []
       fileprivate var heap: [(key: UInt128, reader: Int)] = []
 
@@ -193,7 +179,7 @@ final class IndexKeys {
       var buffer: [UInt128] = []
       var position = 0
 
-      mutating func next(from file: File) throws(StoreError) -> UInt128? {
+      mutating func next(from file: KeysFile) throws(StoreError) -> UInt128? {
         if position == buffer.count {
           guard !run.isEmpty else { return nil }
           let count = min(run.count, SortedRuns.entriesPerRead)
