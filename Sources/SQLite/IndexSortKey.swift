@@ -70,9 +70,7 @@ package enum IndexSortKey {
       headerBody += RowRecord.varintLength(UInt64(type))
       if type == 0 { hasNull = true }
     }
-    // The header's size counts its own varint.
-    let headerSize = headerBody + (RowRecord.varintLength(UInt64(headerBody + 1)) > 1 ? 2 : 1)
-    RowRecord.appendVarint(UInt64(headerSize), to: &record)
+    RowRecord.appendVarint(UInt64(RowRecord.headerSize(serialTypes: headerBody)), to: &record)
     forEachValue(of: key) { type, _ in RowRecord.appendVarint(UInt64(type), to: &record) }
     RowRecord.appendVarint(UInt64(rowidType.type), to: &record)
     forEachValue(of: key) { type, bytes in

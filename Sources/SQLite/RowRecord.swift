@@ -112,9 +112,7 @@ package struct RowRecord {
       headerBody += Self.varintLength(UInt64(type))
       bodySize += length
     }
-    // The header's size counts its own varint.
-    var headerSize = headerBody + 1
-    if Self.varintLength(UInt64(headerSize)) > 1 { headerSize = headerBody + 2 }
+    let headerSize = Self.headerSize(serialTypes: headerBody)
     bytes.removeAll(keepingCapacity: true)
     bytes.reserveCapacity(headerSize + bodySize)
     Self.appendVarint(UInt64(headerSize), to: &bytes)
@@ -210,6 +208,12 @@ package struct RowRecord {
     case .text(let value): return (13 + 2 * value.count, value.count)
     case .blob(let value): return (12 + 2 * value.count, value.count)
     }
+  }
+
+  /// The size of a record's header whose serial types take `serialTypes` bytes: they and the
+  /// varint of the size itself, which counts its own bytes.
+  static func headerSize(serialTypes: Int) -> Int {
+    serialTypes + (varintLength(UInt64(serialTypes + 1)) > 1 ? 2 : 1)
   }
 
   /// An integer's serial type and the length of its body.

@@ -4,6 +4,17 @@ import Testing
 
 @testable import ObjectStore
 
+extension SortedKeys {
+  /// Adds `key`, made and added at once.
+  func add(_ key: [UInt8]) throws {
+    _ = make {
+      $0.append(contentsOf: key)
+      return true
+    }
+    try addMadeKey()
+  }
+}
+
 @Suite("Keys of any length gathered as rows are written")
 struct SortedKeysTests {
   static func read(_ keys: SortedKeys) throws -> [[UInt8]] {

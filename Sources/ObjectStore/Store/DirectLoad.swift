@@ -55,10 +55,10 @@ final class DirectLoad {
     var onOneInteger: Bool { !unique && columns.count == 1 }
   }
 
-  /// The keys of one index's rows, gathered as the rows come.
+  /// The keys of one index's rows, gathered as the rows come, and the columns they are of.
   fileprivate enum Keys {
-    case integers(IndexKeys)
-    case sorted(SortedKeys)
+    case integers(IndexKeys, column: Int)
+    case sorted(SortedKeys, columns: [Int])
   }
 
   /// One entity's rows on their way into a shared table, in key order: waiting in a spool, or
@@ -81,10 +81,6 @@ final class DirectLoad {
     fileprivate var merging = false
     /// The keys of each of the table's indexes.
     fileprivate let keys: [Keys]
-    /// The column of each index on one integer column.
-    fileprivate let integerColumns: [Int]
-    /// The keys and columns of each other index.
-    fileprivate let sorted: [(keys: SortedKeys, columns: [Int])]
     /// Whether the table's pages are all written: it takes no more rows.
     fileprivate var finished = false
 
@@ -92,12 +88,9 @@ final class DirectLoad {
       self.table = table
       writer = TableTreeWriter(file: file, root: table.root)
       keys = table.indexes.map {
-        $0.onOneInteger ? .integers(IndexKeys(folder: folder)) : .sorted(SortedKeys(folder: folder))
-      }
-      integerColumns = table.indexes.filter(\.onOneInteger).map { $0.columns[0] }
-      sorted = zip(keys, table.indexes).compactMap { keys, index in
-        guard case .sorted(let keys) = keys else { return nil }
-        return (keys, index.columns)
+        $0.onOneInteger
+          ? .integers(IndexKeys(folder: folder), column: $0.columns[0])
+          : .sorted(SortedKeys(folder: folder), columns: $0.columns)
       }
     }
   }
@@ -336,26 +329,35 @@ final class DirectLoad {
   /// integer or NULL in an index on one integer column, a real (``IndexSortKey``), or a key
   /// too long for a leaf.
   private func makeKeys(of record: RowRecord, for progress: Progress) -> Bool {
-    for column in progress.integerColumns where record.integerOrNull(at: column) == nil {
-      return false
-    }
-    for (keys, columns) in progress.sorted {
-      var length = 0
-      guard
-        keys.make({
-          let start = $0.count
-          guard record.appendIndexSortKey(of: columns, to: &$0) else { return false }
-          length = $0.count - start
-          return true
-        })
-      else { return false }
-      // The record is at most the key's bytes and a header of a varint a value: measured only
-      // when that could be too long.
-      if length + 1 + 9 * (columns.count + 1) > longestIndexRecord {
-        measured.removeAll(keepingCapacity: true)
-        _ = keys.withMadeKey { IndexSortKey.appendRecord(of: $0, to: &measured) }
-        guard measured.count <= longestIndexRecord else { return false }
+    for keys in progress.keys {
+      switch keys {
+      case .integers(_, let column):
+        guard record.integerOrNull(at: column) != nil else { return false }
+      case .sorted(let keys, let columns):
+        guard makeSortKey(of: record, columns: columns, in: keys) else { return false }
       }
+    }
+    return true
+  }
+
+  /// Makes in `keys` the sort key of `record` in an index on `columns`; false when it cannot
+  /// be kept (``makeKeys(of:for:)``).
+  private func makeSortKey(of record: RowRecord, columns: [Int], in keys: SortedKeys) -> Bool {
+    var length = 0
+    guard
+      keys.make({
+        let start = $0.count
+        guard record.appendIndexSortKey(of: columns, to: &$0) else { return false }
+        length = $0.count - start
+        return true
+      })
+    else { return false }
+    // The record is at most the key's bytes and a header of a varint a value: measured only
+    // when that could be too long.
+    if length + 1 + 9 * (columns.count + 1) > longestIndexRecord {
+      measured.removeAll(keepingCapacity: true)
+      _ = keys.withMadeKey { IndexSortKey.appendRecord(of: $0, to: &measured) }
+      guard measured.count <= longestIndexRecord else { return false }
     }
     return true
   }
@@ -363,15 +365,12 @@ final class DirectLoad {
   /// Adds the keys of `record`, a row written, to its table's indexes (those made by
   /// ``makeKeys(of:for:)`` before it was).
   private func addKeys(of record: RowRecord, to progress: Progress) throws(StoreError) {
-    var integer = 0
     for keys in progress.keys {
       switch keys {
-      case .integers(let keys):
+      case .integers(let keys, let column):
         // Checked before the row was written: an integer or NULL.
-        try keys.add(
-          record.integerOrNull(at: progress.integerColumns[integer])!, rowid: record.rowid)
-        integer += 1
-      case .sorted(let keys): try keys.addMadeKey()
+        try keys.add(record.integerOrNull(at: column)!, rowid: record.rowid)
+      case .sorted(let keys, _): try keys.addMadeKey()
       }
     }
   }
@@ -438,8 +437,8 @@ final class DirectLoad {
       try progress.writer.finish()
       for (index, keys) in zip(progress.table.indexes, progress.keys) {
         switch keys {
-        case .integers(let keys): try write(index, from: keys)
-        case .sorted(let keys): try write(index, of: progress.table, from: keys)
+        case .integers(let keys, _): try write(index, from: keys)
+        case .sorted(let keys, _): try write(index, of: progress.table, from: keys)
         }
       }
     }

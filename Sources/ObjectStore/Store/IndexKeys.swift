@@ -184,22 +184,20 @@ final class IndexKeys {
           guard !run.isEmpty else { return nil }
           let count = min(run.count, SortedRuns.entriesPerRead)
           buffer = [UInt128](repeating: 0, count: count)
-          let wanted = count * 16
-          var got = 0
-          while got < wanted {
-            let read = buffer.withUnsafeMutableBytes {
-              pread(
-                file.descriptor, $0.baseAddress! + got, wanted - got,
-                off_t(run.lowerBound) * 16 + off_t(got))
+          var failure: SQLiteError?
+          buffer.withUnsafeMutableBytes { bytes in
+            do throws(SQLiteError) {
+              try PositionalRead.read(
+                into: bytes, from: file.descriptor, at: Int64(run.lowerBound) * 16,
+                path: file.folder)
+            } catch {
+              failure = error
             }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            got += read
           }
-          guard got == wanted else {
+          if let failure {
             throw StoreError(
               .database, "cannot read an index's keys back", path: file.folder,
-              underlying: SQLiteError.fileFailure(writing: false, path: file.folder))
+              underlying: failure)
           }
           run = run.dropFirst(count)
           position = 0

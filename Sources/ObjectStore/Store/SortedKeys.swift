@@ -73,16 +73,6 @@ final class SortedKeys {
     if bytes.count >= runBytes { try spill() }
   }
 
-  /// Adds a key.
-  /// - Throws: ``StoreError`` when a run cannot be spilled.
-  func add(_ key: [UInt8]) throws(StoreError) {
-    _ = make {
-      $0.append(contentsOf: key)
-      return true
-    }
-    try addMadeKey()
-  }
-
   /// The keys in order, to be read once, after the last was added.
   /// - Throws: ``StoreError`` when the last run cannot be spilled.
   func inOrder() throws(StoreError) -> Ordered {
@@ -313,16 +303,19 @@ final class SortedKeys {
         throw Self.cutShort(file)
       }
       buffer.append(contentsOf: repeatElement(0, count: count))
-      var got = 0
-      while got < count {
-        let read = buffer.withUnsafeMutableBytes {
-          pread(
-            file.descriptor, $0.baseAddress! + kept + got, count - got,
-            off_t(run.lowerBound) + off_t(got))
+      var failure: SQLiteError?
+      buffer.withUnsafeMutableBytes { bytes in
+        do throws(SQLiteError) {
+          try PositionalRead.read(
+            into: UnsafeMutableRawBufferPointer(rebasing: bytes[kept...]), from: file.descriptor,
+            at: run.lowerBound, path: file.folder)
+        } catch {
+          failure = error
         }
-        if read < 0 && errno == EINTR { continue }
-        guard read > 0 else { throw Self.cutShort(file) }
-        got += read
+      }
+      if let failure {
+        throw StoreError(
+          .database, "cannot read an index's keys back", path: file.folder, underlying: failure)
       }
       run = run.dropFirst(count)
       guard buffer.count >= wanting else { throw Self.cutShort(file) }
