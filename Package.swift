@@ -42,11 +42,15 @@ let package = Package(
     // fallocate(2), for files read back and given up as they are read.
     .systemLibrary(name: "CFile"),
 
+    // Byte buffers made ready to be filled in place, below every layer that reads or
+    // decompresses into them.
+    .target(name: "Bytes"),
+
     // Thin typed wrappers.
     .target(name: "SQLite", dependencies: ["CSQLite"]),
-    .target(name: "LibArchive", dependencies: ["CArchive"]),
+    .target(name: "LibArchive", dependencies: ["CArchive", "Bytes"]),
     .target(name: "Zlib", dependencies: ["CZlib"]),
-    .target(name: "Zstd", dependencies: ["CZstd"]),
+    .target(name: "Zstd", dependencies: ["CZstd", "Bytes"]),
 
     // A small S3 client: Signature Version 4, the requests graphvault needs, retries.
     .target(name: "S3", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -71,7 +75,7 @@ let package = Package(
     .target(
       name: "ObjectStore",
       dependencies: [
-        "ObjectModel", "PropertyList", "SQLite", "DurableIO", "CFile",
+        "ObjectModel", "PropertyList", "SQLite", "DurableIO", "CFile", "Bytes",
         .product(name: "Crypto", package: "swift-crypto"),
       ]),
 
@@ -83,13 +87,13 @@ let package = Package(
     .target(
       name: "ArchiveFormat",
       dependencies: [
-        "ObjectStore", "ObjectModel", "PropertyList", "LibArchive", "Zstd",
+        "ObjectStore", "ObjectModel", "PropertyList", "LibArchive", "Zstd", "Bytes",
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
       ]),
 
     // Where archives live: the storage-backend protocol, the local folder, naming, locks.
-    .target(name: "ArchiveStorage", dependencies: ["DurableIO", "S3"]),
+    .target(name: "ArchiveStorage", dependencies: ["DurableIO", "S3", "Bytes"]),
 
     // The services the command line calls (backup, restore, verify, list, model, create,
     // sample), thin, composing the rooms above.
@@ -123,6 +127,7 @@ let package = Package(
       dependencies: [
         "LibArchive", "SQLite", "PropertyList", .product(name: "Crypto", package: "swift-crypto"),
       ], path: "Tests/TestSupport"),
+    .testTarget(name: "BytesTests", dependencies: ["Bytes"]),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
     .testTarget(name: "LibArchiveTests", dependencies: ["LibArchive", "TestSupport"]),
     .testTarget(name: "ZlibTests", dependencies: ["Zlib", "TestSupport"]),

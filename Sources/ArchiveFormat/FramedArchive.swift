@@ -1,3 +1,4 @@
+internal import Bytes
 import Foundation
 import LibArchive
 import PropertyList
@@ -304,7 +305,7 @@ package final class FramedArchive {
         }
         if lower < upper {
           unread.append((lower - contentStart)..<(upper - contentStart))
-          content.append(contentsOf: repeatElement(0, count: upper - lower))
+          content.appendZeros(count: upper - lower)
         }
         continue
       }

@@ -1,3 +1,4 @@
+internal import Bytes
 import DurableIO
 import Foundation
 
@@ -166,7 +167,7 @@ private final class LocalInput: ArchiveInput {
   func read(at offset: Int64, count: Int, into bytes: inout [UInt8]) throws(StorageError) {
     // Zeroed in storage kept from the last read (no new pages), then filled in place.
     bytes.removeAll(keepingCapacity: true)
-    bytes.append(contentsOf: repeatElement(0, count: max(0, count)))
+    bytes.appendZeros(count: count)
     var done = 0
     while done < bytes.count {
       let read = bytes.withUnsafeMutableBytes {

@@ -1,3 +1,4 @@
+internal import Bytes
 internal import CArchive
 
 /// Reads an archive as a stream, entry by entry, each entry's data in chunks. Every format and
@@ -201,7 +202,7 @@ public final class ArchiveReader {
     // The entry's size, when the archive gives it, is where the data is read straight into;
     // the rest (none, unless the size was not given or was wrong) goes through a small buffer.
     if let size = entry.size, size > 0 {
-      bytes.append(contentsOf: repeatElement(0, count: Int(size)))
+      bytes.appendZeros(count: Int(size))
       var done = 0
       while done < bytes.count {
         let n = try bytes.withUnsafeMutableBytes { whole in

@@ -1,3 +1,4 @@
+internal import Bytes
 internal import CZstd
 
 /// Whole zstd frames made and read one buffer at a time, with a context kept from one frame to
@@ -88,7 +89,7 @@ public final class ZstdFrames {
       throw ZstdError(kind: .outputLimitExceeded(limit: limit))
     }
     let start = into.count
-    into.append(contentsOf: repeatElement(0, count: size))
+    into.appendZeros(count: size)
     let produced = into.withUnsafeMutableBytes { out in
       ZSTD_decompressDCtx(
         decompressor, out.baseAddress! + start, size, frame.baseAddress, frame.count)

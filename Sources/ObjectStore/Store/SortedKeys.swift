@@ -1,3 +1,4 @@
+internal import Bytes
 import Foundation
 import SQLite
 
@@ -302,7 +303,7 @@ final class SortedKeys {
         if kept == 0 { return false }
         throw Self.cutShort(file)
       }
-      buffer.append(contentsOf: repeatElement(0, count: count))
+      buffer.appendZeros(count: count)
       var failure: SQLiteError?
       buffer.withUnsafeMutableBytes { bytes in
         do throws(SQLiteError) {

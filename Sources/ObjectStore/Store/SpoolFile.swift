@@ -1,3 +1,4 @@
+internal import Bytes
 import Foundation
 import SQLite
 
@@ -114,7 +115,7 @@ final class SpoolFile {
     while readBuffer.count < count && readOffset < written {
       let want = max(count - readBuffer.count, Self.bufferSize)
       let old = readBuffer.count
-      readBuffer.append(contentsOf: repeatElement(0, count: want))
+      readBuffer.appendZeros(count: want)
       let got = readBuffer.withUnsafeMutableBytes {
         pread(descriptor, $0.baseAddress! + old, want, off_t(readOffset))
       }
