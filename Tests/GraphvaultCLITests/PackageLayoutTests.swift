@@ -12,6 +12,7 @@ struct PackageLayoutTests {
     ["ObjectStore"],
     ["ObjectModel"],
     ["PropertyList", "JSON", "SQLite", "LibArchive", "Zlib", "Zstd", "DurableIO", "S3"],
+    ["Bytes"],
     ["CSQLite", "CArchive", "CZlib", "CZstd", "CMalloc", "CFile"],
   ]
 
