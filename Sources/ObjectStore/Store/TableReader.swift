@@ -10,6 +10,8 @@ struct TableReader {
   }
 
   let statement: Statement
+  /// The statement's current row, each column read once: what a row is read from.
+  private let currentRow: RowColumns
   /// The selected columns, in order: `Z_PK`, `Z_ENT`, `Z_OPT`, the table's, then the caller's
   /// extra ones.
   let columnNames: [String]
@@ -111,6 +113,7 @@ struct TableReader {
         + (filter.map { " WHERE \($0)" } ?? "") + " ORDER BY \(order)"
         + (limit.map { " LIMIT \($0)" } ?? (offset > 0 ? " LIMIT -1" : ""))
         + (offset > 0 ? " OFFSET \(offset)" : ""))
+    currentRow = RowColumns(of: statement)
     var names: [Int: String] = [:]
     for (name, number) in layout.entityNumbers { names[number] = name }
     entityNames = names
@@ -160,7 +163,8 @@ struct TableReader {
     var read = 0
     while read < limit, try statement.step() {
       read += 1
-      let number = Int(statement.int64(at: 1))
+      currentRow.load()
+      let number = Int(currentRow.int64(at: 1))
       let plan = try plan(for: number)
       if number != current {
         current = number
@@ -170,11 +174,11 @@ struct TableReader {
         row.attributeTypes = plan.attributeTypes
         row.toOneNames = plan.toOneNames
       }
-      row.primaryKey = statement.int64(at: 0)
-      row.version = statement.int64(at: 2)
+      row.primaryKey = currentRow.int64(at: 0)
+      row.version = currentRow.int64(at: 2)
       if let hashing {
         var hasher = RowHasher(seed: hashing.seed)
-        statement.hashColumns(hashing.order, into: &hasher)
+        currentRow.hash(hashing.order, into: &hasher)
         row.hash = hasher.value
       }
       swap(&values, &row.attributeValues)
@@ -197,7 +201,7 @@ struct TableReader {
         }
       }
       for (index, column) in unmapped {
-        if let raw = statement.storedValue(at: index) { extras[column] = raw }
+        if let raw = currentRow.storedValue(at: index) { extras[column] = raw }
       }
       for (index, destination, entityIndex) in plan.toOne {
         targets.append(target(index, destination, entityIndex))
@@ -223,16 +227,16 @@ struct TableReader {
   {
     switch type {
     case .string, .uri:
-      guard statement.storageType(at: index) == .text else { return nil }
-      return statement.withText(at: index) { text -> Range<Int>? in
+      guard currentRow.storageType(at: index) == .text else { return nil }
+      return currentRow.withText(at: index) { text -> Range<Int>? in
         guard Self.isASCII(text) else { return nil }
         let start = bytes.count
         bytes.append(contentsOf: text)
         return start..<bytes.count
       }
     case .binaryData, .transformable, .uuid:
-      guard statement.storageType(at: index) == .blob else { return nil }
-      return statement.withBlob(at: index) { blob in
+      guard currentRow.storageType(at: index) == .blob else { return nil }
+      return currentRow.withBlob(at: index) { blob in
         let start = bytes.count
         bytes.append(contentsOf: blob)
         return start..<bytes.count
@@ -339,17 +343,18 @@ struct TableReader {
   private func readRecord(
     starting: (RowPlan) -> Void, _ take: (RowPlan, Int, AttributeValue) -> Void
   ) throws -> ObjectRecord {
-    let plan = try plan(for: Int(statement.int64(at: 1)))
+    currentRow.load()
+    let plan = try plan(for: Int(currentRow.int64(at: 1)))
     starting(plan)
     var record = ObjectRecord(
-      entity: plan.entity, primaryKey: statement.int64(at: 0), version: statement.int64(at: 2))
+      entity: plan.entity, primaryKey: currentRow.int64(at: 0), version: currentRow.int64(at: 2))
     for (position, (index, type)) in plan.attributes.enumerated() {
       if let value = attributeValue(index, type, { record.extraColumns[$0] = $1 }) {
         take(plan, position, value)
       }
     }
     for (index, column) in unmapped {
-      if let raw = statement.storedValue(at: index) { record.extraColumns[column] = raw }
+      if let raw = currentRow.storedValue(at: index) { record.extraColumns[column] = raw }
     }
     for ((index, destination, entityIndex), name) in zip(plan.toOne, plan.toOneNames) {
       if let target = target(index, destination, entityIndex) { record.toOne[name] = target }
@@ -364,12 +369,12 @@ struct TableReader {
   private func attributeValue(
     _ index: Int, _ type: AttributeType, _ keepAsStored: (String, AttributeValue) -> Void
   ) -> AttributeValue? {
-    let storage = statement.storageType(at: index)
+    let storage = currentRow.storageType(at: index)
     if storage == .null { return nil }
     if storageMatches(storage, at: index, type: type) {
       return value(at: index, storage: storage, type: type)
     }
-    if let raw = statement.storedValue(at: index) { keepAsStored(columnNames[index], raw) }
+    if let raw = currentRow.storedValue(at: index) { keepAsStored(columnNames[index], raw) }
     return nil
   }
 
@@ -379,14 +384,14 @@ struct TableReader {
   private func target(_ index: Int, _ destination: String, _ entityIndex: Int?)
     -> ObjectReference?
   {
-    guard !statement.isNull(at: index) else { return nil }
+    guard !currentRow.isNull(at: index) else { return nil }
     var destination = destination
-    if let entityIndex, !statement.isNull(at: entityIndex),
-      let name = entityNames[Int(statement.int64(at: entityIndex))]
+    if let entityIndex, !currentRow.isNull(at: entityIndex),
+      let name = entityNames[Int(currentRow.int64(at: entityIndex))]
     {
       destination = name
     }
-    return ObjectReference(entity: destination, primaryKey: statement.int64(at: index))
+    return ObjectReference(entity: destination, primaryKey: currentRow.int64(at: index))
   }
 
   /// Whether the stored class is the one Core Data uses for the type.
@@ -396,7 +401,7 @@ struct TableReader {
     case .boolean:
       // Only 0 and 1 read as booleans; any other integer travels as stored.
       return storage == .integer
-        && (statement.int64(at: index) == 0 || statement.int64(at: index) == 1)
+        && (currentRow.int64(at: index) == 0 || currentRow.int64(at: index) == 1)
     case .double, .float, .date: return storage == .real || storage == .integer
     case .decimal: return storage == .real || storage == .integer || storage == .text
     case .string, .uri: return storage == .text
@@ -408,24 +413,24 @@ struct TableReader {
   /// The column's value typed by the attribute's type; nil for NULL.
   private func value(at index: Int, storage: StorageType, type: AttributeType) -> AttributeValue {
     switch type {
-    case .integer16, .integer32, .integer64: return .integer(statement.int64(at: index))
-    case .boolean: return .bool(statement.int64(at: index) != 0)
-    case .double, .float: return .double(statement.double(at: index))
+    case .integer16, .integer32, .integer64: return .integer(currentRow.int64(at: index))
+    case .boolean: return .bool(currentRow.int64(at: index) != 0)
+    case .double, .float: return .double(currentRow.double(at: index))
     case .decimal:
-      if storage == .text { return .decimal(statement.text(at: index)) }
-      return .decimal(DecimalText.format(statement.double(at: index)))
-    case .date: return .date(statement.double(at: index))
-    case .string: return .string(statement.text(at: index))
-    case .uri: return .uri(statement.text(at: index))
-    case .uuid: return .uuid(statement.blob(at: index))
-    case .binaryData: return .data(statement.blob(at: index))
-    case .transformable: return .transformed(statement.blob(at: index))
-    case .objectID, .undefined, .composite: return .data(statement.blob(at: index))
+      if storage == .text { return .decimal(currentRow.text(at: index)) }
+      return .decimal(DecimalText.format(currentRow.double(at: index)))
+    case .date: return .date(currentRow.double(at: index))
+    case .string: return .string(currentRow.text(at: index))
+    case .uri: return .uri(currentRow.text(at: index))
+    case .uuid: return .uuid(currentRow.blob(at: index))
+    case .binaryData: return .data(currentRow.blob(at: index))
+    case .transformable: return .transformed(currentRow.blob(at: index))
+    case .objectID, .undefined, .composite: return .data(currentRow.blob(at: index))
     }
   }
 }
 
-extension Statement {
+extension ColumnValues {
   /// The current row's column `index` as stored: integer, double, string or data; nil for NULL.
   func storedValue(at index: Int) -> AttributeValue? {
     switch storageType(at: index) {
