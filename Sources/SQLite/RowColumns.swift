@@ -21,38 +21,40 @@ public final class RowColumns {
   }
 
   // The accessors are inlined into their callers in other modules (a reader calls them for
-  // every value); the loading, which calls SQLite, is not.
+  // every value); the loading, which calls SQLite, is not. The columns are a buffer this object
+  // owns, not an array in a `var`, whose every read would be checked for exclusive access.
   @usableFromInline let statement: Statement
-  @usableFromInline var columns: [Column]
+  @usableFromInline let columns: UnsafeMutableBufferPointer<Column>
 
   /// A row of `statement`'s columns; nothing is loaded yet.
   public init(of statement: Statement) {
     self.statement = statement
-    columns = Array(repeating: Column(), count: statement.columnCount)
+    columns = .allocate(capacity: statement.columnCount)
+    columns.initialize(repeating: Column())
   }
+
+  deinit { columns.deallocate() }
 
   /// Reads every column of the statement's current row.
   public func load() {
     let handle = statement.handle
-    columns.withUnsafeMutableBufferPointer { columns in
-      for index in columns.indices {
-        let value = sqlite3_column_value(handle, Int32(index))
-        let type = sqlite3_value_type(value)
-        var column = Column()
-        column.type = StorageType(rawValue: type) ?? .null
-        switch type {
-        case SQLITE_INTEGER: column.number = UInt64(bitPattern: sqlite3_value_int64(value))
-        case SQLITE_FLOAT: column.number = sqlite3_value_double(value).bitPattern
-        case SQLITE_TEXT:
-          column.pointer = UnsafeRawPointer(sqlite3_value_text(value))
-          column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
-        case SQLITE_BLOB:
-          column.pointer = sqlite3_value_blob(value)
-          column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
-        default: break
-        }
-        columns[index] = column
+    for index in columns.indices {
+      let value = sqlite3_column_value(handle, Int32(index))
+      let type = sqlite3_value_type(value)
+      var column = Column()
+      column.type = StorageType(rawValue: type) ?? .null
+      switch type {
+      case SQLITE_INTEGER: column.number = UInt64(bitPattern: sqlite3_value_int64(value))
+      case SQLITE_FLOAT: column.number = sqlite3_value_double(value).bitPattern
+      case SQLITE_TEXT:
+        column.pointer = UnsafeRawPointer(sqlite3_value_text(value))
+        column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
+      case SQLITE_BLOB:
+        column.pointer = sqlite3_value_blob(value)
+        column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
+      default: break
       }
+      columns[index] = column
     }
   }
 
@@ -121,18 +123,16 @@ public final class RowColumns {
   /// Feeds columns `order` (indices, in the order given) into `hasher`, each with its storage
   /// class: what ``Statement/hashColumns(_:into:)`` feeds for the same row.
   public func hash(_ order: [Int32], into hasher: inout RowHasher) {
-    columns.withUnsafeBufferPointer { columns in
-      for index in order {
-        let column = columns[Int(index)]
-        switch column.type {
-        case .integer: hasher.add(integer: Int64(bitPattern: column.number))
-        case .real: hasher.add(real: Double(bitPattern: column.number))
-        case .text, .blob:
-          hasher.add(
-            bytes: UnsafeRawBufferPointer(start: column.pointer, count: column.count),
-            isText: column.type == .text)
-        case .null: hasher.addNull()
-        }
+    for index in order {
+      let column = columns[Int(index)]
+      switch column.type {
+      case .integer: hasher.add(integer: Int64(bitPattern: column.number))
+      case .real: hasher.add(real: Double(bitPattern: column.number))
+      case .text, .blob:
+        hasher.add(
+          bytes: UnsafeRawBufferPointer(start: column.pointer, count: column.count),
+          isText: column.type == .text)
+      case .null: hasher.addNull()
       }
     }
   }
