@@ -23,4 +23,25 @@ package enum PositionalRead {
       done += read
     }
   }
+
+  /// Fills the bytes of `array` from byte `start` to its end, from `offset` of `descriptor`, as
+  /// ``read(into:from:at:path:)`` does.
+  package static func read<Element>(
+    into array: inout [Element], fromByte start: Int = 0, of descriptor: Int32, at offset: Int64,
+    path: String
+  ) throws(SQLiteError) {
+    // The failure is carried out of the closure: a typed throw through
+    // `withUnsafeMutableBytes` (which rethrows) does not compile.
+    var failure: SQLiteError?
+    array.withUnsafeMutableBytes { bytes in
+      do throws(SQLiteError) {
+        try read(
+          into: UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), from: descriptor,
+          at: offset, path: path)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw failure }
+  }
 }

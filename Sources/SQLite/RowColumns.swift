@@ -39,22 +39,7 @@ public final class RowColumns {
   public func load() {
     let handle = statement.handle
     for index in columns.indices {
-      let value = sqlite3_column_value(handle, Int32(index))
-      let type = sqlite3_value_type(value)
-      var column = Column()
-      column.type = StorageType(rawValue: type) ?? .null
-      switch type {
-      case SQLITE_INTEGER: column.number = UInt64(bitPattern: sqlite3_value_int64(value))
-      case SQLITE_FLOAT: column.number = sqlite3_value_double(value).bitPattern
-      case SQLITE_TEXT:
-        column.pointer = UnsafeRawPointer(sqlite3_value_text(value))
-        column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
-      case SQLITE_BLOB:
-        column.pointer = sqlite3_value_blob(value)
-        column.count = column.pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
-      default: break
-      }
-      columns[index] = column
+      columns[index] = Column(sqlite3_column_value(handle, Int32(index)))
     }
   }
 
@@ -121,19 +106,43 @@ public final class RowColumns {
   }
 
   /// Feeds columns `order` (indices, in the order given) into `hasher`, each with its storage
-  /// class: what ``Statement/hashColumns(_:into:)`` feeds for the same row.
+  /// class: what ``Statement/hashColumns(from:into:)`` feeds for the same columns.
   public func hash(_ order: [Int32], into hasher: inout RowHasher) {
-    for index in order {
-      let column = columns[Int(index)]
-      switch column.type {
-      case .integer: hasher.add(integer: Int64(bitPattern: column.number))
-      case .real: hasher.add(real: Double(bitPattern: column.number))
-      case .text, .blob:
-        hasher.add(
-          bytes: UnsafeRawBufferPointer(start: column.pointer, count: column.count),
-          isText: column.type == .text)
-      case .null: hasher.addNull()
-      }
+    for index in order { columns[Int(index)].hash(into: &hasher) }
+  }
+}
+
+extension RowColumns.Column {
+  /// A column's value as SQLite gives it (`sqlite3_column_value`), read by its storage class:
+  /// how a row is read once (``RowColumns/load()``) and how a statement hashes a column
+  /// (``Statement/hashColumns(from:into:)``).
+  @inline(__always)
+  init(_ value: OpaquePointer?) {
+    let type = sqlite3_value_type(value)
+    self.init()
+    self.type = StorageType(rawValue: type) ?? .null
+    switch type {
+    case SQLITE_INTEGER: number = UInt64(bitPattern: sqlite3_value_int64(value))
+    case SQLITE_FLOAT: number = sqlite3_value_double(value).bitPattern
+    case SQLITE_TEXT:
+      pointer = UnsafeRawPointer(sqlite3_value_text(value))
+      count = pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
+    case SQLITE_BLOB:
+      pointer = sqlite3_value_blob(value)
+      count = pointer == nil ? 0 : Int(sqlite3_value_bytes(value))
+    default: break
+    }
+  }
+
+  /// Feeds the value into `hasher` with its storage class (``RowHasher``).
+  @inline(__always)
+  func hash(into hasher: inout RowHasher) {
+    switch type {
+    case .integer: hasher.add(integer: Int64(bitPattern: number))
+    case .real: hasher.add(real: Double(bitPattern: number))
+    case .text, .blob:
+      hasher.add(bytes: UnsafeRawBufferPointer(start: pointer, count: count), isText: type == .text)
+    case .null: hasher.addNull()
     }
   }
 }

@@ -256,35 +256,8 @@ public final class Statement {
   /// Feeds the current row's columns from `first` on into `hasher`, each with its storage
   /// class (``RowHasher``), reading each value once.
   public func hashColumns(from first: Int, into hasher: inout RowHasher) {
-    for index in first..<columnCount { hashColumn(Int32(index), into: &hasher) }
-  }
-
-  /// Feeds the current row's columns `order` (indices, in the order given) into `hasher`, as
-  /// ``hashColumns(from:into:)`` does: a row read with its columns in another order hashed
-  /// as the table orders them.
-  public func hashColumns(_ order: [Int32], into hasher: inout RowHasher) {
-    for index in order { hashColumn(index, into: &hasher) }
-  }
-
-  @inline(__always)
-  private func hashColumn(_ index: Int32, into hasher: inout RowHasher) {
-    let value = sqlite3_column_value(handle, index)
-    switch sqlite3_value_type(value) {
-    case SQLITE_INTEGER: hasher.add(integer: sqlite3_value_int64(value))
-    case SQLITE_FLOAT: hasher.add(real: sqlite3_value_double(value))
-    case SQLITE_TEXT:
-      let pointer = sqlite3_value_text(value)
-      let count = Int(sqlite3_value_bytes(value))
-      hasher.add(
-        bytes: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count),
-        isText: true)
-    case SQLITE_BLOB:
-      let pointer = sqlite3_value_blob(value)
-      let count = Int(sqlite3_value_bytes(value))
-      hasher.add(
-        bytes: UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count),
-        isText: false)
-    default: hasher.addNull()
+    for index in first..<columnCount {
+      RowColumns.Column(sqlite3_column_value(handle, Int32(index))).hash(into: &hasher)
     }
   }
 

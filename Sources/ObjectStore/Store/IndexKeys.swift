@@ -184,20 +184,13 @@ final class IndexKeys {
           guard !run.isEmpty else { return nil }
           let count = min(run.count, SortedRuns.entriesPerRead)
           buffer = [UInt128](repeating: 0, count: count)
-          var failure: SQLiteError?
-          buffer.withUnsafeMutableBytes { bytes in
-            do throws(SQLiteError) {
-              try PositionalRead.read(
-                into: bytes, from: file.descriptor, at: Int64(run.lowerBound) * 16,
-                path: file.folder)
-            } catch {
-              failure = error
-            }
-          }
-          if let failure {
+          do throws(SQLiteError) {
+            try PositionalRead.read(
+              into: &buffer, of: file.descriptor, at: Int64(run.lowerBound) * 16,
+              path: file.folder)
+          } catch {
             throw StoreError(
-              .database, "cannot read an index's keys back", path: file.folder,
-              underlying: failure)
+              .database, "cannot read an index's keys back", path: file.folder, underlying: error)
           }
           run = run.dropFirst(count)
           position = 0

@@ -304,19 +304,13 @@ final class SortedKeys {
         throw Self.cutShort(file)
       }
       buffer.appendZeros(count: count)
-      var failure: SQLiteError?
-      buffer.withUnsafeMutableBytes { bytes in
-        do throws(SQLiteError) {
-          try PositionalRead.read(
-            into: UnsafeMutableRawBufferPointer(rebasing: bytes[kept...]), from: file.descriptor,
-            at: run.lowerBound, path: file.folder)
-        } catch {
-          failure = error
-        }
-      }
-      if let failure {
+      do throws(SQLiteError) {
+        try PositionalRead.read(
+          into: &buffer, fromByte: kept, of: file.descriptor, at: run.lowerBound,
+          path: file.folder)
+      } catch {
         throw StoreError(
-          .database, "cannot read an index's keys back", path: file.folder, underlying: failure)
+          .database, "cannot read an index's keys back", path: file.folder, underlying: error)
       }
       run = run.dropFirst(count)
       guard buffer.count >= wanting else { throw Self.cutShort(file) }
